@@ -1,0 +1,52 @@
+import type { FastifyInstance } from 'fastify';
+import type { ControllerConfig } from './config.js';
+import { createContext, type ControllerContext } from './context.js';
+import { createLogger } from './logger.js';
+import { SqliteStore } from './store/sqlite-store.js';
+import { buildServer } from './server.js';
+import { bootstrapAdmin, type BootstrapResult } from './auth/bootstrap-admin.js';
+import { sweepIdleSessions } from './auth/api-sessions.js';
+
+export interface RunningController {
+  url: string;
+  ctx: ControllerContext;
+  app: FastifyInstance;
+  bootstrap: BootstrapResult;
+  close(): Promise<void>;
+}
+
+const SWEEP_INTERVAL_MS = 60_000;
+
+/** Opens the store, creates the admin on first start, and serves both APIs until `close()`. */
+export async function startController(
+  config: ControllerConfig,
+  options: { adminPassword?: string; logDestination?: NodeJS.WritableStream } = {},
+): Promise<RunningController> {
+  const store = SqliteStore.open(config.dataDir);
+  const ctx = createContext(config, store, createLogger(config.logLevel, options.logDestination));
+  try {
+    const bootstrap = await bootstrapAdmin(ctx, options.adminPassword);
+    const app = await buildServer(ctx);
+    await app.listen({ host: config.host, port: config.port });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const scheme = config.tlsCert ? 'https' : 'http';
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const sweeper = setInterval(() => sweepIdleSessions(ctx), SWEEP_INTERVAL_MS);
+    sweeper.unref();
+    return {
+      url: `${scheme}://${host}:${port}`,
+      ctx,
+      app,
+      bootstrap,
+      async close() {
+        clearInterval(sweeper);
+        await app.close();
+        store.close();
+      },
+    };
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+}

@@ -1,0 +1,38 @@
+import type { ApiSession, Identity } from '../model.js';
+import type { ControllerContext } from '../context.js';
+
+/** The TOTP auth query OpenZiti clients know how to answer. */
+export interface AuthQuery {
+  typeId: 'MFA';
+  provider: 'ziti';
+  httpMethod: 'POST';
+  httpUrl: './authenticate/mfa';
+  minLength: number;
+  maxLength: number;
+  format: 'numeric' | 'alphaNumeric';
+  isTotpEnrolled: boolean;
+}
+
+/** TOTP is owed when the login found a verified enrollment or the identity's auth policy demands it. */
+export function isTotpRequired(ctx: ControllerContext, session: ApiSession, identity: Identity): boolean {
+  if (session.isMfaRequired) return true;
+  const policy = ctx.store.authPolicies.get(identity.authPolicyId) ?? ctx.store.authPolicies.get('default');
+  return policy?.secondary.requireTotp === true;
+}
+
+export function outstandingAuthQueries(ctx: ControllerContext, session: ApiSession, identity: Identity): AuthQuery[] {
+  if (session.isMfaComplete || !isTotpRequired(ctx, session, identity)) return [];
+  return [
+    {
+      typeId: 'MFA',
+      provider: 'ziti',
+      httpMethod: 'POST',
+      httpUrl: './authenticate/mfa',
+      // 6-digit TOTP codes and 12-character recovery codes (dashes optional) are both accepted.
+      minLength: 6,
+      maxLength: 14,
+      format: 'alphaNumeric',
+      isTotpEnrolled: ctx.isMfaEnrolled(identity.id),
+    },
+  ];
+}

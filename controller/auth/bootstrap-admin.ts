@@ -1,0 +1,57 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ControllerContext } from '../context.js';
+import { hashPassword } from './passwords.js';
+
+export interface BootstrapResult {
+  created: boolean;
+  /** set only when the password was generated here (to be printed once) */
+  generatedPassword?: string;
+  passwordFile?: string;
+}
+
+export const ADMIN_USERNAME = 'admin';
+
+/**
+ * On an empty store, creates the default admin (`admin`). Its password comes from POSTERN_ADMIN_PASSWORD,
+ * or is generated and written to `<dataDir>/admin-password` with mode 0600 so only the owner can read it.
+ */
+export async function bootstrapAdmin(ctx: ControllerContext, envPassword: string | undefined): Promise<BootstrapResult> {
+  if (ctx.store.identities.count() > 0) return { created: false };
+  const generated = envPassword ? undefined : randomBytes(18).toString('base64url');
+  const password = envPassword ?? generated!;
+  if (password.length < 5) throw new Error('POSTERN_ADMIN_PASSWORD must be at least 5 characters');
+  const now = ctx.clock.now();
+  const identityId = randomUUID();
+  const passwordHash = await hashPassword(password);
+  ctx.store.transaction(() => {
+    ctx.store.identities.create({
+      id: identityId,
+      name: 'Default Admin',
+      type: 'User',
+      isAdmin: true,
+      isDefaultAdmin: true,
+      roleAttributes: [],
+      authPolicyId: 'default',
+      externalId: null,
+      disabled: false,
+      tags: {},
+      createdAt: now,
+      updatedAt: now,
+    });
+    ctx.store.authenticators.create({
+      id: randomUUID(),
+      identityId,
+      method: 'updb',
+      username: ADMIN_USERNAME,
+      passwordHash,
+      createdAt: now,
+      updatedAt: now,
+    });
+  });
+  if (!generated) return { created: true };
+  const passwordFile = join(ctx.config.dataDir, 'admin-password');
+  writeFileSync(passwordFile, `${generated}\n`, { mode: 0o600 });
+  return { created: true, generatedPassword: generated, passwordFile };
+}

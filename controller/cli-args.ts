@@ -1,0 +1,65 @@
+import { parseArgs } from 'node:util';
+import { defaultConfig, type ControllerConfig } from './config.js';
+import { defaultDataDir } from './data-dir.js';
+
+export const USAGE = `Usage: npm run controller -- [options]
+
+  --data-dir D          where the SQLite database and keys live (default: ${defaultDataDir()})
+  --port P              TCP port; 0 picks a free one (default 1280)
+  --host H              address to bind (default 127.0.0.1)
+  --tls-cert F          PEM certificate; serve HTTPS (needs --tls-key)
+  --tls-key F           PEM private key for --tls-cert
+  --session-timeout S   API sessions expire after S seconds without a request (default 1800)
+  --totp-issuer NAME    issuer shown in authenticator apps (default Postern)
+  --log-level L         fatal, error, warn, info, debug or trace (default info)
+  --help                this text
+
+Environment: POSTERN_ADMIN_PASSWORD sets the admin password on first start (otherwise one is
+generated, printed once and written to <data-dir>/admin-password, mode 0600).`;
+
+export class UsageError extends Error {}
+
+const positiveInt = (name: string, value: string | undefined, min = 0, max = Number.MAX_SAFE_INTEGER) => {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got '${value}'`);
+  return n;
+};
+
+/** Command-line options to a controller configuration; a bad option is a UsageError with one clear line. */
+export function parseControllerArgs(argv: string[]): ControllerConfig | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        'data-dir': { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'tls-cert': { type: 'string' },
+        'tls-key': { type: 'string' },
+        'session-timeout': { type: 'string' },
+        'totp-issuer': { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (values.help) return 'help';
+  const config = defaultConfig(values['data-dir'] ?? defaultDataDir());
+  config.port = positiveInt('port', values.port, 0, 65535) ?? config.port;
+  config.host = values.host ?? config.host;
+  config.sessionTimeoutSeconds = positiveInt('session-timeout', values['session-timeout'], 1) ?? config.sessionTimeoutSeconds;
+  config.totpIssuer = values['totp-issuer'] ?? config.totpIssuer;
+  config.logLevel = values['log-level'] ?? config.logLevel;
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
+    throw new UsageError(`--log-level must be fatal, error, warn, info, debug, trace or silent, got '${config.logLevel}'`);
+  }
+  if (Boolean(values['tls-cert']) !== Boolean(values['tls-key'])) throw new UsageError('--tls-cert and --tls-key go together');
+  config.tlsCert = values['tls-cert'];
+  config.tlsKey = values['tls-key'];
+  return config;
+}

@@ -1,0 +1,30 @@
+/** Everything the controller can be told at start. Defaults are what `npm run controller` uses. */
+export interface ControllerConfig {
+  dataDir: string;
+  host: string;
+  /** 0 picks a free port */
+  port: number;
+  tlsCert?: string;
+  tlsKey?: string;
+  /** API sessions expire after this long without a request */
+  sessionTimeoutSeconds: number;
+  /** issuer shown in authenticator apps */
+  totpIssuer: string;
+  /** password logins: failures allowed per username and per address in the window */
+  loginMaxFailures: number;
+  loginWindowSeconds: number;
+  logLevel: string;
+}
+
+export function defaultConfig(dataDir: string): ControllerConfig {
+  return {
+    dataDir,
+    host: '127.0.0.1',
+    port: 1280,
+    sessionTimeoutSeconds: 30 * 60,
+    totpIssuer: 'Postern',
+    loginMaxFailures: 5,
+    loginWindowSeconds: 300,
+    logLevel: 'info',
+  };
+}

@@ -1,0 +1,55 @@
+import { EventEmitter } from 'node:events';
+import type { Logger } from 'pino';
+import type { ControllerConfig } from './config.js';
+import type { Store } from './store/repository.js';
+import { FailureLimiter } from './auth/failure-limiter.js';
+
+/**
+ * Things that happen in the controller that other parts react to (posture evaluation re-checks the
+ * identity, timers are reset, ...). Emitted after the change is stored.
+ */
+export interface ControllerEvents {
+  'identity.changed': [identityId: string];
+  'identity.deleted': [identityId: string];
+  'apiSession.created': [apiSessionId: string, identityId: string];
+  'apiSession.deleted': [apiSessionId: string, identityId: string];
+  /** services, policies or posture checks changed: every identity may be affected */
+  'policy.changed': [];
+}
+
+export class ControllerEventBus extends EventEmitter<ControllerEvents> {}
+
+export interface Clock {
+  now(): Date;
+}
+export const systemClock: Clock = { now: () => new Date() };
+
+/** The controller's shared services, handed to every route module. */
+export interface ControllerContext {
+  config: ControllerConfig;
+  store: Store;
+  log: Logger;
+  clock: Clock;
+  events: ControllerEventBus;
+  loginLimiter: FailureLimiter;
+  /** whether the identity has a verified TOTP enrollment (the MFA module replaces this) */
+  isMfaEnrolled(identityId: string): boolean;
+}
+
+export function createContext(config: ControllerConfig, store: Store, log: Logger, clock: Clock = systemClock): ControllerContext {
+  return {
+    config,
+    store,
+    log,
+    clock,
+    events: new ControllerEventBus(),
+    loginLimiter: new FailureLimiter({
+      maxFailures: config.loginMaxFailures,
+      windowMs: config.loginWindowSeconds * 1000,
+      baseBlockMs: 30_000,
+      maxBlockMs: 15 * 60_000,
+      now: () => clock.now().getTime(),
+    }),
+    isMfaEnrolled: () => false,
+  };
+}

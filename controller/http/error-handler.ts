@@ -1,0 +1,84 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, validationError } from './api-error.js';
+import { API_META } from './envelope.js';
+import { pointerToField } from './field-path.js';
+import { UniqueViolation } from '../store/repository.js';
+
+interface AjvIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Fastify's own failures (schema, parsing, size) rendered as OpenZiti errors, never as 5xx. */
+function fromFastifyError(error: FastifyError & { validation?: AjvIssue[]; validationContext?: string }): ApiError {
+  if (error.validation) {
+    const issue = error.validation[0]!;
+    const missing = issue.keyword === 'required' ? String(issue.params.missingProperty) : undefined;
+    let field = pointerToField(issue.instancePath, missing);
+    if (!field) field = error.validationContext === 'body' ? 'body' : (error.validationContext ?? 'request');
+    const reason =
+      issue.keyword === 'required' ? 'is required' : `${issue.message ?? 'is invalid'}`.replace(/^must/, 'must');
+    return validationError([{ field, reason, value: undefined }]);
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError(400, 'COULD_NOT_PARSE_BODY', 'The body of the request could not be parsed as JSON', {
+        field: 'body',
+        reason: error.message,
+      });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError(413, 'BODY_TOO_LARGE', 'The request body is larger than the limit of 1 MiB', {
+        field: 'body',
+        reason: 'exceeds 1048576 bytes',
+      });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be application/json', {
+        field: 'content-type',
+        reason: 'must be application/json',
+      });
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return new ApiError(status, 'INVALID_REQUEST', error.message, { field: 'request', reason: error.message });
+  }
+  return new ApiError(500, 'UNHANDLED', 'An unhandled error occurred');
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    let apiError: ApiError;
+    if (error instanceof ApiError) apiError = error;
+    else if (error instanceof UniqueViolation)
+      apiError = validationError([{ field: error.field, reason: 'must be unique; another entity already uses it', value: error.value }]);
+    else apiError = fromFastifyError(error);
+    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    void reply
+      .status(apiError.status)
+      .headers(apiError.headers)
+      .send({
+        error: {
+          code: apiError.code,
+          message: apiError.message,
+          cause: apiError.cause,
+          requestId: request.id,
+          args: { urlVars: (request.params as Record<string, string>) ?? {} },
+        },
+        meta: API_META,
+      });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    void reply.status(404).send({
+      error: {
+        code: 'NOT_FOUND',
+        message: `No route ${request.method} ${request.url.split('?')[0]}`,
+        requestId: request.id,
+        args: { urlVars: {} },
+      },
+      meta: API_META,
+    });
+  });
+}

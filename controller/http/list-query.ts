@@ -1,0 +1,43 @@
+import { ApiError } from './api-error.js';
+import type { ListQuery } from '../store/repository.js';
+
+const DEFAULT_LIMIT = 10;
+const MAX_LIMIT = 500;
+
+/**
+ * Reads `limit`, `offset` and `filter` the way OpenZiti does (default 10, at most 500). The filter
+ * supports the subset of OpenZiti's query language that clients use for lookups:
+ * `name = "x"`, `name contains "x"` and `id = "x"`.
+ */
+export function parseListQuery(q: { limit?: number; offset?: number; filter?: string }): ListQuery & { id?: string } {
+  const limit = q.limit ?? DEFAULT_LIMIT;
+  const offset = q.offset ?? 0;
+  if (!Number.isInteger(limit) || limit < 0 || limit > MAX_LIMIT || !Number.isInteger(offset) || offset < 0) {
+    throw new ApiError(400, 'INVALID_PAGINATION', `limit must be 0..${MAX_LIMIT} and offset 0 or more`, {
+      field: 'limit',
+      reason: 'out of range',
+    });
+  }
+  const query: ListQuery & { id?: string } = { limit: limit === 0 ? DEFAULT_LIMIT : limit, offset };
+  if (q.filter !== undefined && q.filter.trim() !== '') Object.assign(query, parseFilter(q.filter));
+  return query;
+}
+
+function parseFilter(filter: string): Partial<ListQuery & { id: string }> {
+  const m = /^\s*(name|id)\s*(=|contains)\s*"((?:[^"\\]|\\.)*)"\s*$/i.exec(filter);
+  if (!m) {
+    throw new ApiError(400, 'INVALID_FILTER', 'Supported filters: name = "x", name contains "x", id = "x"', {
+      field: 'filter',
+      reason: 'unsupported filter expression',
+      value: filter,
+    });
+  }
+  const field = m[1]!.toLowerCase();
+  const op = m[2]!.toLowerCase();
+  const value = m[3]!.replace(/\\(.)/g, '$1');
+  if (field === 'id') {
+    if (op !== '=') throw new ApiError(400, 'INVALID_FILTER', 'id supports only =', { field: 'filter', reason: 'id supports only =' });
+    return { id: value };
+  }
+  return op === '=' ? { name: value } : { nameContains: value };
+}

@@ -1,0 +1,67 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/** Schemas shared by every route: envelopes, base entity fields, list parameters. */
+
+export const Tags = Type.Record(Type.String(), Type.Unknown(), { description: 'free-form tags' });
+export const Link = Type.Object({ href: Type.String(), method: Type.Optional(Type.String()) });
+export const Links = Type.Record(Type.String(), Link);
+export const EntityRef = Type.Object(
+  { id: Type.String(), name: Type.String(), entity: Type.String(), _links: Links },
+  { additionalProperties: true },
+);
+export const DateTime = Type.String({ format: 'date-time' });
+export const NullableDateTime = Type.Union([DateTime, Type.Null()]);
+
+export const BaseEntity = {
+  id: Type.String(),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+  _links: Links,
+  tags: Tags,
+};
+
+/** Role attributes: names without `#`. */
+export const Attributes = Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 1000 });
+/** Policy roles: `#attr`, `@id-or-name` or `#all` (checked further in roles.ts). */
+export const Roles = Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: 1000 });
+export const Name = Type.String({ minLength: 1, maxLength: 255 });
+
+export const Meta = Type.Object({}, { additionalProperties: true });
+export const PaginationMeta = Type.Object({
+  pagination: Type.Object({ limit: Type.Integer(), offset: Type.Integer(), totalCount: Type.Integer() }),
+  filterableFields: Type.Array(Type.String()),
+});
+
+export const detailEnvelope = (data: TSchema) => Type.Object({ data, meta: Meta });
+export const listEnvelope = (item: TSchema) => Type.Object({ data: Type.Array(item), meta: PaginationMeta });
+export const CreateEnvelope = Type.Object({
+  data: Type.Object({ id: Type.String(), _links: Links }),
+  meta: Meta,
+});
+export const EmptyEnvelope = Type.Object({ data: Type.Object({}), meta: Meta });
+
+export const ErrorEnvelope = Type.Object({
+  error: Type.Object(
+    {
+      code: Type.String(),
+      message: Type.String(),
+      requestId: Type.String(),
+      cause: Type.Optional(Type.Unknown()),
+      args: Type.Optional(Type.Unknown()),
+    },
+    { additionalProperties: true },
+  ),
+  meta: Meta,
+});
+
+/** Standard error responses a route declares, so the OpenAPI document lists them. */
+export const errorResponses = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((s) => [s, ErrorEnvelope])) as Record<number, typeof ErrorEnvelope>;
+
+export const ListQuerystring = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 500 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0 })),
+  filter: Type.Optional(Type.String({ maxLength: 1024 })),
+});
+
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }) });

@@ -1,0 +1,125 @@
+import type { FastifyInstance } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
+import type { Entity } from '../model.js';
+import type { ControllerContext } from '../context.js';
+import type { EntityRepository } from '../store/repository.js';
+import { notFound } from '../http/api-error.js';
+import { created, detail, empty, list } from '../http/envelope.js';
+import { parseListQuery } from '../http/list-query.js';
+import {
+  CreateEnvelope,
+  EmptyEnvelope,
+  IdParams,
+  ListQuerystring,
+  detailEnvelope,
+  errorResponses,
+  listEnvelope,
+} from '../http/schemas.js';
+
+export type WriteMode = 'create' | 'update' | 'patch';
+
+/**
+ * One management collection with OpenZiti's six operations (list, detail, create, PUT, PATCH, DELETE),
+ * envelopes and status codes. A resource says how to validate a body into an entity and how to show one;
+ * the shape of the HTTP exchange lives here once.
+ */
+export interface CrudResource<T extends Entity> {
+  collection: string;
+  tag: string;
+  repo: EntityRepository<T>;
+  schemas: { create: TSchema; update: TSchema; patch: TSchema; detail: TSchema };
+  /** Validates the body (throwing `validationError`) and returns the entity to store. */
+  build(body: Record<string, unknown>, mode: WriteMode, existing: T | undefined, id: string, now: Date): T | Promise<T>;
+  toWire(entity: T): Record<string, unknown>;
+  /** Runs before a delete; may throw (e.g. 409 for a referenced entity). */
+  beforeDelete?(entity: T): void;
+  /** Runs after any write has been stored. */
+  afterWrite?(entity: T, op: WriteMode | 'delete'): void;
+}
+
+export function registerCrud<T extends Entity>(app: FastifyInstance, ctx: ControllerContext, r: CrudResource<T>): void {
+  const path = `/${r.collection}`;
+  const tags = [r.tag];
+  const load = (id: string) => {
+    const entity = r.repo.get(id);
+    if (!entity) throw notFound(`${r.collection}/${id}`);
+    return entity;
+  };
+
+  app.get(
+    path,
+    { schema: { tags, querystring: ListQuerystring, response: { 200: listEnvelope(r.schemas.detail), ...errorResponses(400, 401) } } },
+    async (request) => {
+      const query = parseListQuery(request.query as Record<string, never>);
+      if (query.id !== undefined) {
+        const one = r.repo.get(query.id);
+        const items = one && query.offset === 0 ? [one] : [];
+        return list(items.map((e) => r.toWire(e)), { limit: query.limit, offset: query.offset, totalCount: one ? 1 : 0 });
+      }
+      const page = r.repo.list(query);
+      return list(
+        page.items.map((e) => r.toWire(e)),
+        { limit: query.limit, offset: query.offset, totalCount: page.totalCount },
+      );
+    },
+  );
+
+  app.get(
+    `${path}/:id`,
+    { schema: { tags, params: IdParams, response: { 200: detailEnvelope(r.schemas.detail), ...errorResponses(401, 404) } } },
+    async (request) => detail(r.toWire(load((request.params as { id: string }).id))),
+  );
+
+  app.post(
+    path,
+    { schema: { tags, body: r.schemas.create, response: { 201: CreateEnvelope, ...errorResponses(400, 401) } } },
+    async (request, reply) => {
+      const now = ctx.clock.now();
+      const entity = await r.build(request.body as Record<string, unknown>, 'create', undefined, crypto.randomUUID(), now);
+      r.repo.create(entity);
+      r.afterWrite?.(entity, 'create');
+      return reply.status(201).send(created(r.collection, entity.id));
+    },
+  );
+
+  for (const mode of ['update', 'patch'] as const) {
+    const method = mode === 'update' ? 'put' : 'patch';
+    app[method](
+      `${path}/:id`,
+      {
+        schema: {
+          tags,
+          params: IdParams,
+          body: mode === 'update' ? r.schemas.update : r.schemas.patch,
+          response: { 200: EmptyEnvelope, ...errorResponses(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const existing = load((request.params as { id: string }).id);
+        const entity = await r.build(request.body as Record<string, unknown>, mode, existing, existing.id, ctx.clock.now());
+        if (!r.repo.update(entity)) throw notFound(`${r.collection}/${existing.id}`);
+        r.afterWrite?.(entity, mode);
+        return empty();
+      },
+    );
+  }
+
+  app.delete(
+    `${path}/:id`,
+    { schema: { tags, params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses(401, 404, 409) } } },
+    async (request) => {
+      const entity = load((request.params as { id: string }).id);
+      r.beforeDelete?.(entity);
+      r.repo.delete(entity.id);
+      r.afterWrite?.(entity, 'delete');
+      return empty();
+    },
+  );
+}
+
+/** Picks `field` from a PATCH body when present, else keeps the stored value. */
+export function pick<T>(body: Record<string, unknown>, field: string, mode: WriteMode, current: T): T {
+  if (mode === 'patch' && !(field in body)) return current;
+  const value = body[field];
+  return (value === undefined || value === null ? current : value) as T;
+}

@@ -1,0 +1,134 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { ControllerContext } from '../../context.js';
+import { IDENTITY_TYPES, type Identity } from '../../model.js';
+import { ApiError, validationError, type FieldCause } from '../../http/api-error.js';
+import { iso, selfLinks } from '../../http/envelope.js';
+import { Attributes, BaseEntity, DateTime, EntityRef, Name, Tags } from '../../http/schemas.js';
+import { registerCrud, pick } from '../crud.js';
+import { normaliseAttributes } from './roles.js';
+import { ref } from './refs.js';
+
+const IdentityType = Type.Union(IDENTITY_TYPES.map((t) => Type.Literal(t)));
+const writable = {
+  name: Name,
+  type: IdentityType,
+  isAdmin: Type.Boolean(),
+  roleAttributes: Type.Optional(Type.Union([Attributes, Type.Null()])),
+  authPolicyId: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
+  externalId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  disabled: Type.Optional(Type.Boolean()),
+  tags: Type.Optional(Tags),
+};
+const IdentityCreate = Type.Object(writable, { additionalProperties: true });
+const IdentityPatch = Type.Partial(Type.Object(writable), { additionalProperties: true });
+
+export const IdentityDetail = Type.Object(
+  {
+    ...BaseEntity,
+    name: Type.String(),
+    type: EntityRef,
+    typeId: Type.String(),
+    isAdmin: Type.Boolean(),
+    isDefaultAdmin: Type.Boolean(),
+    isMfaEnabled: Type.Boolean(),
+    roleAttributes: Type.Array(Type.String()),
+    authPolicyId: Type.String(),
+    authPolicy: EntityRef,
+    authenticators: Type.Object({}, { additionalProperties: true }),
+    hasApiSession: Type.Boolean(),
+    disabled: Type.Boolean(),
+    externalId: Type.Union([Type.String(), Type.Null()]),
+    envInfo: Type.Object({}, { additionalProperties: true }),
+    sdkInfo: Type.Object({}, { additionalProperties: true }),
+    lastActivityAt: Type.Optional(Type.Union([DateTime, Type.Null()])),
+  },
+  { additionalProperties: true },
+);
+
+/** The identity as the API shows it, with what other tables know about it (authenticators, sessions, MFA). */
+export function identityToWire(ctx: ControllerContext, identity: Identity): Record<string, unknown> {
+  const updb = ctx.store.authenticators.listByIdentity(identity.id)[0];
+  const sessions = ctx.store.apiSessions.listByIdentity(identity.id);
+  const latest = sessions[sessions.length - 1];
+  const authPolicy = ctx.store.authPolicies.get(identity.authPolicyId);
+  return {
+    id: identity.id,
+    name: identity.name,
+    createdAt: iso(identity.createdAt),
+    updatedAt: iso(identity.updatedAt),
+    _links: selfLinks('identities', identity.id),
+    tags: identity.tags,
+    type: { id: identity.type, name: identity.type, entity: 'identity-types', _links: selfLinks('identity-types', identity.type) },
+    typeId: identity.type,
+    isAdmin: identity.isAdmin,
+    isDefaultAdmin: identity.isDefaultAdmin,
+    isMfaEnabled: ctx.isMfaEnrolled(identity.id),
+    roleAttributes: identity.roleAttributes,
+    authPolicyId: identity.authPolicyId,
+    authPolicy: ref('auth-policies', identity.authPolicyId, authPolicy?.name ?? identity.authPolicyId),
+    authenticators: updb ? { updb: { id: updb.id, username: updb.username } } : {},
+    enrollment: {},
+    hasApiSession: sessions.length > 0,
+    hasEdgeRouterConnection: false,
+    edgeRouterConnectionStatus: 'unknown',
+    disabled: identity.disabled,
+    externalId: identity.externalId,
+    envInfo: latest?.envInfo ?? {},
+    sdkInfo: latest?.sdkInfo ?? {},
+    lastActivityAt: iso(latest?.lastActivityAt),
+    serviceHostingPrecedences: {},
+    serviceHostingCosts: {},
+    defaultHostingPrecedence: 'default',
+    defaultHostingCost: 0,
+  };
+}
+
+export function registerIdentities(app: FastifyInstance, ctx: ControllerContext): void {
+  registerCrud<Identity>(app, ctx, {
+    collection: 'identities',
+    tag: 'Identity',
+    repo: ctx.store.identities,
+    schemas: { create: IdentityCreate, update: IdentityCreate, patch: IdentityPatch, detail: IdentityDetail },
+    toWire: (identity) => identityToWire(ctx, identity),
+    build(body, mode, existing, id, now) {
+      const problems: FieldCause[] = [];
+      const authPolicyId = pick<string | null>(body, 'authPolicyId', mode, existing?.authPolicyId ?? 'default') ?? 'default';
+      if (!ctx.store.authPolicies.get(authPolicyId)) {
+        problems.push({ field: 'authPolicyId', reason: `no auth policy with id '${authPolicyId}'`, value: authPolicyId });
+      }
+      const isAdmin = pick(body, 'isAdmin', mode, existing?.isAdmin ?? false);
+      if (existing?.isDefaultAdmin && !isAdmin) {
+        problems.push({ field: 'isAdmin', reason: 'the default admin must stay an administrator', value: false });
+      }
+      if (problems.length) throw validationError(problems);
+      return {
+        id,
+        name: pick(body, 'name', mode, existing?.name ?? ''),
+        type: pick(body, 'type', mode, existing?.type ?? 'Default'),
+        isAdmin,
+        isDefaultAdmin: existing?.isDefaultAdmin ?? false,
+        roleAttributes: normaliseAttributes(pick(body, 'roleAttributes', mode, existing?.roleAttributes ?? []) ?? []),
+        authPolicyId,
+        externalId: pick(body, 'externalId', mode, existing?.externalId ?? null),
+        disabled: pick(body, 'disabled', mode, existing?.disabled ?? false),
+        tags: pick(body, 'tags', mode, existing?.tags ?? {}),
+        createdAt: existing?.createdAt ?? now,
+        updatedAt: now,
+      };
+    },
+    beforeDelete(identity) {
+      if (identity.isDefaultAdmin) {
+        throw new ApiError(409, 'CAN_NOT_DELETE_REFERENCED_ENTITY', 'The default admin identity cannot be deleted');
+      }
+    },
+    afterWrite(identity, op) {
+      if (op !== 'delete') return void ctx.events.emit('identity.changed', identity.id);
+      ctx.store.authenticators.deleteByIdentity(identity.id);
+      for (const sessionId of ctx.store.apiSessions.deleteByIdentity(identity.id)) {
+        ctx.events.emit('apiSession.deleted', sessionId, identity.id);
+      }
+      ctx.events.emit('identity.deleted', identity.id);
+    },
+  });
+}

@@ -1,0 +1,20 @@
+import type { FastifyInstance } from 'fastify';
+import type { ControllerContext } from '../../context.js';
+import { registerIdentities } from './identities.js';
+import { registerAuthenticators } from './authenticators.js';
+import { registerServices } from './services.js';
+import { registerServicePolicies } from './service-policies.js';
+import { registerAuthPolicies } from './auth-policies.js';
+import { registerPostureChecks } from './posture-checks.js';
+import { registerPostureCheckTypes } from './posture-check-types.js';
+
+/** The management API's own routes (admin only, by the guard's default). */
+export function registerManagementRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+  registerIdentities(app, ctx);
+  registerAuthenticators(app, ctx);
+  registerServices(app, ctx);
+  registerServicePolicies(app, ctx);
+  registerAuthPolicies(app, ctx);
+  registerPostureChecks(app, ctx);
+  registerPostureCheckTypes(app);
+}

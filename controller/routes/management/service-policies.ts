@@ -1,0 +1,85 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { ControllerContext } from '../../context.js';
+import { POLICY_TYPES, SEMANTICS, type ServicePolicy } from '../../model.js';
+import { validationError, type FieldCause } from '../../http/api-error.js';
+import { iso, selfLinks } from '../../http/envelope.js';
+import { BaseEntity, Name, Roles, Tags } from '../../http/schemas.js';
+import { registerCrud, pick } from '../crud.js';
+import { normaliseRoles, rolesDisplay } from './roles.js';
+
+const NamedRoles = Type.Array(Type.Object({ role: Type.String(), name: Type.String() }));
+const writable = {
+  name: Name,
+  type: Type.Union(POLICY_TYPES.map((t) => Type.Literal(t))),
+  semantic: Type.Union(SEMANTICS.map((t) => Type.Literal(t))),
+  identityRoles: Type.Optional(Type.Union([Roles, Type.Null()])),
+  serviceRoles: Type.Optional(Type.Union([Roles, Type.Null()])),
+  postureCheckRoles: Type.Optional(Type.Union([Roles, Type.Null()])),
+  tags: Type.Optional(Tags),
+};
+const PolicyCreate = Type.Object(writable, { additionalProperties: true });
+const PolicyPatch = Type.Partial(Type.Object(writable), { additionalProperties: true });
+const PolicyDetail = Type.Object(
+  {
+    ...BaseEntity,
+    name: Type.String(),
+    type: Type.String(),
+    semantic: Type.String(),
+    identityRoles: Type.Array(Type.String()),
+    identityRolesDisplay: NamedRoles,
+    serviceRoles: Type.Array(Type.String()),
+    serviceRolesDisplay: NamedRoles,
+    postureCheckRoles: Type.Array(Type.String()),
+    postureCheckRolesDisplay: NamedRoles,
+  },
+  { additionalProperties: true },
+);
+
+export function registerServicePolicies(app: FastifyInstance, ctx: ControllerContext): void {
+  const { identities, services, postureChecks } = ctx.store;
+  registerCrud<ServicePolicy>(app, ctx, {
+    collection: 'service-policies',
+    tag: 'Service Policy',
+    repo: ctx.store.servicePolicies,
+    schemas: { create: PolicyCreate, update: PolicyCreate, patch: PolicyPatch, detail: PolicyDetail },
+    toWire: (p) => ({
+      id: p.id,
+      name: p.name,
+      createdAt: iso(p.createdAt),
+      updatedAt: iso(p.updatedAt),
+      _links: selfLinks('service-policies', p.id),
+      tags: p.tags,
+      type: p.type,
+      semantic: p.semantic,
+      identityRoles: p.identityRoles,
+      identityRolesDisplay: rolesDisplay(p.identityRoles, identities),
+      serviceRoles: p.serviceRoles,
+      serviceRolesDisplay: rolesDisplay(p.serviceRoles, services),
+      postureCheckRoles: p.postureCheckRoles,
+      postureCheckRolesDisplay: rolesDisplay(p.postureCheckRoles, postureChecks),
+    }),
+    build(body, mode, existing, id, now) {
+      const problems: FieldCause[] = [];
+      const roles = (field: 'identityRoles' | 'serviceRoles' | 'postureCheckRoles', repo: Parameters<typeof normaliseRoles>[2]) =>
+        mode === 'patch' && !(field in body)
+          ? (existing?.[field] ?? [])
+          : normaliseRoles((body[field] as string[] | null) ?? [], field, repo, problems);
+      const policy: ServicePolicy = {
+        id,
+        name: pick(body, 'name', mode, existing?.name ?? ''),
+        type: pick(body, 'type', mode, existing?.type ?? 'Dial'),
+        semantic: pick(body, 'semantic', mode, existing?.semantic ?? 'AllOf'),
+        identityRoles: roles('identityRoles', identities),
+        serviceRoles: roles('serviceRoles', services),
+        postureCheckRoles: roles('postureCheckRoles', postureChecks),
+        tags: pick(body, 'tags', mode, existing?.tags ?? {}),
+        createdAt: existing?.createdAt ?? now,
+        updatedAt: now,
+      };
+      if (problems.length) throw validationError(problems);
+      return policy;
+    },
+    afterWrite: () => void ctx.events.emit('policy.changed'),
+  });
+}

@@ -1,0 +1,72 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { ControllerContext } from '../../context.js';
+import type { Service } from '../../model.js';
+import { iso, selfLinks } from '../../http/envelope.js';
+import { Attributes, BaseEntity, Name, Tags } from '../../http/schemas.js';
+import { registerCrud, pick } from '../crud.js';
+import { normaliseAttributes } from './roles.js';
+
+const writable = {
+  name: Name,
+  roleAttributes: Type.Optional(Type.Union([Attributes, Type.Null()])),
+  encryptionRequired: Type.Optional(Type.Boolean()),
+  terminatorStrategy: Type.Optional(Type.String({ maxLength: 255 })),
+  maxIdleTimeMillis: Type.Optional(Type.Integer({ minimum: 0 })),
+  configs: Type.Optional(Type.Array(Type.String())),
+  tags: Type.Optional(Tags),
+};
+const ServiceCreate = Type.Object(writable, { additionalProperties: true });
+const ServicePatch = Type.Partial(Type.Object(writable), { additionalProperties: true });
+export const ServiceDetail = Type.Object(
+  {
+    ...BaseEntity,
+    name: Type.String(),
+    roleAttributes: Type.Array(Type.String()),
+    encryptionRequired: Type.Boolean(),
+    terminatorStrategy: Type.String(),
+    maxIdleTimeMillis: Type.Integer(),
+    configs: Type.Array(Type.String()),
+    config: Type.Object({}, { additionalProperties: true }),
+  },
+  { additionalProperties: true },
+);
+
+export function serviceToWire(service: Service): Record<string, unknown> {
+  return {
+    id: service.id,
+    name: service.name,
+    createdAt: iso(service.createdAt),
+    updatedAt: iso(service.updatedAt),
+    _links: selfLinks('services', service.id),
+    tags: service.tags,
+    roleAttributes: service.roleAttributes,
+    encryptionRequired: service.encryptionRequired,
+    terminatorStrategy: service.terminatorStrategy,
+    maxIdleTimeMillis: service.maxIdleTimeMillis,
+    configs: [],
+    config: {},
+  };
+}
+
+export function registerServices(app: FastifyInstance, ctx: ControllerContext): void {
+  registerCrud<Service>(app, ctx, {
+    collection: 'services',
+    tag: 'Service',
+    repo: ctx.store.services,
+    schemas: { create: ServiceCreate, update: ServiceCreate, patch: ServicePatch, detail: ServiceDetail },
+    toWire: serviceToWire,
+    build: (body, mode, existing, id, now) => ({
+      id,
+      name: pick(body, 'name', mode, existing?.name ?? ''),
+      roleAttributes: normaliseAttributes(pick(body, 'roleAttributes', mode, existing?.roleAttributes ?? []) ?? []),
+      encryptionRequired: pick(body, 'encryptionRequired', mode, existing?.encryptionRequired ?? true),
+      terminatorStrategy: pick(body, 'terminatorStrategy', mode, existing?.terminatorStrategy ?? 'smartrouting'),
+      maxIdleTimeMillis: pick(body, 'maxIdleTimeMillis', mode, existing?.maxIdleTimeMillis ?? 0),
+      tags: pick(body, 'tags', mode, existing?.tags ?? {}),
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+    }),
+    afterWrite: () => void ctx.events.emit('policy.changed'),
+  });
+}

@@ -1,0 +1,86 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { ControllerContext } from '../../context.js';
+import { createApiSession } from '../../auth/api-sessions.js';
+import { decoyHash, verifyPassword } from '../../auth/passwords.js';
+import { ApiError, invalidAuth, rateLimited } from '../../http/api-error.js';
+import { detail } from '../../http/envelope.js';
+import { detailEnvelope, errorResponses } from '../../http/schemas.js';
+import { SESSION_HEADER } from '../../auth/guard.js';
+import { CurrentApiSessionDetail, currentSessionToWire, sessionHeaders } from './session-view.js';
+
+const Info = (fields: string[]) =>
+  Type.Object(Object.fromEntries(fields.map((f) => [f, Type.Optional(Type.String({ maxLength: 255 }))])), {
+    additionalProperties: true,
+  });
+const AuthenticateBody = Type.Object(
+  {
+    username: Type.String({ minLength: 4, maxLength: 100 }),
+    password: Type.String({ minLength: 5, maxLength: 100 }),
+    envInfo: Type.Optional(Info(['os', 'arch', 'osRelease', 'osVersion', 'domain', 'hostname'])),
+    sdkInfo: Type.Optional(Info(['type', 'branch', 'version', 'revision', 'appId', 'appVersion'])),
+    configTypes: Type.Optional(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 })),
+  },
+  { additionalProperties: true },
+);
+const AuthenticateQuery = Type.Object({ method: Type.String() });
+
+const stringsOnly = (o: Record<string, unknown> | undefined) =>
+  Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+
+/** POST /authenticate?method=password: a new API session for a username and password. */
+export function registerAuthenticate(app: FastifyInstance, ctx: ControllerContext): void {
+  app.post(
+    '/authenticate',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['Authentication'],
+        querystring: AuthenticateQuery,
+        body: AuthenticateBody,
+        response: { 200: detailEnvelope(CurrentApiSessionDetail), ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { method } = request.query as { method: string };
+      if (method !== 'password') {
+        throw new ApiError(400, 'INVALID_AUTH_METHOD', `Authentication method '${method}' is not supported; use password`, {
+          field: 'method',
+          reason: 'must be password',
+          value: method,
+        });
+      }
+      const body = request.body as { username: string; password: string; envInfo?: object; sdkInfo?: object; configTypes?: string[] };
+      // Both the account and the address are limited, so neither guessing one password across many
+      // accounts nor many passwords for one account gets far.
+      const keys = [`user:${body.username}`, `ip:${request.ip}`];
+      const wait = ctx.loginLimiter.retryAfterMsAny(keys);
+      if (wait > 0) throw rateLimited(wait / 1000);
+
+      const authenticator = ctx.store.authenticators.getByUsername(body.username);
+      // An unknown username costs the same hashing as a known one, so timing does not reveal accounts.
+      const valid = await verifyPassword(body.password, authenticator?.passwordHash ?? (await decoyHash()));
+      const identity = authenticator && ctx.store.identities.get(authenticator.identityId);
+      if (!valid || !authenticator || !identity || identity.disabled) {
+        keys.forEach((k) => ctx.loginLimiter.recordFailure(k));
+        request.log.info({ username: body.username, ip: request.ip }, 'password authentication failed');
+        throw invalidAuth();
+      }
+      ctx.loginLimiter.recordSuccess(`user:${body.username}`);
+
+      const { session, token } = createApiSession(ctx, {
+        identity,
+        authenticatorId: authenticator.id,
+        ipAddress: request.ip,
+        envInfo: stringsOnly(body.envInfo as Record<string, unknown>),
+        sdkInfo: stringsOnly(body.sdkInfo as Record<string, unknown>),
+        configTypes: body.configTypes ?? [],
+      });
+      request.log.info({ identityId: identity.id, apiSessionId: session.id }, 'API session created');
+      return reply
+        .header(SESSION_HEADER, token)
+        .headers(sessionHeaders(ctx, session))
+        .send(detail(currentSessionToWire(ctx, session, identity, token)));
+    },
+  );
+}

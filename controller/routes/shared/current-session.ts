@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import type { ControllerContext } from '../../context.js';
+import { authOf } from '../../auth/guard.js';
+import { deleteApiSession } from '../../auth/api-sessions.js';
+import { detail, empty } from '../../http/envelope.js';
+import { EmptyEnvelope, detailEnvelope, errorResponses } from '../../http/schemas.js';
+import { CurrentApiSessionDetail, currentSessionToWire, sessionHeaders } from './session-view.js';
+import { IdentityDetail, identityToWire } from '../management/identities.js';
+
+/** The caller's own API session and identity; the same on the client and management APIs. */
+export function registerCurrentSession(app: FastifyInstance, ctx: ControllerContext): void {
+  const tags = ['Current API Session'];
+  app.get(
+    '/current-api-session',
+    { config: { access: 'partial' }, schema: { tags, response: { 200: detailEnvelope(CurrentApiSessionDetail), ...errorResponses(401) } } },
+    async (request, reply) => {
+      const { session, identity, token } = authOf(request);
+      return reply.headers(sessionHeaders(ctx, session)).send(detail(currentSessionToWire(ctx, session, identity, token)));
+    },
+  );
+
+  app.delete(
+    '/current-api-session',
+    { config: { access: 'partial' }, schema: { tags, response: { 200: EmptyEnvelope, ...errorResponses(401) } } },
+    async (request) => {
+      deleteApiSession(ctx, authOf(request).session);
+      return empty();
+    },
+  );
+
+  app.get(
+    '/current-identity',
+    { config: { access: 'full' }, schema: { tags: ['Current Identity'], response: { 200: detailEnvelope(IdentityDetail), ...errorResponses(401) } } },
+    async (request) => detail(identityToWire(ctx, authOf(request).identity)),
+  );
+}

@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { ControllerContext } from './context.js';
+import { installGuard } from './auth/guard.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { validatorCompiler } from './http/validation.js';
+import { registerVersion } from './routes/shared/version.js';
+import { registerAuthenticate } from './routes/shared/authenticate.js';
+import { registerCurrentSession } from './routes/shared/current-session.js';
+import { registerManagementRoutes } from './routes/management/index.js';
+import { registerClientRoutes } from './routes/client/index.js';
+import { POSTERN_VERSION } from './version.js';
+
+export const CLIENT_PREFIX = '/edge/client/v1';
+export const MANAGEMENT_PREFIX = '/edge/management/v1';
+export const BODY_LIMIT = 1024 * 1024;
+
+/** Routes both APIs serve identically (authentication and the caller's own session and identity). */
+function registerShared(app: FastifyInstance, ctx: ControllerContext): void {
+  registerVersion(app);
+  registerAuthenticate(app, ctx);
+  registerCurrentSession(app, ctx);
+}
+
+/** The controller's HTTP server: the client API, the management API, /version and the OpenAPI document. */
+export async function buildServer(ctx: ControllerContext): Promise<FastifyInstance> {
+  const tls = ctx.config.tlsCert && ctx.config.tlsKey
+    ? { key: readFileSync(ctx.config.tlsKey), cert: readFileSync(ctx.config.tlsCert) }
+    : undefined;
+  const app = Fastify({
+    loggerInstance: ctx.log,
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => randomUUID(),
+    ...(tls ? { https: tls } : {}),
+  }) as unknown as FastifyInstance;
+  app.setValidatorCompiler(validatorCompiler);
+  registerErrorHandling(app);
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('server', `postern-controller/${POSTERN_VERSION}`);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Postern controller', version: POSTERN_VERSION, description: 'OpenZiti-compatible client and management APIs' },
+      components: { securitySchemes: { ztSession: { type: 'apiKey', in: 'header', name: 'zt-session' } } },
+      security: [{ ztSession: [] }],
+    },
+  });
+
+  registerVersion(app);
+  app.get('/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(
+    async (api) => {
+      installGuard(api, ctx, 'full');
+      registerShared(api, ctx);
+      registerClientRoutes(api, ctx);
+    },
+    { prefix: CLIENT_PREFIX },
+  );
+  await app.register(
+    async (api) => {
+      installGuard(api, ctx, 'admin');
+      registerShared(api, ctx);
+      registerManagementRoutes(api, ctx);
+    },
+    { prefix: MANAGEMENT_PREFIX },
+  );
+  return app;
+}

@@ -1,0 +1,102 @@
+/**
+ * The store as the routes see it. Routes depend only on these interfaces, so another backend (PostgreSQL)
+ * can be added by implementing them; `sqlite-store.ts` is the one that ships.
+ */
+import type {
+  ApiSession,
+  AuthPolicy,
+  Authenticator,
+  Entity,
+  Identity,
+  PostureCheck,
+  Service,
+  ServicePolicy,
+} from '../model.js';
+
+export interface Page<T> {
+  items: T[];
+  totalCount: number;
+}
+
+export interface ListQuery {
+  limit: number;
+  offset: number;
+  /** exact name match */
+  name?: string;
+  /** case-insensitive substring of the name */
+  nameContains?: string;
+}
+
+export interface EntityRepository<T extends Entity> {
+  list(query: ListQuery): Page<T>;
+  get(id: string): T | undefined;
+  getByName(name: string): T | undefined;
+  /** `@x` roles may name an entity by id or by name */
+  getByIdOrName(idOrName: string): T | undefined;
+  getMany(ids: readonly string[]): T[];
+  count(): number;
+  create(entity: T): void;
+  /** replaces the stored entity; false when it does not exist */
+  update(entity: T): boolean;
+  delete(id: string): boolean;
+}
+
+export interface AttributedRepository<T extends Entity> extends EntityRepository<T> {
+  /** ids of entities carrying any of these attributes (without `#`) */
+  idsWithAnyAttribute(attributes: readonly string[]): string[];
+  /** every distinct attribute in use, sorted */
+  attributes(): string[];
+}
+
+export type PolicySide = 'identity' | 'service' | 'postureCheck';
+
+export interface ServicePolicyRepository extends EntityRepository<ServicePolicy> {
+  /** policies whose `side` roles include any of `roles` (e.g. `#sales`, `@<id>`, `#all`) */
+  selecting(side: PolicySide, roles: readonly string[]): ServicePolicy[];
+}
+
+export interface AuthenticatorRepository {
+  get(id: string): Authenticator | undefined;
+  getByUsername(username: string): Authenticator | undefined;
+  listByIdentity(identityId: string): Authenticator[];
+  list(query: ListQuery): Page<Authenticator>;
+  create(authenticator: Authenticator): void;
+  update(authenticator: Authenticator): boolean;
+  delete(id: string): boolean;
+  deleteByIdentity(identityId: string): void;
+}
+
+export interface ApiSessionRepository {
+  getByTokenHash(tokenHash: string): ApiSession | undefined;
+  get(id: string): ApiSession | undefined;
+  list(query: ListQuery): Page<ApiSession>;
+  listByIdentity(identityId: string): ApiSession[];
+  create(session: ApiSession, tokenHash: string): void;
+  update(session: ApiSession): void;
+  touch(id: string, at: Date): void;
+  delete(id: string): boolean;
+  deleteByIdentity(identityId: string): string[];
+  /** removes sessions idle since before `cutoff`; returns what was removed */
+  deleteIdleSince(cutoff: Date): { id: string; identityId: string }[];
+}
+
+export interface Store {
+  identities: AttributedRepository<Identity>;
+  services: AttributedRepository<Service>;
+  postureChecks: AttributedRepository<PostureCheck>;
+  servicePolicies: ServicePolicyRepository;
+  authPolicies: EntityRepository<AuthPolicy>;
+  authenticators: AuthenticatorRepository;
+  apiSessions: ApiSessionRepository;
+  countIdentitiesWithAuthPolicy(authPolicyId: string): number;
+  /** runs `fn` atomically: all of its writes land, or none */
+  transaction<T>(fn: () => T): T;
+  close(): void;
+}
+
+/** Thrown by `create` when the name (or another unique field) is taken. */
+export class UniqueViolation extends Error {
+  constructor(readonly field: string, readonly value: unknown) {
+    super(`${field} must be unique`);
+  }
+}

@@ -1,0 +1,47 @@
+import { openDatabase, type Db } from './database.js';
+import type { Store } from './repository.js';
+import type { AuthPolicy, Identity, PostureCheck, Service } from '../model.js';
+import { DocumentRepository } from './sqlite/document-repository.js';
+import { SqliteServicePolicyRepository } from './sqlite/service-policy-repository.js';
+import { SqliteAuthenticatorRepository } from './sqlite/authenticator-repository.js';
+import { SqliteApiSessionRepository } from './sqlite/api-session-repository.js';
+
+/** The shipped store: one SQLite file in the data dir. Other stores (e.g. PostgreSQL) implement `Store` too. */
+export class SqliteStore implements Store {
+  readonly identities;
+  readonly services;
+  readonly postureChecks;
+  readonly servicePolicies;
+  readonly authPolicies;
+  readonly authenticators;
+  readonly apiSessions;
+
+  constructor(readonly db: Db) {
+    this.identities = new DocumentRepository<Identity>(db, 'identities', 'identity');
+    this.services = new DocumentRepository<Service>(db, 'services', 'service');
+    this.postureChecks = new DocumentRepository<PostureCheck>(db, 'posture_checks', 'postureCheck');
+    this.servicePolicies = new SqliteServicePolicyRepository(db);
+    this.authPolicies = new DocumentRepository<AuthPolicy>(db, 'auth_policies', null);
+    this.authenticators = new SqliteAuthenticatorRepository(db);
+    this.apiSessions = new SqliteApiSessionRepository(db);
+  }
+
+  static open(dataDir: string): SqliteStore {
+    return new SqliteStore(openDatabase(dataDir));
+  }
+
+  countIdentitiesWithAuthPolicy(authPolicyId: string): number {
+    const row = this.db
+      .prepare(`SELECT COUNT(*) AS n FROM identities WHERE json_extract(doc, '$.authPolicyId') = ?`)
+      .get(authPolicyId) as { n: number };
+    return row.n;
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

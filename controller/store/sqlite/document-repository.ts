@@ -1,0 +1,169 @@
+import type { Db } from '../database.js';
+import type { Entity } from '../../model.js';
+import { UniqueViolation, type AttributedRepository, type ListQuery, type Page } from '../repository.js';
+
+interface Row {
+  id: string;
+  name: string;
+  doc: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Revives the ISO strings that JSON turned dates into, for the fields named. */
+export type DocReviver<T> = (doc: Record<string, unknown>) => Partial<T>;
+
+/**
+ * One entity kind stored as JSON documents in `table`. When `roleKind` is given, the entity's
+ * `roleAttributes` are mirrored into the indexed `role_attributes` table on every write.
+ */
+export class DocumentRepository<T extends Entity & { roleAttributes?: string[] }>
+  implements AttributedRepository<T>
+{
+  private readonly stmts;
+
+  constructor(
+    protected readonly db: Db,
+    private readonly table: string,
+    private readonly roleKind: string | null,
+    private readonly revive: DocReviver<T> = () => ({}),
+  ) {
+    this.stmts = {
+      get: db.prepare(`SELECT * FROM ${table} WHERE id = ?`),
+      getByName: db.prepare(`SELECT * FROM ${table} WHERE name = ?`),
+      count: db.prepare(`SELECT COUNT(*) AS n FROM ${table}`),
+      insert: db.prepare(
+        `INSERT INTO ${table} (id, name, doc, created_at, updated_at) VALUES (@id, @name, @doc, @created_at, @updated_at)`,
+      ),
+      update: db.prepare(
+        `UPDATE ${table} SET name = @name, doc = @doc, updated_at = @updated_at WHERE id = @id`,
+      ),
+      delete: db.prepare(`DELETE FROM ${table} WHERE id = ?`),
+      clearAttributes: db.prepare(`DELETE FROM role_attributes WHERE kind = ? AND entity_id = ?`),
+      addAttribute: db.prepare(`INSERT OR IGNORE INTO role_attributes (kind, entity_id, attribute) VALUES (?, ?, ?)`),
+      attributes: db.prepare(`SELECT DISTINCT attribute FROM role_attributes WHERE kind = ? ORDER BY attribute`),
+    };
+  }
+
+  list(query: ListQuery): Page<T> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (query.name !== undefined) {
+      where.push('name = ?');
+      params.push(query.name);
+    }
+    if (query.nameContains !== undefined) {
+      where.push(`instr(lower(name), lower(?)) > 0`);
+      params.push(query.nameContains);
+    }
+    const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const total = this.db.prepare(`SELECT COUNT(*) AS n FROM ${this.table} ${clause}`).get(...params) as {
+      n: number;
+    };
+    const rows = this.db
+      .prepare(`SELECT * FROM ${this.table} ${clause} ORDER BY name LIMIT ? OFFSET ?`)
+      .all(...params, query.limit, query.offset) as Row[];
+    return { items: rows.map((r) => this.fromRow(r)), totalCount: total.n };
+  }
+
+  get(id: string): T | undefined {
+    const row = this.stmts.get.get(id) as Row | undefined;
+    return row && this.fromRow(row);
+  }
+
+  getByName(name: string): T | undefined {
+    const row = this.stmts.getByName.get(name) as Row | undefined;
+    return row && this.fromRow(row);
+  }
+
+  getByIdOrName(idOrName: string): T | undefined {
+    return this.get(idOrName) ?? this.getByName(idOrName);
+  }
+
+  getMany(ids: readonly string[]): T[] {
+    const out: T[] = [];
+    // Chunked to stay under SQLite's bound-parameter limit.
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const rows = this.db
+        .prepare(`SELECT * FROM ${this.table} WHERE id IN (${chunk.map(() => '?').join(',')})`)
+        .all(...chunk) as Row[];
+      out.push(...rows.map((r) => this.fromRow(r)));
+    }
+    return out;
+  }
+
+  count(): number {
+    return (this.stmts.count.get() as { n: number }).n;
+  }
+
+  create(entity: T): void {
+    this.db.transaction(() => {
+      const existing = this.stmts.getByName.get(entity.name);
+      if (existing) throw new UniqueViolation('name', entity.name);
+      this.stmts.insert.run(this.toRow(entity));
+      this.syncAttributes(entity);
+    })();
+  }
+
+  update(entity: T): boolean {
+    return this.db.transaction(() => {
+      const other = this.stmts.getByName.get(entity.name) as Row | undefined;
+      if (other && other.id !== entity.id) throw new UniqueViolation('name', entity.name);
+      const changed = this.stmts.update.run(this.toRow(entity)).changes > 0;
+      if (changed) this.syncAttributes(entity);
+      return changed;
+    })();
+  }
+
+  delete(id: string): boolean {
+    return this.db.transaction(() => {
+      if (this.roleKind) this.stmts.clearAttributes.run(this.roleKind, id);
+      return this.stmts.delete.run(id).changes > 0;
+    })();
+  }
+
+  idsWithAnyAttribute(attributes: readonly string[]): string[] {
+    if (!this.roleKind || attributes.length === 0) return [];
+    const rows = this.db
+      .prepare(
+        `SELECT DISTINCT entity_id FROM role_attributes WHERE kind = ? AND attribute IN (${attributes.map(() => '?').join(',')})`,
+      )
+      .all(this.roleKind, ...attributes) as { entity_id: string }[];
+    return rows.map((r) => r.entity_id);
+  }
+
+  attributes(): string[] {
+    if (!this.roleKind) return [];
+    return (this.stmts.attributes.all(this.roleKind) as { attribute: string }[]).map((r) => r.attribute);
+  }
+
+  private syncAttributes(entity: T): void {
+    if (!this.roleKind) return;
+    this.stmts.clearAttributes.run(this.roleKind, entity.id);
+    for (const attribute of entity.roleAttributes ?? []) this.stmts.addAttribute.run(this.roleKind, entity.id, attribute);
+  }
+
+  protected toRow(entity: T): Record<string, unknown> {
+    const { id, name, createdAt, updatedAt, ...rest } = entity;
+    return {
+      id,
+      name,
+      doc: JSON.stringify(rest),
+      created_at: createdAt.toISOString(),
+      updated_at: updatedAt.toISOString(),
+    };
+  }
+
+  protected fromRow(row: Row): T {
+    const doc = JSON.parse(row.doc) as Record<string, unknown>;
+    return {
+      ...doc,
+      ...this.revive(doc),
+      id: row.id,
+      name: row.name,
+      createdAt: new Date(row.created_at),
+      updatedAt: new Date(row.updated_at),
+    } as unknown as T;
+  }
+}
