@@ -1,0 +1,58 @@
+/**
+ * DOMAIN check: the Windows domain the device reported must equal one of the listed domains, ignoring case
+ * (semantics notes §1 DOMAIN; no suffix matching, so `corp.example` does not allow `eu.corp.example`).
+ *
+ * The list is read from `domains` (OpenZiti) or `macAddresses` (the seed's creation example, ARCHITECTURE.md §4)
+ * and always answered as `domains`. Problems are named after the key the client actually sent.
+ */
+import type { DomainCheck, FieldProblem } from '../types.js';
+import type { CheckModule } from './check-module.js';
+import { parseList, parseName, resolveField } from './normalise.js';
+
+/** First spelling wins among entries equal ignoring case: they would match exactly the same devices. */
+function uniqueIgnoringCase(domains: string[]): string[] {
+  const seen = new Set<string>();
+  return domains.filter((d) => !seen.has(d.toLowerCase()) && seen.add(d.toLowerCase()));
+}
+
+export const domainCheck: CheckModule<DomainCheck> = {
+  typeId: 'DOMAIN',
+
+  parse(body, mode, existing) {
+    const problems: FieldProblem[] = [];
+    const field = resolveField(body, ['domains', 'macAddresses'], mode, existing !== undefined);
+    let domains = existing?.domains;
+    if (field.kind === 'missing') {
+      problems.push({ field: 'domains', reason: 'is required' });
+    } else if (field.kind === 'given') {
+      const list = parseList(field.value, field.key, problems, true, (v, f) => parseName(v, f, problems));
+      domains = list && uniqueIgnoringCase(list);
+    }
+    if (problems.length > 0 || !domains) return { ok: false, problems };
+    return { ok: true, spec: { typeId: 'DOMAIN', domains } };
+  },
+
+  toWire(check) {
+    return { domains: [...check.domains] };
+  },
+
+  evaluate(check, data) {
+    const reported = data?.domain?.domain ?? '';
+    const actualValue = reported;
+    const expectedValue = [...check.domains];
+    const wanted = reported.trim().toLowerCase();
+    if (wanted !== '' && check.domains.some((d) => d.toLowerCase() === wanted)) {
+      return { isPassing: true, actualValue, expectedValue };
+    }
+    const reason =
+      wanted === ''
+        ? 'the device has not reported membership of any Windows domain'
+        : `the device is in domain "${reported}", which is not allowed (allowed: ${check.domains.join(', ')})`;
+    return { isPassing: false, actualValue, expectedValue, reason };
+  },
+
+  timeoutSeconds: () => -1,
+  timeoutRemaining: () => -1,
+  queryFields: () => ({}),
+  nextChangeAt: () => null,
+};

@@ -1,0 +1,63 @@
+/**
+ * The registry of posture check types: the only way the rest of the controller reaches a type's validation,
+ * evaluation and wire form. Adding a type means one module and one line here.
+ */
+import {
+  POSTURE_CHECK_TYPES,
+  type CheckResult,
+  type EvaluationContext,
+  type IdentityPostureData,
+  type PostureCheck,
+  type PostureCheckType,
+} from '../types.js';
+import type { CheckModule } from './check-module.js';
+import { domainCheck } from './domain-check.js';
+import { macCheck } from './mac-check.js';
+import { mfaCheck } from './mfa-check.js';
+import { osCheck } from './os-check.js';
+import { processCheck } from './process-check.js';
+import { processMultiCheck } from './process-multi-check.js';
+
+export type { CheckModule, ParseMode, ParseResult } from './check-module.js';
+export { isLegacyClient } from './mfa-check.js';
+
+/** The check type whose `typeId` is K. */
+export type CheckOfType<K extends PostureCheckType> = Extract<PostureCheck, { typeId: K }>;
+
+type Registry = { [K in PostureCheckType]: CheckModule<CheckOfType<K>> };
+
+const registry: Registry = {
+  OS: osCheck,
+  MAC: macCheck,
+  DOMAIN: domainCheck,
+  PROCESS: processCheck,
+  PROCESS_MULTI: processMultiCheck,
+  MFA: mfaCheck,
+};
+
+export const checkModules: Record<PostureCheckType, CheckModule> = registry;
+
+export function isPostureCheckType(value: unknown): value is PostureCheckType {
+  return typeof value === 'string' && (POSTURE_CHECK_TYPES as readonly string[]).includes(value);
+}
+
+/** The module for a known type; for any other string (a request's `typeId`), undefined. Exact case, as OpenZiti. */
+export function getCheckModule<K extends PostureCheckType>(typeId: K): CheckModule<CheckOfType<K>>;
+export function getCheckModule(typeId: string): CheckModule | undefined;
+export function getCheckModule(typeId: string): CheckModule | undefined {
+  return isPostureCheckType(typeId) ? checkModules[typeId] : undefined;
+}
+
+/** The module of a stored check, typed to it, so callers need no cast. */
+export function moduleFor<T extends PostureCheck>(check: T): CheckModule<T> {
+  return checkModules[check.typeId] as unknown as CheckModule<T>;
+}
+
+/** Shorthand for the evaluator: dispatches on the check's type. */
+export function evaluateCheck(
+  check: PostureCheck,
+  data: IdentityPostureData | null,
+  ctx: EvaluationContext,
+): CheckResult {
+  return moduleFor(check).evaluate(check, data, ctx);
+}

@@ -1,0 +1,115 @@
+/**
+ * OS check: the reported operating system must be one of the listed types and, when that type lists version
+ * ranges, its version must be in at least one of them (semantics notes §1 OS, plus the seed's build-as-patch
+ * rule, which OpenZiti ignores). Range and version handling live in `semver-range.ts`.
+ */
+import type { FieldProblem, OperatingSystemRule, OsCheck } from '../types.js';
+import type { CheckModule } from './check-module.js';
+import {
+  OS_TYPE_LIST,
+  isRecord,
+  kindOf,
+  osKey,
+  parseList,
+  parseOsType,
+  resolveField,
+  unique,
+} from './normalise.js';
+import {
+  cachedRange,
+  matchRanges,
+  parseReportedVersion,
+  parseVersionRange,
+  type VersionRange,
+} from './semver-range.js';
+
+function parseRule(value: unknown, field: string, problems: FieldProblem[]): OperatingSystemRule | undefined {
+  if (!isRecord(value)) {
+    problems.push({ field, reason: `must be an object {type, versions}, got ${kindOf(value)}`, value });
+    return undefined;
+  }
+  const type = parseOsType(value.type);
+  if (type === null) {
+    problems.push({ field: `${field}.type`, reason: `must be one of ${OS_TYPE_LIST}`, value: value.type });
+  }
+  // versions is optional: a type listed without ranges allows every version of it.
+  let versions: string[] | undefined = [];
+  if (value.versions !== undefined && value.versions !== null) {
+    versions = parseList(value.versions, `${field}.versions`, problems, false, (v, f) => {
+      const range = parseVersionRange(v);
+      if (typeof range !== 'string') return range.source;
+      problems.push({ field: f, reason: `is not a valid version range: ${range}`, value: v });
+      return undefined;
+    });
+  }
+  return type !== null && versions ? { type, versions: unique(versions) } : undefined;
+}
+
+/** The stored ranges of the rules for one OS; a range that no longer parses matches nothing (fail closed). */
+function rangesOf(rules: OperatingSystemRule[]): VersionRange[] {
+  return rules.flatMap((r) =>
+    r.versions.map(cachedRange).filter((x): x is VersionRange => typeof x !== 'string'),
+  );
+}
+
+export const osCheck: CheckModule<OsCheck> = {
+  typeId: 'OS',
+
+  parse(body, mode, existing) {
+    const problems: FieldProblem[] = [];
+    const field = resolveField(body, ['operatingSystems'], mode, existing !== undefined);
+    let operatingSystems = existing?.operatingSystems;
+    if (field.kind === 'missing') {
+      problems.push({ field: 'operatingSystems', reason: 'is required' });
+    } else if (field.kind === 'given') {
+      operatingSystems = parseList(field.value, field.key, problems, true, (v, f) =>
+        parseRule(v, f, problems),
+      );
+    }
+    if (problems.length > 0 || !operatingSystems) return { ok: false, problems };
+    return { ok: true, spec: { typeId: 'OS', operatingSystems } };
+  },
+
+  toWire(check) {
+    return {
+      operatingSystems: check.operatingSystems.map((r) => ({ type: r.type, versions: [...r.versions] })),
+    };
+  },
+
+  evaluate(check, data) {
+    // Stored data is typed, but a report is untrusted input: read it so that junk fails instead of throwing.
+    const text = (v: unknown) => (typeof v === 'string' ? v : '');
+    const os = {
+      type: text(data?.os?.type),
+      version: text(data?.os?.version),
+      build: data?.os?.build ?? null,
+    };
+    const expectedValue = check.operatingSystems.map((r) => ({ type: r.type, versions: [...r.versions] }));
+    const actualValue = { type: os.type, version: os.version };
+    const fail = (reason: string) => ({ isPassing: false, actualValue, expectedValue, reason });
+    if (os.type.trim() === '') return fail('the device has not reported its operating system');
+
+    // Every rule for the reported type counts (an OS listed twice allows the union), unlike OpenZiti's last-wins.
+    const rules = check.operatingSystems.filter((r) => osKey(r.type) === osKey(os.type));
+    if (rules.length === 0) {
+      const allowed = unique(check.operatingSystems.map((r) => r.type)).join(', ');
+      return fail(`${os.type} is not an allowed operating system (allowed: ${allowed})`);
+    }
+    const name = rules[0]!.type;
+    if (rules.some((r) => r.versions.length === 0)) return { isPassing: true, actualValue, expectedValue };
+
+    const version = parseReportedVersion(os.version, os.build);
+    if (typeof version === 'string') return fail(`the reported ${name} version ${version}`);
+    const miss = matchRanges(rangesOf(rules), version);
+    if (miss === null) return { isPassing: true, actualValue, expectedValue };
+    const wanted = rules.flatMap((r) => r.versions).join(' or ');
+    if (miss === 'low') return fail(`${name} ${version.text} is older than required (${wanted})`);
+    if (miss === 'high') return fail(`${name} ${version.text} is newer than allowed (${wanted})`);
+    return fail(`${name} ${version.text} is not an allowed version (${wanted})`);
+  },
+
+  timeoutSeconds: () => -1,
+  timeoutRemaining: () => -1,
+  queryFields: () => ({}),
+  nextChangeAt: () => null,
+};

@@ -1,0 +1,143 @@
+/**
+ * What PROCESS and PROCESS_MULTI share: validating one process rule and deciding whether the device's report
+ * for it passes.
+ *
+ * Reports are looked up by binary path, not by posture check id (OpenZiti's PROCESS uses the id, its
+ * PROCESS_MULTI the path): the agent reports one entry per path whichever checks asked, so one report serves
+ * every rule naming that binary. Paths compare exactly, except that Windows rules ignore case because Windows
+ * file names do (openziti/ziti-sdk-c#430 was this bug).
+ */
+import type { FieldProblem, IdentityPostureData, OsType, ProcessData, ProcessRule } from '../types.js';
+import {
+  OS_TYPE_LIST,
+  isRecord,
+  kindOf,
+  normaliseHex,
+  parseHex,
+  parseHexList,
+  parseOsType,
+  pickField,
+} from './normalise.js';
+
+const WINDOWS: readonly OsType[] = ['Windows', 'WindowsServer'];
+const SHA256 = [64, 'a sha256 hash'] as const;
+const SHA1 = [40, 'a sha1 certificate thumbprint'] as const;
+
+function isAbsolute(path: string, os: OsType | null): boolean {
+  const windows = /^[A-Za-z]:[\\/]/.test(path) || /^\\\\[^\\]+\\/.test(path);
+  if (os === null) return windows || path.startsWith('/');
+  return WINDOWS.includes(os) ? windows : path.startsWith('/');
+}
+
+/**
+ * Validates one rule at `field` (`processes[1]`, `process`). `fingerprints` names the signer field: PROCESS_MULTI
+ * has the list `signerFingerprints`, PROCESS the single string `signerFingerprint` (stored as a one-item list).
+ */
+export function parseProcessRule(
+  value: unknown,
+  field: string,
+  fingerprints: 'signerFingerprints' | 'signerFingerprint',
+  problems: FieldProblem[],
+): ProcessRule | undefined {
+  if (!isRecord(value)) {
+    problems.push({ field, reason: `must be an object {osType, path, ...}, got ${kindOf(value)}`, value });
+    return undefined;
+  }
+  const before = problems.length;
+  // `os` is the seed's name for the field, `osType` OpenZiti's.
+  const os = pickField(value, ['osType', 'os']);
+  const osType = parseOsType(os?.value);
+  if (osType === null) {
+    const reason = os ? `must be one of ${OS_TYPE_LIST}` : 'is required';
+    problems.push({ field: `${field}.${os?.key ?? 'osType'}`, reason, value: os?.value });
+  }
+  const path = value.path;
+  if (typeof path !== 'string' || !isAbsolute(path, osType)) {
+    const reason = typeof path === 'string' ? 'must be an absolute path to the binary' : 'is required';
+    problems.push({ field: `${field}.path`, reason, value: path });
+  }
+  const hashes = parseHexList(value.hashes, `${field}.hashes`, problems, ...SHA256);
+  let signerFingerprints: string[] | undefined = [];
+  if (fingerprints === 'signerFingerprints') {
+    signerFingerprints = parseHexList(
+      value.signerFingerprints,
+      `${field}.signerFingerprints`,
+      problems,
+      ...SHA1,
+    );
+  } else if (
+    value.signerFingerprint !== undefined &&
+    value.signerFingerprint !== null &&
+    value.signerFingerprint !== ''
+  ) {
+    const one = parseHex(value.signerFingerprint, `${field}.signerFingerprint`, problems, ...SHA1);
+    signerFingerprints = one === undefined ? undefined : [one];
+  }
+  if (
+    problems.length > before ||
+    osType === null ||
+    typeof path !== 'string' ||
+    !hashes ||
+    !signerFingerprints
+  ) {
+    return undefined;
+  }
+  return { osType, path, hashes, signerFingerprints };
+}
+
+/** The actual value of one process in a failure record (api-notes §8 `processActual`). */
+export interface ProcessActual {
+  isRunning: boolean;
+  hash: string;
+  signerFingerprints: string[];
+  path: string;
+  osType?: string;
+}
+
+export interface ProcessOutcome {
+  passed: boolean;
+  actual: ProcessActual;
+  reason?: string;
+}
+
+/** The latest report for the rule's binary; on Windows two reports may differ only in case. */
+export function findReport(rule: ProcessRule, reports: readonly ProcessData[]): ProcessData | undefined {
+  const fold = WINDOWS.includes(rule.osType);
+  const wanted = fold ? rule.path.toLowerCase() : rule.path;
+  let best: ProcessData | undefined;
+  for (const r of reports) {
+    if ((fold ? r.path.toLowerCase() : r.path) !== wanted) continue;
+    if (!best || r.lastUpdatedAt.getTime() > best.lastUpdatedAt.getTime()) best = r;
+  }
+  return best;
+}
+
+/** Running, from an allowed binary (when hashes are listed) signed by an allowed signer (when signers are listed). */
+export function evaluateProcessRule(rule: ProcessRule, data: IdentityPostureData | null): ProcessOutcome {
+  const report = data ? findReport(rule, data.processes) : undefined;
+  const hash = report ? normaliseHex(report.hash) : '';
+  const signers = report ? report.signerFingerprints.map(normaliseHex) : [];
+  const actual: ProcessActual = {
+    isRunning: report?.isRunning ?? false,
+    hash,
+    signerFingerprints: signers,
+    path: report?.path ?? rule.path,
+  };
+  if (data?.os) actual.osType = data.os.type;
+  const fail = (why: string): ProcessOutcome => ({
+    passed: false,
+    actual,
+    reason: `process ${rule.path} ${why}`,
+  });
+  if (!report) return fail('has not been reported by the device');
+  if (!report.isRunning) return fail('is not running');
+  if (rule.hashes.length > 0 && !rule.hashes.includes(hash)) {
+    return fail(
+      hash === '' ? 'was reported without a binary hash' : `runs an unapproved binary (sha256 ${hash})`,
+    );
+  }
+  if (rule.signerFingerprints.length > 0 && !signers.some((s) => rule.signerFingerprints.includes(s))) {
+    return fail('is not signed by an approved certificate');
+  }
+  return { passed: true, actual };
+}

@@ -1,0 +1,91 @@
+/**
+ * PROCESS_MULTI check: several binaries, combined with `AllOf` (every one must pass) or `AnyOf` (one is enough).
+ * The seed calls AnyOf `OneOf`; both are accepted and stored as `AnyOf` (ARCHITECTURE.md §4). Unlike OpenZiti,
+ * an empty process list fails under both semantics (it cannot be created anyway), so nothing passes by omission.
+ */
+import type { FieldProblem, ProcessMultiCheck, ProcessRule } from '../types.js';
+import type { CheckModule } from './check-module.js';
+import { evaluateProcessRule, parseProcessRule, type ProcessActual } from './process-match.js';
+import { parseList, resolveField } from './normalise.js';
+
+const SEMANTICS: Record<string, ProcessMultiCheck['semantic']> = {
+  AllOf: 'AllOf',
+  AnyOf: 'AnyOf',
+  OneOf: 'AnyOf',
+};
+
+function ruleWire(rule: ProcessRule): Record<string, unknown> {
+  return {
+    osType: rule.osType,
+    path: rule.path,
+    hashes: [...rule.hashes],
+    signerFingerprints: [...rule.signerFingerprints],
+  };
+}
+
+export const processMultiCheck: CheckModule<ProcessMultiCheck> = {
+  typeId: 'PROCESS_MULTI',
+
+  parse(body, mode, existing) {
+    const problems: FieldProblem[] = [];
+    const hasExisting = existing !== undefined;
+
+    const semanticField = resolveField(body, ['semantic'], mode, hasExisting);
+    let semantic = existing?.semantic;
+    if (semanticField.kind === 'missing') {
+      problems.push({ field: 'semantic', reason: 'is required (AllOf, AnyOf or OneOf)' });
+    } else if (semanticField.kind === 'given') {
+      const v = semanticField.value;
+      semantic = typeof v === 'string' && Object.hasOwn(SEMANTICS, v) ? SEMANTICS[v] : undefined;
+      if (!semantic) problems.push({ field: 'semantic', reason: 'must be AllOf, AnyOf or OneOf', value: v });
+    }
+
+    const processesField = resolveField(body, ['processes'], mode, hasExisting);
+    let processes = existing?.processes;
+    if (processesField.kind === 'missing') {
+      problems.push({ field: 'processes', reason: 'is required' });
+    } else if (processesField.kind === 'given') {
+      processes = parseList(processesField.value, 'processes', problems, true, (v, f) =>
+        parseProcessRule(v, f, 'signerFingerprints', problems),
+      );
+    }
+
+    if (problems.length > 0 || !semantic || !processes) return { ok: false, problems };
+    return { ok: true, spec: { typeId: 'PROCESS_MULTI', semantic, processes } };
+  },
+
+  toWire(check) {
+    return { semantic: check.semantic, processes: check.processes.map(ruleWire) };
+  },
+
+  evaluate(check, data) {
+    const outcomes = check.processes.map((rule) => evaluateProcessRule(rule, data));
+    const failing = outcomes.filter((o) => !o.passed);
+    const isPassing =
+      outcomes.length > 0 &&
+      (check.semantic === 'AllOf' ? failing.length === 0 : failing.length < outcomes.length);
+    const actualValue: ProcessActual[] = failing.map((o) => o.actual);
+    const result = {
+      isPassing,
+      actualValue,
+      expectedValue: check.processes.map(ruleWire),
+      extra: { semantic: check.semantic },
+    };
+    if (isPassing) return result;
+    const reasons = failing.map((o) => o.reason).filter((r): r is string => r !== undefined);
+    const reason =
+      outcomes.length === 0
+        ? 'the check lists no processes'
+        : check.semantic === 'AllOf'
+          ? reasons.join('; ')
+          : `none of the required processes passes: ${reasons.join('; ')}`;
+    return { ...result, reason };
+  },
+
+  timeoutSeconds: () => -1,
+  timeoutRemaining: () => -1,
+  queryFields(check) {
+    return { processes: check.processes.map((p) => ({ osType: p.osType, path: p.path })) };
+  },
+  nextChangeAt: () => null,
+};

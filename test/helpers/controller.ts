@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { defaultConfig, type ControllerConfig } from '../../controller/config.js';
+import { startController, type RunningController } from '../../controller/app.js';
+
+export const ADMIN_PASSWORD = 'admin-password-for-tests';
+
+export function tempDir(prefix = 'postern-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export interface TestController extends RunningController {
+  dataDir: string;
+  /** closes the server and removes the data dir */
+  dispose(): Promise<void>;
+}
+
+/** A real controller (real HTTP on loopback, real SQLite file) in this process, on a free port. */
+export async function startTestController(overrides: Partial<ControllerConfig> = {}): Promise<TestController> {
+  const dataDir = overrides.dataDir ?? tempDir();
+  const config = { ...defaultConfig(dataDir), port: 0, logLevel: 'silent', ...overrides };
+  const running = await startController(config, { adminPassword: ADMIN_PASSWORD });
+  return {
+    ...running,
+    dataDir,
+    async dispose() {
+      await running.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ControllerProcess {
+  child: ChildProcess;
+  url: string;
+  output: () => string;
+  /** sends a signal and resolves with the exit code */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+const CLI = join(import.meta.dirname, '..', '..', 'controller', 'cli.ts');
+
+/** The controller as users run it (`controller/cli.ts`), in a child process; resolves once it is listening. */
+export function spawnController(args: string[], env: Record<string, string | undefined> = {}): Promise<ControllerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`controller did not start:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /listening on (https?:\/\/\S+)/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          child,
+          url: m[1]!,
+          output: () => output,
+          async stop(signal = 'SIGTERM') {
+            if (child.exitCode === null) child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`controller exited with ${code} before listening:\n${output}`));
+    });
+  });
+}
+
+/** Runs the CLI to completion (for argument errors and --help). */
+export function runControllerCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
