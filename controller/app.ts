@@ -6,6 +6,8 @@ import { SqliteStore } from './store/sqlite-store.js';
 import { buildServer } from './server.js';
 import { bootstrapAdmin, type BootstrapResult } from './auth/bootstrap-admin.js';
 import { sweepIdleSessions } from './auth/api-sessions.js';
+import { installMfa } from './mfa/install.js';
+import { installPosture } from './posture/install.js';
 
 export interface RunningController {
   url: string;
@@ -25,6 +27,8 @@ export async function startController(
   const store = SqliteStore.open(config.dataDir);
   const ctx = createContext(config, store, createLogger(config.logLevel, options.logDestination));
   try {
+    const mfa = installMfa(ctx);
+    const posture = installPosture(ctx);
     const bootstrap = await bootstrapAdmin(ctx, options.adminPassword);
     const app = await buildServer(ctx);
     await app.listen({ host: config.host, port: config.port });
@@ -42,6 +46,8 @@ export async function startController(
       async close() {
         clearInterval(sweeper);
         await app.close();
+        posture.close();
+        mfa.close();
         store.close();
       },
     };

@@ -15,6 +15,10 @@ export interface ControllerEvents {
   'apiSession.deleted': [apiSessionId: string, identityId: string];
   /** services, policies or posture checks changed: every identity may be affected */
   'policy.changed': [];
+  /** the API session passed TOTP now (POST /authenticate/mfa or enrollment verify) */
+  'mfa.passed': [apiSessionId: string, identityId: string];
+  /** the identity's MFA enrollment was removed (by the user or an admin): MFA checks fail for all its sessions */
+  'mfa.removed': [identityId: string];
 }
 
 export class ControllerEventBus extends EventEmitter<ControllerEvents> {}

@@ -10,8 +10,9 @@ import { registerVersion } from './routes/shared/version.js';
 import { registerAuthenticate } from './routes/shared/authenticate.js';
 import { registerCurrentSession } from './routes/shared/current-session.js';
 import { registerManagementRoutes } from './routes/management/index.js';
-import { registerClientRoutes } from './routes/client/index.js';
 import { POSTERN_VERSION } from './version.js';
+import { registerMfaManagementRoutes, registerMfaSharedRoutes } from './mfa/install.js';
+import { registerPostureClientRoutes, registerPostureManagementRoutes } from './posture/install.js';
 
 export const CLIENT_PREFIX = '/edge/client/v1';
 export const MANAGEMENT_PREFIX = '/edge/management/v1';
@@ -22,6 +23,7 @@ function registerShared(app: FastifyInstance, ctx: ControllerContext): void {
   registerVersion(app);
   registerAuthenticate(app, ctx);
   registerCurrentSession(app, ctx);
+  registerMfaSharedRoutes(app, ctx);
 }
 
 /** The controller's HTTP server: the client API, the management API, /version and the OpenAPI document. */
@@ -56,7 +58,7 @@ export async function buildServer(ctx: ControllerContext): Promise<FastifyInstan
     async (api) => {
       installGuard(api, ctx, 'full');
       registerShared(api, ctx);
-      registerClientRoutes(api, ctx);
+      registerPostureClientRoutes(api, ctx);
     },
     { prefix: CLIENT_PREFIX },
   );
@@ -65,6 +67,8 @@ export async function buildServer(ctx: ControllerContext): Promise<FastifyInstan
       installGuard(api, ctx, 'admin');
       registerShared(api, ctx);
       registerManagementRoutes(api, ctx);
+      registerPostureManagementRoutes(api, ctx);
+      registerMfaManagementRoutes(api, ctx);
     },
     { prefix: MANAGEMENT_PREFIX },
   );

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { TSchema } from '@sinclair/typebox';
 import type { Entity } from '../model.js';
@@ -75,9 +76,11 @@ export function registerCrud<T extends Entity>(app: FastifyInstance, ctx: Contro
     { schema: { tags, body: r.schemas.create, response: { 201: CreateEnvelope, ...errorResponses(400, 401) } } },
     async (request, reply) => {
       const now = ctx.clock.now();
-      const entity = await r.build(request.body as Record<string, unknown>, 'create', undefined, crypto.randomUUID(), now);
-      r.repo.create(entity);
-      r.afterWrite?.(entity, 'create');
+      const entity = await r.build(request.body as Record<string, unknown>, 'create', undefined, randomUUID(), now);
+      ctx.store.transaction(() => {
+        r.repo.create(entity);
+        r.afterWrite?.(entity, 'create');
+      });
       return reply.status(201).send(created(r.collection, entity.id));
     },
   );
@@ -97,8 +100,10 @@ export function registerCrud<T extends Entity>(app: FastifyInstance, ctx: Contro
       async (request) => {
         const existing = load((request.params as { id: string }).id);
         const entity = await r.build(request.body as Record<string, unknown>, mode, existing, existing.id, ctx.clock.now());
-        if (!r.repo.update(entity)) throw notFound(`${r.collection}/${existing.id}`);
-        r.afterWrite?.(entity, mode);
+        ctx.store.transaction(() => {
+          if (!r.repo.update(entity)) throw notFound(`${r.collection}/${existing.id}`);
+          r.afterWrite?.(entity, mode);
+        });
         return empty();
       },
     );
@@ -109,9 +114,11 @@ export function registerCrud<T extends Entity>(app: FastifyInstance, ctx: Contro
     { schema: { tags, params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses(401, 404, 409) } } },
     async (request) => {
       const entity = load((request.params as { id: string }).id);
-      r.beforeDelete?.(entity);
-      r.repo.delete(entity.id);
-      r.afterWrite?.(entity, 'delete');
+      ctx.store.transaction(() => {
+        r.beforeDelete?.(entity);
+        r.repo.delete(entity.id);
+        r.afterWrite?.(entity, 'delete');
+      });
       return empty();
     },
   );

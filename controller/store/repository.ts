@@ -12,6 +12,8 @@ import type {
   Service,
   ServicePolicy,
 } from '../model.js';
+import type { PostureRepository } from '../posture/posture-repository.js';
+import type { MfaRepository } from '../mfa/mfa-repository.js';
 
 export interface Page<T> {
   items: T[];
@@ -88,6 +90,8 @@ export interface Store {
   authPolicies: EntityRepository<AuthPolicy>;
   authenticators: AuthenticatorRepository;
   apiSessions: ApiSessionRepository;
+  posture: PostureRepository;
+  mfa: MfaRepository;
   countIdentitiesWithAuthPolicy(authPolicyId: string): number;
   /** runs `fn` atomically: all of its writes land, or none */
   transaction<T>(fn: () => T): T;

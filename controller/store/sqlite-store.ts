@@ -5,6 +5,8 @@ import { DocumentRepository } from './sqlite/document-repository.js';
 import { SqliteServicePolicyRepository } from './sqlite/service-policy-repository.js';
 import { SqliteAuthenticatorRepository } from './sqlite/authenticator-repository.js';
 import { SqliteApiSessionRepository } from './sqlite/api-session-repository.js';
+import { SqlitePostureRepository } from './sqlite/posture-repository.js';
+import { SqliteMfaRepository } from './sqlite/mfa-repository.js';
 
 /** The shipped store: one SQLite file in the data dir. Other stores (e.g. PostgreSQL) implement `Store` too. */
 export class SqliteStore implements Store {
@@ -15,6 +17,8 @@ export class SqliteStore implements Store {
   readonly authPolicies;
   readonly authenticators;
   readonly apiSessions;
+  readonly posture;
+  readonly mfa;
 
   constructor(readonly db: Db) {
     this.identities = new DocumentRepository<Identity>(db, 'identities', 'identity');
@@ -24,6 +28,8 @@ export class SqliteStore implements Store {
     this.authPolicies = new DocumentRepository<AuthPolicy>(db, 'auth_policies', null);
     this.authenticators = new SqliteAuthenticatorRepository(db);
     this.apiSessions = new SqliteApiSessionRepository(db);
+    this.posture = new SqlitePostureRepository(db);
+    this.mfa = new SqliteMfaRepository(db);
   }
 
   static open(dataDir: string): SqliteStore {
