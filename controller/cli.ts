@@ -2,7 +2,7 @@
  * `npm run controller -- --data-dir D --port P`: runs the controller alone until SIGINT/SIGTERM.
  */
 import { parseControllerArgs, USAGE, UsageError } from './cli-args.js';
-import { startController } from './app.js';
+import { startController, type RunningController } from './app.js';
 
 async function main(): Promise<void> {
   let config;
@@ -19,7 +19,26 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const controller = await startController(config, { adminPassword: process.env.POSTERN_ADMIN_PASSWORD });
+  // Signals are handled from the start: one that arrives while the store opens still closes it cleanly.
+  let controller: RunningController | undefined;
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`postern controller: ${signal} received, shutting down`);
+    (controller ? controller.close() : Promise.resolve()).then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error('postern controller: shutdown failed:', err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+
+  controller = await startController(config, { adminPassword: process.env.POSTERN_ADMIN_PASSWORD });
+  if (stopping) return void (await controller.close());
   const { bootstrap } = controller;
   if (bootstrap.generatedPassword) {
     console.log(`postern controller: created admin user 'admin' with password ${bootstrap.generatedPassword}`);
@@ -30,21 +49,6 @@ async function main(): Promise<void> {
   console.log(`postern controller: data in ${config.dataDir}`);
   console.log(`postern controller listening on ${controller.url}`);
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`postern controller: ${signal} received, shutting down`);
-    controller.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        console.error('postern controller: shutdown failed:', err);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
 main().catch((err: unknown) => {

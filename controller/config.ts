@@ -10,8 +10,10 @@ export interface ControllerConfig {
   sessionTimeoutSeconds: number;
   /** issuer shown in authenticator apps */
   totpIssuer: string;
-  /** password logins: failures allowed per username and per address in the window */
+  /** password logins: failures allowed per username in the window */
   loginMaxFailures: number;
+  /** password logins: failures allowed per source address in the window (higher: offices share addresses) */
+  loginMaxFailuresPerAddress: number;
   loginWindowSeconds: number;
   logLevel: string;
 }
@@ -24,6 +26,7 @@ export function defaultConfig(dataDir: string): ControllerConfig {
     sessionTimeoutSeconds: 30 * 60,
     totpIssuer: 'Postern',
     loginMaxFailures: 5,
+    loginMaxFailuresPerAddress: 20,
     loginWindowSeconds: 300,
     logLevel: 'info',
   };

@@ -35,25 +35,33 @@ export interface ControllerContext {
   log: Logger;
   clock: Clock;
   events: ControllerEventBus;
-  loginLimiter: FailureLimiter;
+  /** failed password logins, keyed `user:<name>` and `ip:<address>` */
+  loginLimiters: { account: FailureLimiter; address: FailureLimiter };
   /** whether the identity has a verified TOTP enrollment (the MFA module replaces this) */
   isMfaEnrolled(identityId: string): boolean;
 }
 
 export function createContext(config: ControllerConfig, store: Store, log: Logger, clock: Clock = systemClock): ControllerContext {
-  return {
+  const loginLimiter = (maxFailures: number) =>
+    new FailureLimiter({
+      maxFailures,
+      windowMs: config.loginWindowSeconds * 1000,
+      baseBlockMs: 30_000,
+      maxBlockMs: 15 * 60_000,
+      // Read through the context so a replaced clock (tests) applies here too.
+      now: () => context.clock.now().getTime(),
+    });
+  const context: ControllerContext = {
     config,
     store,
     log,
     clock,
     events: new ControllerEventBus(),
-    loginLimiter: new FailureLimiter({
-      maxFailures: config.loginMaxFailures,
-      windowMs: config.loginWindowSeconds * 1000,
-      baseBlockMs: 30_000,
-      maxBlockMs: 15 * 60_000,
-      now: () => clock.now().getTime(),
-    }),
+    loginLimiters: {
+      account: loginLimiter(config.loginMaxFailures),
+      address: loginLimiter(config.loginMaxFailuresPerAddress),
+    },
     isMfaEnrolled: () => false,
   };
+  return context;
 }

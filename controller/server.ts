@@ -38,6 +38,8 @@ export async function buildServer(ctx: ControllerContext): Promise<FastifyInstan
     ...(tls ? { https: tls } : {}),
   }) as unknown as FastifyInstance;
   app.setValidatorCompiler(validatorCompiler);
+  // Both APIs speak JSON only; any other body type is a 415, not a confusing validation error.
+  app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
   app.addHook('onSend', async (_request, reply) => {
     reply.header('server', `postern-controller/${POSTERN_VERSION}`);

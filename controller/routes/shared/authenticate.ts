@@ -53,8 +53,8 @@ export function registerAuthenticate(app: FastifyInstance, ctx: ControllerContex
       const body = request.body as { username: string; password: string; envInfo?: object; sdkInfo?: object; configTypes?: string[] };
       // Both the account and the address are limited, so neither guessing one password across many
       // accounts nor many passwords for one account gets far.
-      const keys = [`user:${body.username}`, `ip:${request.ip}`];
-      const wait = ctx.loginLimiter.retryAfterMsAny(keys);
+      const { account, address } = ctx.loginLimiters;
+      const wait = Math.max(account.retryAfterMs(body.username), address.retryAfterMs(request.ip));
       if (wait > 0) throw rateLimited(wait / 1000);
 
       const authenticator = ctx.store.authenticators.getByUsername(body.username);
@@ -62,11 +62,12 @@ export function registerAuthenticate(app: FastifyInstance, ctx: ControllerContex
       const valid = await verifyPassword(body.password, authenticator?.passwordHash ?? (await decoyHash()));
       const identity = authenticator && ctx.store.identities.get(authenticator.identityId);
       if (!valid || !authenticator || !identity || identity.disabled) {
-        keys.forEach((k) => ctx.loginLimiter.recordFailure(k));
+        account.recordFailure(body.username);
+        address.recordFailure(request.ip);
         request.log.info({ username: body.username, ip: request.ip }, 'password authentication failed');
         throw invalidAuth();
       }
-      ctx.loginLimiter.recordSuccess(`user:${body.username}`);
+      account.recordSuccess(body.username);
 
       const { session, token } = createApiSession(ctx, {
         identity,

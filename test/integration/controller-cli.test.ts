@@ -1,0 +1,107 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Api, MGMT } from '../helpers/api.js';
+import { runControllerCli, spawnController, tempDir, type ControllerProcess } from '../helpers/controller.js';
+
+const running: ControllerProcess[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((p) => p.stop()));
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const newDir = () => {
+  const d = tempDir();
+  dirs.push(d);
+  return d;
+};
+async function start(args: string[], env: Record<string, string | undefined> = {}) {
+  const p = await spawnController(args, env);
+  running.push(p);
+  return p;
+}
+
+describe('npm run controller', () => {
+  it('picks a free port with --port 0, binds loopback and prints the listening line', async () => {
+    const p = await start(['--data-dir', newDir(), '--port', '0'], { POSTERN_ADMIN_PASSWORD: 'first-password' });
+    expect(p.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(Number(new URL(p.url).port)).toBeGreaterThan(0);
+    const version = await new Api(p.url).get('/version');
+    expect(version.status).toBe(200);
+    expect(version.body.data.apiVersions['edge-management'].v1.path).toBe('/edge/management/v1');
+  });
+
+  it('generates an admin password once, prints it and stores it with mode 0600', async () => {
+    const dir = newDir();
+    const p = await start(['--data-dir', dir, '--port', '0'], { POSTERN_ADMIN_PASSWORD: undefined });
+    const file = join(dir, 'admin-password');
+    expect(existsSync(file)).toBe(true);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const password = readFileSync(file, 'utf8').trim();
+    expect(password.length).toBeGreaterThanOrEqual(20);
+    expect(p.output()).toContain(password);
+    expect((await new Api(p.url).login('admin', password)).status).toBe(200);
+  });
+
+  it('keeps acknowledged data across a restart and does not recreate the admin', async () => {
+    const dir = newDir();
+    const env = { POSTERN_ADMIN_PASSWORD: 'restart-password' };
+    const first = await start(['--data-dir', dir, '--port', '0'], env);
+    const admin = new Api(first.url);
+    await admin.login('admin', 'restart-password');
+    const created = await admin.post(`${MGMT}/services`, { name: 'kept-service', roleAttributes: ['finance'] });
+    expect(created.status).toBe(201);
+    expect(await first.stop('SIGTERM')).toBe(0);
+    running.splice(running.indexOf(first), 1);
+
+    const second = await start(['--data-dir', dir, '--port', '0'], { POSTERN_ADMIN_PASSWORD: 'a-different-one' });
+    expect(second.output()).not.toContain('created admin');
+    const again = new Api(second.url);
+    expect((await again.login('admin', 'a-different-one')).status).toBe(401);
+    expect((await again.login('admin', 'restart-password')).status).toBe(200);
+    const svc = await again.get(`${MGMT}/services/${created.body.data.id}`);
+    expect(svc.status).toBe(200);
+    expect(svc.body.data.roleAttributes).toEqual(['finance']);
+  });
+
+  it('shuts down cleanly on SIGINT', async () => {
+    const p = await start(['--data-dir', newDir(), '--port', '0'], { POSTERN_ADMIN_PASSWORD: 'sigint-pass' });
+    expect(await p.stop('SIGINT')).toBe(0);
+    running.pop();
+    expect(p.output()).toContain('SIGINT received');
+  });
+
+  it('refuses a bad option with one clear line and exit code 2', async () => {
+    const result = await runControllerCli(['--port', 'eighty']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('--port must be a whole number');
+    const unknown = await runControllerCli(['--colour', 'blue']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("Unknown option '--colour'");
+  });
+
+  const hasOpenssl = (() => {
+    try {
+      execFileSync('openssl', ['version'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  it.skipIf(!hasOpenssl)('serves HTTPS with --tls-cert/--tls-key (skipped when openssl is not installed)', async () => {
+    const dir = newDir();
+    const cert = join(dir, 'cert.pem');
+    const key = join(dir, 'key.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+      '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    const p = await start(['--data-dir', join(dir, 'data'), '--port', '0', '--tls-cert', cert, '--tls-key', key], {
+      POSTERN_ADMIN_PASSWORD: 'tls-password',
+      NODE_EXTRA_CA_CERTS: cert,
+    });
+    expect(p.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const out = execFileSync('curl', ['-s', '--cacert', cert, `${p.url}/version`]).toString();
+    expect(JSON.parse(out).data.version).toMatch(/^v\d/);
+  });
+});
