@@ -27,3 +27,16 @@ export const empty = () => ({ data: {}, meta: {} });
 export const selfLinks = (collection: string, id: string) => ({ self: { href: `./${collection}/${id}` } });
 
 export const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+
+/** The fields every entity shows: id, name, timestamps, its self link and tags. */
+export const entityBase = (
+  collection: string,
+  e: { id: string; name: string; createdAt: Date; updatedAt: Date; tags: Record<string, unknown> },
+) => ({
+  id: e.id,
+  name: e.name,
+  createdAt: iso(e.createdAt),
+  updatedAt: iso(e.updatedAt),
+  _links: selfLinks(collection, e.id),
+  tags: e.tags,
+});

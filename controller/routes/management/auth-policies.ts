@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import type { AuthPolicy } from '../../model.js';
 import { ApiError, validationError } from '../../http/api-error.js';
-import { iso, selfLinks } from '../../http/envelope.js';
+import { entityBase } from '../../http/envelope.js';
 import { BaseEntity, Name, Tags } from '../../http/schemas.js';
 import { registerCrud, pick } from '../crud.js';
 
@@ -59,12 +59,7 @@ export function registerAuthPolicies(app: FastifyInstance, ctx: ControllerContex
     repo: ctx.store.authPolicies,
     schemas: { create: AuthPolicyCreate, update: AuthPolicyCreate, patch: AuthPolicyPatch, detail: AuthPolicyDetail },
     toWire: (p) => ({
-      id: p.id,
-      name: p.name,
-      createdAt: iso(p.createdAt),
-      updatedAt: iso(p.updatedAt),
-      _links: selfLinks('auth-policies', p.id),
-      tags: p.tags,
+      ...entityBase('auth-policies', p),
       primary: p.primary,
       secondary: { requireTotp: p.secondary.requireTotp, requireExtJwtSigner: p.secondary.requireExtJwtSigner ?? null },
     }),

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import { IDENTITY_TYPES, type Identity } from '../../model.js';
 import { ApiError, validationError, type FieldCause } from '../../http/api-error.js';
-import { iso, selfLinks } from '../../http/envelope.js';
+import { entityBase, iso, selfLinks } from '../../http/envelope.js';
 import { Attributes, BaseEntity, DateTime, EntityRef, Name, Tags } from '../../http/schemas.js';
 import { registerCrud, pick } from '../crud.js';
 import { normaliseAttributes } from './roles.js';
@@ -53,12 +53,7 @@ export function identityToWire(ctx: ControllerContext, identity: Identity): Reco
   const latest = sessions[sessions.length - 1];
   const authPolicy = ctx.store.authPolicies.get(identity.authPolicyId);
   return {
-    id: identity.id,
-    name: identity.name,
-    createdAt: iso(identity.createdAt),
-    updatedAt: iso(identity.updatedAt),
-    _links: selfLinks('identities', identity.id),
-    tags: identity.tags,
+    ...entityBase('identities', identity),
     type: { id: identity.type, name: identity.type, entity: 'identity-types', _links: selfLinks('identity-types', identity.type) },
     typeId: identity.type,
     isAdmin: identity.isAdmin,

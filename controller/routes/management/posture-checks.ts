@@ -4,7 +4,7 @@ import type { ControllerContext } from '../../context.js';
 import { POSTURE_CHECK_TYPES, type PostureCheck } from '../../posture/types.js';
 import { getCheckModule, moduleFor } from '../../posture/checks/index.js';
 import { validationError, type FieldCause } from '../../http/api-error.js';
-import { iso, selfLinks } from '../../http/envelope.js';
+import { entityBase } from '../../http/envelope.js';
 import { Attributes, BaseEntity, Name, Tags } from '../../http/schemas.js';
 import { registerCrud, pick, type WriteMode } from '../crud.js';
 import { normaliseAttributes } from './roles.js';
@@ -37,12 +37,7 @@ const CheckDetail = Type.Object(
 
 export function postureCheckToWire(check: PostureCheck): Record<string, unknown> {
   return {
-    id: check.id,
-    name: check.name,
-    createdAt: iso(check.createdAt),
-    updatedAt: iso(check.updatedAt),
-    _links: selfLinks('posture-checks', check.id),
-    tags: check.tags,
+    ...entityBase('posture-checks', check),
     typeId: check.typeId,
     version: check.version,
     // The seed calls them `attributes`, OpenZiti `roleAttributes`: answer both.

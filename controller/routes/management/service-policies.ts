@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import { POLICY_TYPES, SEMANTICS, type ServicePolicy } from '../../model.js';
 import { validationError, type FieldCause } from '../../http/api-error.js';
-import { iso, selfLinks } from '../../http/envelope.js';
+import { entityBase } from '../../http/envelope.js';
 import { BaseEntity, Name, Roles, Tags } from '../../http/schemas.js';
 import { registerCrud, pick } from '../crud.js';
 import { normaliseRoles, rolesDisplay } from './roles.js';
@@ -44,12 +44,7 @@ export function registerServicePolicies(app: FastifyInstance, ctx: ControllerCon
     repo: ctx.store.servicePolicies,
     schemas: { create: PolicyCreate, update: PolicyCreate, patch: PolicyPatch, detail: PolicyDetail },
     toWire: (p) => ({
-      id: p.id,
-      name: p.name,
-      createdAt: iso(p.createdAt),
-      updatedAt: iso(p.updatedAt),
-      _links: selfLinks('service-policies', p.id),
-      tags: p.tags,
+      ...entityBase('service-policies', p),
       type: p.type,
       semantic: p.semantic,
       identityRoles: p.identityRoles,

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import type { Service } from '../../model.js';
-import { iso, selfLinks } from '../../http/envelope.js';
+import { entityBase } from '../../http/envelope.js';
 import { Attributes, BaseEntity, Name, Tags } from '../../http/schemas.js';
 import { registerCrud, pick } from '../crud.js';
 import { normaliseAttributes } from './roles.js';
@@ -34,12 +34,7 @@ export const ServiceDetail = Type.Object(
 
 export function serviceToWire(service: Service): Record<string, unknown> {
   return {
-    id: service.id,
-    name: service.name,
-    createdAt: iso(service.createdAt),
-    updatedAt: iso(service.updatedAt),
-    _links: selfLinks('services', service.id),
-    tags: service.tags,
+    ...entityBase('services', service),
     roleAttributes: service.roleAttributes,
     encryptionRequired: service.encryptionRequired,
     terminatorStrategy: service.terminatorStrategy,
