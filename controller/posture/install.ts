@@ -1,16 +1,54 @@
 import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../context.js';
+import { PostureEngine } from './engine/posture-engine.js';
+import { wirePostureEvents } from './engine/posture-events.js';
+import { registerPostureManagement } from './routes/management-routes.js';
+import { registerPostureResponseRoutes } from './routes/posture-response-routes.js';
+import { registerServiceRoutes } from './routes/service-routes.js';
+import { registerSessionRoutes } from './routes/session-routes.js';
 
 /**
- * Posture evaluation's entry points (filled by the posture-evaluation issue): `installPosture` wires the
- * evaluator to the controller's events once at start; the route functions add its endpoints.
+ * Posture evaluation's entry points: `installPosture` starts the engine (event listeners, expiry timers, the
+ * start-up sweep) once per controller; the route functions add its endpoints. The routes find the engine
+ * through the context, since the server's signatures carry only the context.
  */
-export function installPosture(_ctx: ControllerContext): { close(): void } {
-  return { close() {} };
+const engines = new WeakMap<ControllerContext, { engine: PostureEngine; close(): void }>();
+
+export function installPosture(ctx: ControllerContext): { close(): void } {
+  return install(ctx);
+}
+
+function install(ctx: ControllerContext): { engine: PostureEngine; close(): void } {
+  const existing = engines.get(ctx);
+  if (existing) return existing;
+  const engine = new PostureEngine(ctx);
+  const wiring = wirePostureEvents(ctx, engine);
+  const installed = {
+    engine,
+    close() {
+      wiring.close();
+      engine.close();
+      engines.delete(ctx);
+    },
+  };
+  engines.set(ctx, installed);
+  return installed;
+}
+
+/** The context's engine; a server built without `installPosture` (a test) gets one on first use. */
+function engineOf(ctx: ControllerContext): PostureEngine {
+  return install(ctx).engine;
 }
 
 /** Client API: services with posture queries, sessions, posture responses, service updates. */
-export function registerPostureClientRoutes(_app: FastifyInstance, _ctx: ControllerContext): void {}
+export function registerPostureClientRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+  const engine = engineOf(ctx);
+  registerPostureResponseRoutes(app, ctx, engine);
+  registerServiceRoutes(app, ctx, engine);
+  registerSessionRoutes(app, ctx, engine);
+}
 
 /** Management API: posture data and failed service requests of an identity. */
-export function registerPostureManagementRoutes(_app: FastifyInstance, _ctx: ControllerContext): void {}
+export function registerPostureManagementRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+  registerPostureManagement(app, ctx);
+}

@@ -1,3 +1,121 @@
-/** Storage of posture data and failed service requests (the posture-evaluation issue defines it). */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface PostureRepository {}
+/**
+ * Storage of posture evaluation's state: what devices reported, the sessions posture grants, failed session
+ * requests and when an identity's service access last changed. Routes and the engine see only these
+ * interfaces; `store/sqlite/posture-repository.ts` is the shipped implementation.
+ *
+ * Everything here is keyed by identity or API session ids without foreign keys: the posture engine removes
+ * rows on the controller's `apiSession.deleted` / `identity.deleted` events and sweeps orphans at start.
+ */
+import type { PolicyType } from '../model.js';
+import type {
+  ApiSessionPostureData,
+  DomainData,
+  IdentityPostureData,
+  MacData,
+  OsData,
+  ProcessData,
+} from './types.js';
+
+/** The API-session half of posture data; only the fields given are written. */
+export type ApiSessionPatch = Partial<
+  Pick<ApiSessionPostureData, 'mfaPassedAt' | 'wokenAt' | 'unlockedAt' | 'sdkInfo'>
+>;
+
+export interface PostureDataRepository {
+  /** Everything known about the identity's device(s) and API sessions; empty slots when nothing was reported. */
+  load(identityId: string): IdentityPostureData;
+  setOs(identityId: string, os: OsData): void;
+  setMac(identityId: string, mac: MacData): void;
+  setDomain(identityId: string, domain: DomainData): void;
+  /** one row per binary path: a newer report for the same path replaces the older */
+  setProcess(identityId: string, process: ProcessData): void;
+  /** creates the API session's row when missing, then writes the given fields */
+  updateApiSession(apiSessionId: string, identityId: string, patch: ApiSessionPatch): void;
+  /** forgets the TOTP pass of every API session of the identity (MFA removed) */
+  clearMfa(identityId: string): void;
+  identityOfApiSession(apiSessionId: string): string | undefined;
+  /** the digest of what the API session could access when last evaluated (to tell real changes apart) */
+  accessDigest(apiSessionId: string): string | null;
+  setAccessDigest(apiSessionId: string, digest: string): void;
+  /** identities with at least one API session row (the ones whose access can be seen by a client) */
+  identitiesWithApiSessions(): string[];
+  deleteApiSession(apiSessionId: string): void;
+  deleteIdentity(identityId: string): void;
+  /** removes API-session rows whose API session no longer exists; returns how many */
+  deleteOrphans(liveApiSession: (apiSessionId: string) => boolean): number;
+}
+
+/** An edge session: permission for one API session to Dial or Bind one service (OpenZiti's `session`). */
+export interface EdgeSession {
+  id: string;
+  token: string;
+  identityId: string;
+  apiSessionId: string;
+  serviceId: string;
+  type: PolicyType;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface EdgeSessionRepository {
+  create(session: EdgeSession): void;
+  get(id: string): EdgeSession | undefined;
+  find(apiSessionId: string, serviceId: string, type: PolicyType): EdgeSession | undefined;
+  listByIdentity(identityId: string): EdgeSession[];
+  delete(id: string): boolean;
+  /** deletes these sessions; returns the ids that existed */
+  deleteMany(ids: readonly string[]): string[];
+  deleteByApiSession(apiSessionId: string): void;
+  deleteByIdentity(identityId: string): void;
+  /** identities holding at least one session: the ones a policy change can revoke something from */
+  identitiesWithSessions(): string[];
+  /** removes sessions whose API session no longer exists; returns how many */
+  deleteOrphans(liveApiSession: (apiSessionId: string) => boolean): number;
+}
+
+/** One failed posture check inside a failed policy; `extra` fields (MFA `criteria`, ...) sit beside these. */
+export interface CheckFailure {
+  postureCheckId: string;
+  postureCheckName: string;
+  postureCheckType: string;
+  actualValue: unknown;
+  expectedValue: unknown;
+  [extra: string]: unknown;
+}
+
+export interface PolicyFailure {
+  policyId: string;
+  policyName: string;
+  checks: CheckFailure[];
+}
+
+export interface FailedServiceRequest {
+  apiSessionId: string;
+  serviceId: string;
+  serviceName: string;
+  sessionType: PolicyType;
+  when: Date;
+  policyFailures: PolicyFailure[];
+}
+
+export interface FailedRequestRepository {
+  /** appends and keeps only the newest `keep` records of the identity */
+  add(identityId: string, record: FailedServiceRequest, keep: number): void;
+  /** oldest first */
+  list(identityId: string): FailedServiceRequest[];
+  deleteByIdentity(identityId: string): void;
+}
+
+/** When an identity's service access last changed (`GET /current-api-session/service-updates`). */
+export interface ServiceChangeRepository {
+  lastChangeAt(identityId: string): Date | undefined;
+  markChanged(identityId: string, at: Date): void;
+  deleteByIdentity(identityId: string): void;
+}
+
+export interface PostureRepository {
+  readonly data: PostureDataRepository;
+  readonly sessions: EdgeSessionRepository;
+  readonly failures: FailedRequestRepository;
+  readonly changes: ServiceChangeRepository;
+}

@@ -1,10 +1,11 @@
 /**
  * PROCESS check (OpenZiti's single-process type): one binary must be running, optionally with an allowed hash
- * and signer. The matching rules are shared with PROCESS_MULTI in `process-match.ts`.
+ * and signer. The matching rules are shared with PROCESS_MULTI in `process-match.ts`, including Postern's
+ * OS rule: on a device that reported another OS family the rule does not apply, so the check fails.
  */
 import type { FieldProblem, ProcessCheck, ProcessRule } from '../types.js';
 import type { CheckModule } from './check-module.js';
-import { evaluateProcessRule, parseProcessRule } from './process-match.js';
+import { evaluateProcessRule, noRuleFor, parseProcessRule, ruleApplies } from './process-match.js';
 import { resolveField } from './normalise.js';
 
 /** OpenZiti's `process` object; `signerFingerprint` is a single string there, left out when none is set. */
@@ -42,6 +43,7 @@ export const processCheck: CheckModule<ProcessCheck> = {
       actualValue: outcome.actual,
       expectedValue: processWire(check.process),
     };
+    if (!ruleApplies(check.process, data)) return { ...result, isPassing: false, reason: noRuleFor(data) };
     return outcome.reason === undefined ? result : { ...result, reason: outcome.reason };
   },
 

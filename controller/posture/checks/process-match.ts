@@ -13,6 +13,7 @@ import {
   isRecord,
   kindOf,
   normaliseHex,
+  osKey,
   parseHex,
   parseHexList,
   parseOsType,
@@ -20,6 +21,32 @@ import {
 } from './normalise.js';
 
 const WINDOWS: readonly OsType[] = ['Windows', 'WindowsServer'];
+
+/**
+ * A rule's OS family: Windows and Windows Server are one (the same binaries run on both); every other OS
+ * is its own. A reported OS this controller does not know (`FreeBSD`) is a family no rule belongs to.
+ */
+function osFamily(os: string): string {
+  const known = parseOsType(os);
+  if (known === null) return osKey(os);
+  return WINDOWS.includes(known) ? 'windows' : osKey(known);
+}
+
+/**
+ * Postern's deliberate difference from OpenZiti, which ignores a process rule's OS: a rule applies only to
+ * devices of its OS family, so a check listing a Windows and a Linux agent asks each device for its own.
+ * Until the device has reported its OS every rule applies (nothing is skipped on a guess).
+ */
+export function ruleApplies(rule: ProcessRule, data: IdentityPostureData | null): boolean {
+  const reported = data?.os?.type;
+  if (typeof reported !== 'string' || reported.trim() === '') return true;
+  return osFamily(rule.osType) === osFamily(reported);
+}
+
+/** The failure reason when no rule of a check applies to the device's OS. */
+export function noRuleFor(data: IdentityPostureData | null): string {
+  return `no process rule for ${data?.os?.type ?? 'this operating system'}`;
+}
 const SHA256 = [64, 'a sha256 hash'] as const;
 const SHA1 = [40, 'a sha1 certificate thumbprint'] as const;
 

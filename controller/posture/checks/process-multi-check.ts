@@ -2,10 +2,19 @@
  * PROCESS_MULTI check: several binaries, combined with `AllOf` (every one must pass) or `AnyOf` (one is enough).
  * The seed calls AnyOf `OneOf`; both are accepted and stored as `AnyOf` (ARCHITECTURE.md §4). Unlike OpenZiti,
  * an empty process list fails under both semantics (it cannot be created anyway), so nothing passes by omission.
+ *
+ * Also unlike OpenZiti, only the rules for the device's OS family count once the device has reported its OS
+ * (`ruleApplies`): AllOf needs every applicable rule, AnyOf one of them, and a device no rule applies to fails.
  */
 import type { FieldProblem, ProcessMultiCheck, ProcessRule } from '../types.js';
 import type { CheckModule } from './check-module.js';
-import { evaluateProcessRule, parseProcessRule, type ProcessActual } from './process-match.js';
+import {
+  evaluateProcessRule,
+  noRuleFor,
+  parseProcessRule,
+  ruleApplies,
+  type ProcessActual,
+} from './process-match.js';
 import { parseList, resolveField } from './normalise.js';
 
 const SEMANTICS: Record<string, ProcessMultiCheck['semantic']> = {
@@ -59,7 +68,8 @@ export const processMultiCheck: CheckModule<ProcessMultiCheck> = {
   },
 
   evaluate(check, data) {
-    const outcomes = check.processes.map((rule) => evaluateProcessRule(rule, data));
+    const applicable = check.processes.filter((rule) => ruleApplies(rule, data));
+    const outcomes = applicable.map((rule) => evaluateProcessRule(rule, data));
     const failing = outcomes.filter((o) => !o.passed);
     const isPassing =
       outcomes.length > 0 &&
@@ -73,12 +83,11 @@ export const processMultiCheck: CheckModule<ProcessMultiCheck> = {
     };
     if (isPassing) return result;
     const reasons = failing.map((o) => o.reason).filter((r): r is string => r !== undefined);
-    const reason =
-      outcomes.length === 0
-        ? 'the check lists no processes'
-        : check.semantic === 'AllOf'
-          ? reasons.join('; ')
-          : `none of the required processes passes: ${reasons.join('; ')}`;
+    let reason: string;
+    if (check.processes.length === 0) reason = 'the check lists no processes';
+    else if (outcomes.length === 0) reason = noRuleFor(data);
+    else if (check.semantic === 'AllOf') reason = reasons.join('; ');
+    else reason = `none of the required processes passes: ${reasons.join('; ')}`;
     return { ...result, reason };
   },
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { processCheck } from '../../../controller/posture/checks/process-check.js';
-import { HASH_A, HASH_B, SIGNER, at, checkFrom, ctx, data, proc } from './fixtures.js';
+import { HASH_A, HASH_B, SIGNER, at, checkFrom, ctx, data, proc, slot } from './fixtures.js';
 
 describe('PROCESS check: parse', () => {
   it('accepts os as an alias of osType, normalises case and keeps one signer', () => {
@@ -139,5 +139,31 @@ describe('PROCESS check: evaluate', () => {
       ctx(),
     );
     expect(result.isPassing).toBe(true);
+  });
+});
+
+describe('PROCESS check: a rule applies only to devices of its OS family (Postern)', () => {
+  const linux = checkFrom('PROCESS', { process: { osType: 'Linux', path: '/usr/bin/falcon' } });
+  const windows = checkFrom('PROCESS', { process: { osType: 'WindowsServer', path: 'C:\\edr.exe' } });
+  const os = (type: string) => ({ ...slot, type, version: '1.0.0', build: null });
+
+  it('fails on a device of another OS even when the binary is reported running', () => {
+    const result = processCheck.evaluate(
+      linux,
+      data({ os: os('windows'), processes: [proc('/usr/bin/falcon')] }),
+      ctx(),
+    );
+    expect(result).toMatchObject({ isPassing: false, reason: 'no process rule for windows' });
+  });
+
+  it('applies on a device of the same family, Windows and Windows Server being one', () => {
+    const reported = data({ os: os('Windows'), processes: [proc('c:\\EDR.exe')] });
+    expect(processCheck.evaluate(windows, reported, ctx()).isPassing).toBe(true);
+    const onLinux = data({ os: os('LINUX'), processes: [proc('/usr/bin/falcon')] });
+    expect(processCheck.evaluate(linux, onLinux, ctx()).isPassing).toBe(true);
+  });
+
+  it('applies every rule while the device has not reported its OS', () => {
+    expect(processCheck.evaluate(linux, data({ processes: [proc('/usr/bin/falcon')] }), ctx()).isPassing).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { processMultiCheck } from '../../../controller/posture/checks/process-multi-check.js';
-import { HASH_A, HASH_B, SIGNER, checkFrom, ctx, data, proc } from './fixtures.js';
+import { HASH_A, HASH_B, SIGNER, checkFrom, ctx, data, proc, slot } from './fixtures.js';
 
 const rules = [
   { os: 'LINUX', path: '/usr/bin/falcon', hashes: [HASH_A], signerFingerprints: [SIGNER] },
@@ -117,5 +117,47 @@ describe('PROCESS_MULTI check: evaluate', () => {
     expect(processMultiCheck.evaluate(lin, data({ processes: [proc('/opt/edr')] }), ctx()).isPassing).toBe(
       false,
     );
+  });
+});
+
+describe('PROCESS_MULTI check: only the rules for the device OS count (Postern)', () => {
+  const mixed = [
+    { os: 'Windows', path: 'C:\\edr\\agent.exe' },
+    { os: 'Linux', path: '/opt/edr/agent' },
+    { os: 'macOS', path: '/Applications/EDR.app/Contents/MacOS/edr' },
+  ];
+  const allOf = checkFrom('PROCESS_MULTI', { semantic: 'AllOf', processes: mixed });
+  const anyOf = checkFrom('PROCESS_MULTI', { semantic: 'AnyOf', processes: mixed });
+  const os = (type: string) => ({ ...slot, type, version: '1.0.0', build: null });
+
+  it('AllOf passes when every rule for the reported OS passes, skipping the others', () => {
+    const linux = data({ os: os('Linux'), processes: [proc('/opt/edr/agent')] });
+    expect(processMultiCheck.evaluate(allOf, linux, ctx()).isPassing).toBe(true);
+    const stopped = data({ os: os('Linux'), processes: [proc('/opt/edr/agent', { isRunning: false })] });
+    const result = processMultiCheck.evaluate(allOf, stopped, ctx());
+    expect(result.isPassing).toBe(false);
+    expect(result.actualValue).toHaveLength(1);
+  });
+
+  it('AnyOf passes when an applicable rule passes, and a rule of another OS does not count', () => {
+    const windowsBinaryOnLinux = data({ os: os('Linux'), processes: [proc('C:\\edr\\agent.exe')] });
+    expect(processMultiCheck.evaluate(anyOf, windowsBinaryOnLinux, ctx()).isPassing).toBe(false);
+    const server = data({ os: os('WindowsServer'), processes: [proc('c:\\EDR\\agent.exe')] });
+    expect(processMultiCheck.evaluate(anyOf, server, ctx()).isPassing).toBe(true);
+  });
+
+  it('fails saying so when no rule is for the reported OS', () => {
+    const linuxOnly = checkFrom('PROCESS_MULTI', { semantic: 'AllOf', processes: [mixed[1]] });
+    const result = processMultiCheck.evaluate(linuxOnly, data({ os: os('Android') }), ctx());
+    expect(result).toMatchObject({ isPassing: false, reason: 'no process rule for Android' });
+    expect(processMultiCheck.evaluate(anyOf, data({ os: os('FreeBSD') }), ctx()).reason).toBe(
+      'no process rule for FreeBSD',
+    );
+  });
+
+  it('applies every rule while the device has not reported its OS', () => {
+    const reported = data({ processes: [proc('/opt/edr/agent')] });
+    expect(processMultiCheck.evaluate(anyOf, reported, ctx()).isPassing).toBe(true);
+    expect(processMultiCheck.evaluate(allOf, reported, ctx()).isPassing).toBe(false);
   });
 });

@@ -1,0 +1,136 @@
+/**
+ * Who can reach what, through the store's role indexes: identity → the roles it answers to (`#attr`, `@id`,
+ * `#all`) → the policies naming one of them (`policy_roles`) → their service and posture check roles →
+ * the entities carrying those attributes (`role_attributes`). Nothing here scans every policy or identity, so
+ * the cost for one identity does not grow with the number of others.
+ *
+ * One resolver lives for one request or one evaluation pass and caches what it has read; it must not outlive
+ * it, because the store may change in between.
+ */
+import type { Entity, Identity, Semantic, Service, ServicePolicy } from '../../model.js';
+import type { AttributedRepository, Store } from '../../store/repository.js';
+import type { PostureCheck } from '../types.js';
+import { ALL_ROLE, attributeRoles, idRoles, roleSelects, rolesOf } from './role-match.js';
+
+/** A service the identity can reach, with every policy of the identity that selects it (Dial and Bind). */
+export interface ServiceGrant {
+  service: Service;
+  policies: ServicePolicy[];
+}
+
+type Attributed = Entity & { roleAttributes: string[] };
+
+const byName = <T extends { name: string; id: string }>(a: T, b: T) =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+
+export class AccessResolver {
+  private readonly policiesByIdentity = new Map<string, ServicePolicy[]>();
+  private readonly checksByPolicy = new Map<string, PostureCheck[]>();
+  private readonly servicesByPolicy = new Map<string, Service[]>();
+  private readonly servicesById = new Map<string, Service | null>();
+  private readonly everything = new Map<string, unknown[]>();
+  private checksExist: boolean | undefined;
+
+  constructor(private readonly store: Store) {}
+
+  /** The service policies that select the identity, sorted by name. */
+  policiesOf(identity: Identity): ServicePolicy[] {
+    let policies = this.policiesByIdentity.get(identity.id);
+    if (!policies) {
+      const candidates = this.store.servicePolicies.selecting(
+        'identity',
+        rolesOf(identity.id, identity.roleAttributes),
+      );
+      policies = candidates
+        .filter((p) => roleSelects(p.semantic, p.identityRoles, identity.id, identity.roleAttributes))
+        .sort(byName);
+      this.policiesByIdentity.set(identity.id, policies);
+    }
+    return policies;
+  }
+
+  /** The posture checks a policy requires (selected by its `postureCheckRoles`). */
+  checksOf(policy: ServicePolicy): PostureCheck[] {
+    let checks = this.checksByPolicy.get(policy.id);
+    if (!checks) {
+      checks = this.select(
+        this.store.postureChecks,
+        'postureChecks',
+        policy.semantic,
+        policy.postureCheckRoles,
+      );
+      this.checksByPolicy.set(policy.id, checks);
+    }
+    return checks;
+  }
+
+  /** The services a policy selects (by its `serviceRoles`). */
+  servicesOf(policy: ServicePolicy): Service[] {
+    let services = this.servicesByPolicy.get(policy.id);
+    if (!services) {
+      services = this.select(this.store.services, 'services', policy.semantic, policy.serviceRoles);
+      services.forEach((s) => this.servicesById.set(s.id, s));
+      this.servicesByPolicy.set(policy.id, services);
+    }
+    return services;
+  }
+
+  service(id: string): Service | undefined {
+    if (!this.servicesById.has(id)) this.servicesById.set(id, this.store.services.get(id) ?? null);
+    return this.servicesById.get(id) ?? undefined;
+  }
+
+  selectsService(policy: ServicePolicy, service: Service): boolean {
+    return roleSelects(policy.semantic, policy.serviceRoles, service.id, service.roleAttributes);
+  }
+
+  /** The identity's policies that select the service; only those of `type` when given. */
+  policiesFor(identity: Identity, service: Service, type?: ServicePolicy['type']): ServicePolicy[] {
+    return this.policiesOf(identity).filter(
+      (p) => (!type || p.type === type) && this.selectsService(p, service),
+    );
+  }
+
+  /** Every service the identity can Dial or Bind by some policy, sorted by name. */
+  grantsOf(identity: Identity): ServiceGrant[] {
+    const grants = new Map<string, ServiceGrant>();
+    for (const policy of this.policiesOf(identity)) {
+      for (const service of this.servicesOf(policy)) {
+        const grant = grants.get(service.id) ?? { service, policies: [] };
+        grant.policies.push(policy);
+        grants.set(service.id, grant);
+      }
+    }
+    return [...grants.values()].sort((a, b) => byName(a.service, b.service));
+  }
+
+  /** OpenZiti shows placeholder query sets on every service while no posture check exists at all. */
+  anyPostureChecks(): boolean {
+    this.checksExist ??= this.store.postureChecks.count() > 0;
+    return this.checksExist;
+  }
+
+  private select<T extends Attributed>(
+    repo: AttributedRepository<T>,
+    kind: string,
+    semantic: Semantic,
+    roles: readonly string[],
+  ): T[] {
+    if (roles.includes(ALL_ROLE)) return this.all(repo, kind);
+    const ids = new Set([...idRoles(roles), ...repo.idsWithAnyAttribute(attributeRoles(roles))]);
+    return repo
+      .getMany([...ids])
+      .filter((e) => roleSelects(semantic, roles, e.id, e.roleAttributes))
+      .sort(byName);
+  }
+
+  /** `#all`: the one case that must read a whole table, read once per resolver. */
+  private all<T extends Attributed>(repo: AttributedRepository<T>, kind: string): T[] {
+    let items = this.everything.get(kind) as T[] | undefined;
+    if (!items) {
+      items = repo.list({ limit: repo.count(), offset: 0 }).items.sort(byName);
+      this.everything.set(kind, items);
+    }
+    return items;
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * `POST /sessions`: an API session asks to Dial or Bind a service. Granted when one of the identity's
+ * policies of that type selecting the service passes its posture checks; otherwise the refusal is recorded for
+ * the administrator (the last 50 per identity) and answered 409 INVALID_POSTURE.
+ *
+ * Unlike OpenZiti, an existing session for the same API session, service and type is returned only after
+ * posture is checked again, so a stale session can never be handed out.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ControllerContext } from '../../context.js';
+import type { ApiSession, Identity, PolicyType } from '../../model.js';
+import { validationError } from '../../http/api-error.js';
+import type { EdgeSession } from '../posture-repository.js';
+import type { PostureEngine } from '../engine/posture-engine.js';
+import { AccessResolver } from './access-resolver.js';
+import { FAILED_REQUESTS_KEPT, failedRequest, invalidPosture } from './failure-report.js';
+
+export function requestSession(
+  ctx: ControllerContext,
+  engine: PostureEngine,
+  caller: { session: ApiSession; identity: Identity },
+  serviceId: string,
+  type: PolicyType,
+): EdgeSession {
+  const { store } = ctx;
+  const { session: apiSession, identity } = caller;
+  const resolver = new AccessResolver(store);
+  const service = resolver.service(serviceId);
+  // An unknown service and one the identity may not use look the same, so ids cannot be probed.
+  if (!service || resolver.policiesFor(identity, service, type).length === 0) {
+    throw validationError([
+      {
+        field: 'serviceId',
+        reason: `no service with this id that the identity may ${type}`,
+        value: serviceId,
+      },
+    ]);
+  }
+
+  const evaluation = engine.evaluation(resolver, identity.id, apiSession.id);
+  const decision = evaluation.access(identity, service, type);
+  const now = evaluation.ctx.now;
+  if (!decision.granted) {
+    store.posture.failures.add(
+      identity.id,
+      failedRequest(apiSession.id, service, type, decision.outcomes, now),
+      FAILED_REQUESTS_KEPT,
+    );
+    ctx.log.info({ identityId: identity.id, serviceId, type }, 'session refused: posture checks failed');
+    throw invalidPosture(decision.outcomes);
+  }
+
+  return store.transaction(() => {
+    const existing = store.posture.sessions.find(apiSession.id, service.id, type);
+    if (existing) return existing;
+    const created: EdgeSession = {
+      id: randomUUID(),
+      token: randomUUID(),
+      identityId: identity.id,
+      apiSessionId: apiSession.id,
+      serviceId: service.id,
+      type,
+      createdAt: now,
+      updatedAt: now,
+    };
+    // The API session's posture row exists from login; this covers sessions made before the row did.
+    store.posture.data.updateApiSession(apiSession.id, identity.id, {});
+    store.posture.sessions.create(created);
+    return created;
+  });
+}

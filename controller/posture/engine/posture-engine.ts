@@ -1,0 +1,145 @@
+/**
+ * Event-based posture evaluation. Whatever can change an identity's access (a posture response, an MFA
+ * pass or removal, a change to the identity, its policies, checks or services, or a timer reaching an MFA
+ * timeout or grace end) ends in `evaluateIdentity`, which for that identity only:
+ * - revokes the edge sessions whose access no longer holds,
+ * - moves `lastChangeAt` when what any of its API sessions can reach has changed,
+ * - re-arms each API session's expiry timer for the next moment a check changes by itself.
+ */
+import { createHash } from 'node:crypto';
+import type { ControllerContext } from '../../context.js';
+import { AccessResolver } from '../access/access-resolver.js';
+import { SessionEvaluation, type PolicyOutcome } from '../access/session-evaluation.js';
+import type { IdentityPostureData } from '../types.js';
+import { ExpiryTimers } from './expiry-timers.js';
+
+export interface EvaluateOptions {
+  /** reuse a resolver across identities within one synchronous pass */
+  resolver?: AccessResolver;
+  /** move lastChangeAt even if the digest is unchanged (a service or policy changed in ways it cannot see) */
+  forceChange?: boolean;
+}
+
+/** What an API session can reach, reduced to a short string: policy and check results in a stable order. */
+function digestOf(outcomes: readonly PolicyOutcome[]): string {
+  const parts = outcomes.map(
+    (o) =>
+      `${o.policy.id}:${o.policy.type}:${o.isPassing ? 1 : 0}:` +
+      o.checks.map((c) => `${c.check.id}=${c.result.isPassing ? 1 : 0}`).join(','),
+  );
+  return createHash('sha1').update(parts.join('|')).digest('base64url');
+}
+
+export class PostureEngine {
+  readonly timers: ExpiryTimers;
+
+  constructor(private readonly ctx: ControllerContext) {
+    this.timers = new ExpiryTimers(ctx.clock, (apiSessionIds) => this.onExpiry(apiSessionIds));
+  }
+
+  /** An evaluation of one API session of the identity now; `data` defaults to what is stored. */
+  evaluation(
+    resolver: AccessResolver,
+    identityId: string,
+    apiSessionId: string,
+    data?: IdentityPostureData,
+  ): SessionEvaluation {
+    const stored = data ?? this.ctx.store.posture.data.load(identityId);
+    return new SessionEvaluation(resolver, stored, apiSessionId, this.ctx.clock.now());
+  }
+
+  /** One transaction, so an evaluation's writes (digests, revocations, the change mark) cost one commit. */
+  evaluateIdentity(identityId: string, options: EvaluateOptions = {}): void {
+    this.ctx.store.transaction(() => this.evaluate(identityId, options));
+  }
+
+  private evaluate(identityId: string, options: EvaluateOptions): void {
+    const { store, clock } = this.ctx;
+    const identity = store.identities.get(identityId);
+    if (!identity) return this.forgetIdentity(identityId);
+    const resolver = options.resolver ?? new AccessResolver(store);
+    const now = clock.now();
+    const data = store.posture.data.load(identityId);
+    const sessions = store.posture.sessions.listByIdentity(identityId);
+    const evaluations = new Map<string, SessionEvaluation>();
+    const evaluationOf = (apiSessionId: string) => {
+      let evaluation = evaluations.get(apiSessionId);
+      if (!evaluation) {
+        evaluation = new SessionEvaluation(resolver, data, apiSessionId, now);
+        evaluations.set(apiSessionId, evaluation);
+      }
+      return evaluation;
+    };
+
+    let changed = options.forceChange === true;
+    const policies = resolver.policiesOf(identity);
+    for (const apiSessionId of Object.keys(data.apiSessions)) {
+      const evaluation = evaluationOf(apiSessionId);
+      const digest = digestOf(policies.map((p) => evaluation.policy(p)));
+      const previous = store.posture.data.accessDigest(apiSessionId);
+      if (previous !== digest) {
+        store.posture.data.setAccessDigest(apiSessionId, digest);
+        // The first digest of a new API session is its starting point, not a change it could have missed.
+        if (previous !== null) changed = true;
+      }
+      this.timers.set(apiSessionId, evaluation.nextChangeAt());
+    }
+
+    const lost = sessions.filter((s) => {
+      const service = resolver.service(s.serviceId);
+      return !service || !evaluationOf(s.apiSessionId).access(identity, service, s.type).granted;
+    });
+    if (lost.length > 0) {
+      const revoked = store.posture.sessions.deleteMany(lost.map((s) => s.id));
+      this.ctx.log.info(
+        { identityId, sessionIds: revoked },
+        'sessions revoked: posture or policy no longer grants access',
+      );
+      changed = true;
+    }
+    if (changed) this.markChanged(identityId);
+  }
+
+  /** Moves lastChangeAt, strictly forward even within one millisecond, so a client polling it sees every change. */
+  markChanged(identityId: string): void {
+    const now = this.ctx.clock.now().getTime();
+    const previous = this.ctx.store.posture.changes.lastChangeAt(identityId)?.getTime() ?? 0;
+    this.ctx.store.posture.changes.markChanged(identityId, new Date(Math.max(now, previous + 1)));
+  }
+
+  forgetApiSession(apiSessionId: string): void {
+    this.timers.delete(apiSessionId);
+    this.ctx.store.posture.sessions.deleteByApiSession(apiSessionId);
+    this.ctx.store.posture.data.deleteApiSession(apiSessionId);
+  }
+
+  forgetIdentity(identityId: string): void {
+    const { posture } = this.ctx.store;
+    for (const apiSessionId of Object.keys(posture.data.load(identityId).apiSessions))
+      this.timers.delete(apiSessionId);
+    posture.data.deleteIdentity(identityId);
+    posture.sessions.deleteByIdentity(identityId);
+    posture.failures.deleteByIdentity(identityId);
+    posture.changes.deleteByIdentity(identityId);
+  }
+
+  close(): void {
+    this.timers.close();
+  }
+
+  private onExpiry(apiSessionIds: readonly string[]): void {
+    const identities = new Set<string>();
+    for (const id of apiSessionIds) {
+      const identityId = this.ctx.store.posture.data.identityOfApiSession(id);
+      if (identityId) identities.add(identityId);
+    }
+    const resolver = new AccessResolver(this.ctx.store);
+    for (const identityId of identities) {
+      try {
+        this.evaluateIdentity(identityId, { resolver });
+      } catch (err) {
+        this.ctx.log.error({ err, identityId }, 'posture re-evaluation at expiry failed');
+      }
+    }
+  }
+}

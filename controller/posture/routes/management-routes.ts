@@ -1,0 +1,52 @@
+/** Management API: an identity's posture data and its recent failed service requests. */
+import type { FastifyInstance } from 'fastify';
+import type { ControllerContext } from '../../context.js';
+import { notFound } from '../../http/api-error.js';
+import { detail, list } from '../../http/envelope.js';
+import { IdParams, detailEnvelope, errorResponses, listEnvelope } from '../../http/schemas.js';
+import { FAILED_REQUESTS_KEPT } from '../access/failure-report.js';
+import { postureDataToWire } from '../views/posture-data-view.js';
+import { failedRequestToWire } from '../views/record-views.js';
+import { FailedServiceRequest, PostureData } from './wire-schemas.js';
+
+export function registerPostureManagement(app: FastifyInstance, ctx: ControllerContext): void {
+  const tags = ['Identity'];
+  // OpenZiti answers an empty structure for an unknown id; a 404 tells a typo from a device that never reported.
+  const identityId = (request: { params: unknown }) => {
+    const { id } = request.params as { id: string };
+    if (!ctx.store.identities.get(id)) throw notFound(`identities/${id}`);
+    return id;
+  };
+
+  app.get(
+    '/identities/:id/posture-data',
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        response: { 200: detailEnvelope(PostureData), ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => detail(postureDataToWire(ctx.store.posture.data.load(identityId(request)))),
+  );
+
+  app.get(
+    '/identities/:id/failed-service-requests',
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        description: `The last ${FAILED_REQUESTS_KEPT} session requests refused for posture, oldest first`,
+        response: { 200: listEnvelope(FailedServiceRequest), ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const records = ctx.store.posture.failures.list(identityId(request));
+      return list(records.map(failedRequestToWire), {
+        limit: FAILED_REQUESTS_KEPT,
+        offset: 0,
+        totalCount: records.length,
+      });
+    },
+  );
+}

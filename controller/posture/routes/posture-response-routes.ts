@@ -1,0 +1,61 @@
+/**
+ * `POST /posture-response` (one answer) and `POST /posture-response-bulk` (a list): the agent reports what the
+ * posture queries asked. Every item is validated first and the whole request is stored in one transaction, so a
+ * bad item leaves nothing behind; then the identity is re-evaluated (sessions revoked, lastChangeAt moved).
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { ControllerContext } from '../../context.js';
+import { authOf } from '../../auth/guard.js';
+import { validationError } from '../../http/api-error.js';
+import { errorResponses } from '../../http/schemas.js';
+import { AccessResolver } from '../access/access-resolver.js';
+import type { PostureEngine } from '../engine/posture-engine.js';
+import { applyResponses, graceServices } from '../responses/apply-responses.js';
+import { MAX_BULK_ITEMS, parseResponses } from '../responses/response-items.js';
+import { PostureResponseCreate, PostureResponseReply } from './wire-schemas.js';
+
+export function registerPostureResponseRoutes(
+  app: FastifyInstance,
+  ctx: ControllerContext,
+  engine: PostureEngine,
+): void {
+  const tags = ['Posture'];
+  const respond = (request: Parameters<typeof authOf>[0], values: unknown[], indexed: boolean) => {
+    const parsed = parseResponses(values, indexed);
+    if (!parsed.ok) throw validationError(parsed.problems);
+    const { session, identity } = authOf(request);
+    const now = ctx.clock.now();
+    const before = ctx.store.posture.data.load(identity.id);
+    ctx.store.transaction(() => applyResponses(ctx, identity.id, session.id, parsed.items, now));
+    const resolver = new AccessResolver(ctx.store);
+    const services = graceServices(resolver, identity, before, session.id, parsed.items, now);
+    engine.evaluateIdentity(identity.id, { resolver });
+    return { data: { services }, meta: {} };
+  };
+
+  app.post(
+    '/posture-response',
+    {
+      schema: {
+        tags,
+        body: PostureResponseCreate,
+        response: { 201: PostureResponseReply, ...errorResponses(400, 401) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(respond(request, [request.body], false)),
+  );
+
+  app.post(
+    '/posture-response-bulk',
+    {
+      schema: {
+        tags,
+        body: Type.Array(PostureResponseCreate, { maxItems: MAX_BULK_ITEMS }),
+        // OpenZiti's spec says 200, its controller answers 201; so does Postern.
+        response: { 201: PostureResponseReply, ...errorResponses(400, 401) },
+      },
+    },
+    async (request, reply) => reply.status(201).send(respond(request, request.body as unknown[], true)),
+  );
+}

@@ -1,0 +1,97 @@
+/**
+ * The caller's services (`GET /services`, `/services/<id>`) with their posture queries evaluated for the
+ * caller's API session, and `GET /current-api-session/service-updates`, which tells an agent when to list again.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ControllerContext } from '../../context.js';
+import { authOf } from '../../auth/guard.js';
+import { notFound } from '../../http/api-error.js';
+import { detail, iso, list } from '../../http/envelope.js';
+import { parseListQuery } from '../../http/list-query.js';
+import {
+  IdParams,
+  ListQuerystring,
+  detailEnvelope,
+  errorResponses,
+  listEnvelope,
+} from '../../http/schemas.js';
+import { AccessResolver } from '../access/access-resolver.js';
+import type { PostureEngine } from '../engine/posture-engine.js';
+import { clientServiceToWire } from '../views/service-view.js';
+import { ClientServiceDetail, ServiceUpdates } from './wire-schemas.js';
+
+export function registerServiceRoutes(
+  app: FastifyInstance,
+  ctx: ControllerContext,
+  engine: PostureEngine,
+): void {
+  const tags = ['Service'];
+
+  app.get(
+    '/services',
+    {
+      schema: {
+        tags,
+        querystring: ListQuerystring,
+        response: { 200: listEnvelope(ClientServiceDetail), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const { session, identity } = authOf(request);
+      const query = parseListQuery(request.query as Record<string, never>);
+      const resolver = new AccessResolver(ctx.store);
+      const needle = query.nameContains?.toLowerCase();
+      const matching = resolver
+        .grantsOf(identity)
+        .filter(
+          ({ service: s }) =>
+            (query.id === undefined || s.id === query.id) &&
+            (query.name === undefined || s.name === query.name),
+        )
+        .filter(({ service: s }) => needle === undefined || s.name.toLowerCase().includes(needle));
+      const page = matching.slice(query.offset, query.offset + query.limit);
+      const evaluation = engine.evaluation(resolver, identity.id, session.id);
+      return list(
+        page.map((grant) => clientServiceToWire(grant, evaluation)),
+        { limit: query.limit, offset: query.offset, totalCount: matching.length },
+      );
+    },
+  );
+
+  app.get(
+    '/services/:id',
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        response: { 200: detailEnvelope(ClientServiceDetail), ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const { session, identity } = authOf(request);
+      const { id } = request.params as { id: string };
+      const resolver = new AccessResolver(ctx.store);
+      const service = resolver.service(id);
+      const policies = service ? resolver.policiesFor(identity, service) : [];
+      // A service the identity cannot use is as invisible as one that does not exist.
+      if (!service || policies.length === 0) throw notFound(`services/${id}`);
+      const evaluation = engine.evaluation(resolver, identity.id, session.id);
+      return detail(clientServiceToWire({ service, policies }, evaluation));
+    },
+  );
+
+  app.get(
+    '/current-api-session/service-updates',
+    {
+      schema: {
+        tags: ['Current API Session'],
+        response: { 200: detailEnvelope(ServiceUpdates), ...errorResponses(401) },
+      },
+    },
+    async (request) => {
+      const { session, identity } = authOf(request);
+      const lastChangeAt = ctx.store.posture.changes.lastChangeAt(identity.id) ?? session.createdAt;
+      return detail({ lastChangeAt: iso(lastChangeAt) });
+    },
+  );
+}

@@ -1,0 +1,97 @@
+/**
+ * Edge sessions on the client API: create (posture decides), list, read and delete the caller's own. Another
+ * identity's session answers 404, like one that does not exist.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { ControllerContext } from '../../context.js';
+import type { PolicyType } from '../../model.js';
+import { authOf } from '../../auth/guard.js';
+import { notFound } from '../../http/api-error.js';
+import { detail, empty, list } from '../../http/envelope.js';
+import { parseListQuery } from '../../http/list-query.js';
+import {
+  EmptyEnvelope,
+  IdParams,
+  ListQuerystring,
+  detailEnvelope,
+  errorResponses,
+  listEnvelope,
+} from '../../http/schemas.js';
+import { requestSession } from '../access/session-requests.js';
+import type { PostureEngine } from '../engine/posture-engine.js';
+import { edgeSessionToWire } from '../views/record-views.js';
+import { SessionCreate, SessionDetail } from './wire-schemas.js';
+
+export function registerSessionRoutes(
+  app: FastifyInstance,
+  ctx: ControllerContext,
+  engine: PostureEngine,
+): void {
+  const tags = ['Session'];
+  const { store } = ctx;
+  const toWire = (s: Parameters<typeof edgeSessionToWire>[0]) =>
+    edgeSessionToWire(s, store.services.get(s.serviceId));
+  const own = (request: Parameters<typeof authOf>[0]) => {
+    const { identity } = authOf(request);
+    const { id } = request.params as { id: string };
+    const session = store.posture.sessions.get(id);
+    if (!session || session.identityId !== identity.id) throw notFound(`sessions/${id}`);
+    return session;
+  };
+
+  app.post(
+    '/sessions',
+    {
+      schema: {
+        tags,
+        body: SessionCreate,
+        response: { 201: detailEnvelope(SessionDetail), ...errorResponses(400, 401, 409) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as { serviceId: string; type?: PolicyType };
+      const created = requestSession(ctx, engine, authOf(request), body.serviceId, body.type ?? 'Dial');
+      return reply.status(201).send(detail(toWire(created)));
+    },
+  );
+
+  app.get(
+    '/sessions',
+    {
+      schema: {
+        tags,
+        querystring: ListQuerystring,
+        response: { 200: listEnvelope(SessionDetail), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const query = parseListQuery(request.query as Record<string, never>);
+      const mine = store.posture.sessions
+        .listByIdentity(authOf(request).identity.id)
+        .filter((s) => query.id === undefined || s.id === query.id);
+      const page = mine.slice(query.offset, query.offset + query.limit);
+      return list(page.map(toWire), { limit: query.limit, offset: query.offset, totalCount: mine.length });
+    },
+  );
+
+  app.get(
+    '/sessions/:id',
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        response: { 200: detailEnvelope(SessionDetail), ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => detail(toWire(own(request))),
+  );
+
+  app.delete(
+    '/sessions/:id',
+    { schema: { tags, params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses(401, 404) } } },
+    async (request) => {
+      store.posture.sessions.delete(own(request).id);
+      return empty();
+    },
+  );
+}

@@ -1,0 +1,193 @@
+/** The SQLite side of posture evaluation's records: edge sessions, failed requests, service-change marks. */
+import type { Db } from '../database.js';
+import type { PolicyType } from '../../model.js';
+import type {
+  EdgeSession,
+  EdgeSessionRepository,
+  FailedRequestRepository,
+  FailedServiceRequest,
+  ServiceChangeRepository,
+} from '../../posture/posture-repository.js';
+
+interface SessionRow {
+  id: string;
+  token: string;
+  identity_id: string;
+  api_session_id: string;
+  service_id: string;
+  type: PolicyType;
+  created_at: string;
+  updated_at: string;
+}
+
+const sessionOf = (r: SessionRow): EdgeSession => ({
+  id: r.id,
+  token: r.token,
+  identityId: r.identity_id,
+  apiSessionId: r.api_session_id,
+  serviceId: r.service_id,
+  type: r.type,
+  createdAt: new Date(r.created_at),
+  updatedAt: new Date(r.updated_at),
+});
+
+export class SqliteEdgeSessionRepository implements EdgeSessionRepository {
+  private readonly stmts;
+
+  constructor(private readonly db: Db) {
+    this.stmts = {
+      insert: db.prepare(
+        `INSERT INTO edge_sessions (id, token, identity_id, api_session_id, service_id, type, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      get: db.prepare(`SELECT * FROM edge_sessions WHERE id = ?`),
+      find: db.prepare(
+        `SELECT * FROM edge_sessions WHERE api_session_id = ? AND service_id = ? AND type = ? LIMIT 1`,
+      ),
+      byIdentity: db.prepare(`SELECT * FROM edge_sessions WHERE identity_id = ? ORDER BY created_at, id`),
+      delete: db.prepare(`DELETE FROM edge_sessions WHERE id = ?`),
+      deleteByApiSession: db.prepare(`DELETE FROM edge_sessions WHERE api_session_id = ?`),
+      deleteByIdentity: db.prepare(`DELETE FROM edge_sessions WHERE identity_id = ?`),
+      identities: db.prepare(`SELECT DISTINCT identity_id FROM edge_sessions`),
+      apiSessions: db.prepare(`SELECT DISTINCT api_session_id FROM edge_sessions`),
+    };
+  }
+
+  create(s: EdgeSession): void {
+    this.stmts.insert.run(
+      s.id,
+      s.token,
+      s.identityId,
+      s.apiSessionId,
+      s.serviceId,
+      s.type,
+      s.createdAt.toISOString(),
+      s.updatedAt.toISOString(),
+    );
+  }
+
+  get(id: string): EdgeSession | undefined {
+    const row = this.stmts.get.get(id) as SessionRow | undefined;
+    return row && sessionOf(row);
+  }
+
+  find(apiSessionId: string, serviceId: string, type: PolicyType): EdgeSession | undefined {
+    const row = this.stmts.find.get(apiSessionId, serviceId, type) as SessionRow | undefined;
+    return row && sessionOf(row);
+  }
+
+  listByIdentity(identityId: string): EdgeSession[] {
+    return (this.stmts.byIdentity.all(identityId) as SessionRow[]).map(sessionOf);
+  }
+
+  delete(id: string): boolean {
+    return this.stmts.delete.run(id).changes > 0;
+  }
+
+  deleteMany(ids: readonly string[]): string[] {
+    return this.db.transaction(() => ids.filter((id) => this.stmts.delete.run(id).changes > 0))();
+  }
+
+  deleteByApiSession(apiSessionId: string): void {
+    this.stmts.deleteByApiSession.run(apiSessionId);
+  }
+
+  deleteByIdentity(identityId: string): void {
+    this.stmts.deleteByIdentity.run(identityId);
+  }
+
+  identitiesWithSessions(): string[] {
+    return (this.stmts.identities.all() as { identity_id: string }[]).map((r) => r.identity_id);
+  }
+
+  deleteOrphans(liveApiSession: (apiSessionId: string) => boolean): number {
+    const ids = (this.stmts.apiSessions.all() as { api_session_id: string }[]).map((r) => r.api_session_id);
+    const orphans = ids.filter((id) => !liveApiSession(id));
+    this.db.transaction(() => orphans.forEach((id) => this.stmts.deleteByApiSession.run(id)))();
+    return orphans.length;
+  }
+}
+
+interface FailureRow {
+  api_session_id: string;
+  service_id: string;
+  service_name: string;
+  session_type: PolicyType;
+  at: string;
+  policy_failures: string;
+}
+
+export class SqliteFailedRequestRepository implements FailedRequestRepository {
+  private readonly stmts;
+
+  constructor(private readonly db: Db) {
+    this.stmts = {
+      insert: db.prepare(
+        `INSERT INTO failed_service_requests (identity_id, api_session_id, service_id, service_name, session_type, at, policy_failures)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      // Everything older than the newest `keep` rows of the identity; the (identity_id, seq) index serves both.
+      trim: db.prepare(
+        `DELETE FROM failed_service_requests WHERE identity_id = ? AND seq <= (
+           SELECT seq FROM failed_service_requests WHERE identity_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
+      ),
+      list: db.prepare(`SELECT * FROM failed_service_requests WHERE identity_id = ? ORDER BY seq`),
+      deleteByIdentity: db.prepare(`DELETE FROM failed_service_requests WHERE identity_id = ?`),
+    };
+  }
+
+  add(identityId: string, r: FailedServiceRequest, keep: number): void {
+    this.db.transaction(() => {
+      this.stmts.insert.run(
+        identityId,
+        r.apiSessionId,
+        r.serviceId,
+        r.serviceName,
+        r.sessionType,
+        r.when.toISOString(),
+        JSON.stringify(r.policyFailures),
+      );
+      this.stmts.trim.run(identityId, identityId, keep);
+    })();
+  }
+
+  list(identityId: string): FailedServiceRequest[] {
+    return (this.stmts.list.all(identityId) as FailureRow[]).map((r) => ({
+      apiSessionId: r.api_session_id,
+      serviceId: r.service_id,
+      serviceName: r.service_name,
+      sessionType: r.session_type,
+      when: new Date(r.at),
+      policyFailures: JSON.parse(r.policy_failures) as FailedServiceRequest['policyFailures'],
+    }));
+  }
+
+  deleteByIdentity(identityId: string): void {
+    this.stmts.deleteByIdentity.run(identityId);
+  }
+}
+
+export class SqliteServiceChangeRepository implements ServiceChangeRepository {
+  private readonly stmts;
+
+  constructor(db: Db) {
+    this.stmts = {
+      get: db.prepare(`SELECT last_change_at FROM service_changes WHERE identity_id = ?`),
+      set: db.prepare(`INSERT OR REPLACE INTO service_changes (identity_id, last_change_at) VALUES (?, ?)`),
+      delete: db.prepare(`DELETE FROM service_changes WHERE identity_id = ?`),
+    };
+  }
+
+  lastChangeAt(identityId: string): Date | undefined {
+    const row = this.stmts.get.get(identityId) as { last_change_at: string } | undefined;
+    return row && new Date(row.last_change_at);
+  }
+
+  markChanged(identityId: string, at: Date): void {
+    this.stmts.set.run(identityId, at.toISOString());
+  }
+
+  deleteByIdentity(identityId: string): void {
+    this.stmts.delete.run(identityId);
+  }
+}

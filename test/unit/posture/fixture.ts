@@ -1,0 +1,121 @@
+/**
+ * A controller context on a real SQLite store in a temp dir, without HTTP, for driving posture evaluation
+ * directly. Time is whatever `Date` says, so vitest's fake timers control both the clock and the timers.
+ */
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { defaultConfig } from '../../../controller/config.js';
+import { createContext, type ControllerContext } from '../../../controller/context.js';
+import { createLogger } from '../../../controller/logger.js';
+import type { ApiSession, Identity, Service, ServicePolicy } from '../../../controller/model.js';
+import { SqliteStore } from '../../../controller/store/sqlite-store.js';
+import { getCheckModule } from '../../../controller/posture/checks/index.js';
+import type { PostureCheck, PostureCheckSpec } from '../../../controller/posture/types.js';
+import { tempDir } from '../../helpers/controller.js';
+
+export class Fixture {
+  readonly ctx: ControllerContext;
+  readonly store: SqliteStore;
+  private readonly dir = tempDir('postern-posture-unit-');
+
+  constructor() {
+    this.store = SqliteStore.open(this.dir);
+    this.ctx = createContext(defaultConfig(this.dir), this.store, createLogger('silent'));
+  }
+
+  private base(name: string) {
+    const now = this.ctx.clock.now();
+    return {
+      id: randomUUID(),
+      name: `${name}-${randomUUID().slice(0, 6)}`,
+      createdAt: now,
+      updatedAt: now,
+      tags: {},
+    };
+  }
+
+  identity(roleAttributes: string[] = []): Identity {
+    const identity: Identity = {
+      ...this.base('identity'),
+      type: 'User',
+      isAdmin: false,
+      isDefaultAdmin: false,
+      roleAttributes,
+      authPolicyId: 'default',
+      externalId: null,
+      disabled: false,
+    };
+    this.store.identities.create(identity);
+    return identity;
+  }
+
+  service(roleAttributes: string[] = []): Service {
+    const service: Service = {
+      ...this.base('service'),
+      roleAttributes,
+      encryptionRequired: true,
+      terminatorStrategy: 'smartrouting',
+      maxIdleTimeMillis: 0,
+    };
+    this.store.services.create(service);
+    return service;
+  }
+
+  policy(fields: Partial<ServicePolicy>): ServicePolicy {
+    const policy: ServicePolicy = {
+      ...this.base('policy'),
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: [],
+      serviceRoles: [],
+      postureCheckRoles: [],
+      ...fields,
+    };
+    this.store.servicePolicies.create(policy);
+    return policy;
+  }
+
+  check(
+    typeId: PostureCheck['typeId'],
+    body: Record<string, unknown>,
+    roleAttributes: string[] = [],
+  ): PostureCheck {
+    const parsed = getCheckModule(typeId).parse(body, 'create');
+    if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
+    const check = {
+      ...(parsed.spec as PostureCheckSpec),
+      ...this.base('check'),
+      roleAttributes,
+      version: 1,
+    } as PostureCheck;
+    this.store.postureChecks.create(check);
+    return check;
+  }
+
+  /** An API session as login makes one, announced the way login announces it. */
+  apiSession(identity: Identity): ApiSession {
+    const now = this.ctx.clock.now();
+    const session: ApiSession = {
+      id: randomUUID(),
+      identityId: identity.id,
+      authenticatorId: 'none',
+      ipAddress: '127.0.0.1',
+      configTypes: [],
+      envInfo: {},
+      sdkInfo: { type: 'postern-agent', version: '0.1.0' },
+      isMfaRequired: false,
+      isMfaComplete: false,
+      createdAt: now,
+      updatedAt: now,
+      lastActivityAt: now,
+    };
+    this.store.apiSessions.create(session, randomUUID());
+    this.ctx.events.emit('apiSession.created', session.id, identity.id);
+    return session;
+  }
+
+  dispose(): void {
+    this.store.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

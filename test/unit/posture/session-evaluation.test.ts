@@ -1,0 +1,106 @@
+/** How checks combine into policies and policies into access, and what a refusal reports. */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { AccessResolver } from '../../../controller/posture/access/access-resolver.js';
+import { SessionEvaluation } from '../../../controller/posture/access/session-evaluation.js';
+import { failedRequest, invalidPosture } from '../../../controller/posture/access/failure-report.js';
+import type { IdentityPostureData } from '../../../controller/posture/types.js';
+import { Fixture } from './fixture.js';
+
+const NOW = new Date('2025-01-01T00:00:00.000Z');
+const slot = { postureCheckId: 'x', lastUpdatedAt: NOW };
+
+describe('SessionEvaluation', () => {
+  let f: Fixture;
+  beforeEach(() => {
+    f = new Fixture();
+  });
+  afterEach(() => f.dispose());
+
+  function scene() {
+    const identity = f.identity(['staff']);
+    const service = f.service(['app']);
+    const domain = f.check('DOMAIN', { domains: ['corp'] }, ['base']);
+    const mac = f.check('MAC', { macAddresses: ['aa-bb-cc-dd-ee-ff'] }, ['base']);
+    const strict = f.policy({
+      identityRoles: ['#staff'],
+      serviceRoles: ['#app'],
+      postureCheckRoles: ['#base'],
+    });
+    const bind = f.policy({ type: 'Bind', identityRoles: ['#staff'], serviceRoles: ['#app'] });
+    return { identity, service, domain, mac, strict, bind };
+  }
+  const data = (partial: Partial<IdentityPostureData>): IdentityPostureData => ({
+    identityId: 'i',
+    os: null,
+    mac: null,
+    domain: null,
+    processes: [],
+    apiSessions: {},
+    ...partial,
+  });
+
+  it('passes a policy only when all its checks pass, and grants per session type', () => {
+    const { identity, service, domain, strict } = scene();
+    const onlyDomain = data({ domain: { ...slot, domain: 'CORP' } });
+    const evaluation = new SessionEvaluation(new AccessResolver(f.store), onlyDomain, 's', NOW);
+    const dial = evaluation.access(identity, service, 'Dial');
+    expect(dial.granted).toBe(false);
+    expect(dial.outcomes.map((o) => o.policy.id)).toEqual([strict.id]);
+    expect(dial.outcomes[0]!.checks.find((c) => c.check.id === domain.id)?.result.isPassing).toBe(true);
+    // The Bind policy has no checks: it passes on its own.
+    expect(evaluation.access(identity, service, 'Bind').granted).toBe(true);
+
+    const both = data({ domain: { ...slot, domain: 'corp' }, mac: { ...slot, addresses: ['aabbccddeeff'] } });
+    expect(
+      new SessionEvaluation(new AccessResolver(f.store), both, 's', NOW).access(identity, service, 'Dial')
+        .granted,
+    ).toBe(true);
+  });
+
+  it('reports a refusal in OpenZiti’s shapes, listing only failing policies and checks', () => {
+    const { identity, service, mac, strict } = scene();
+    const open = f.policy({ identityRoles: ['#nobody'], serviceRoles: ['#app'] });
+    const evaluation = new SessionEvaluation(
+      new AccessResolver(f.store),
+      data({ domain: { ...slot, domain: 'corp' } }),
+      's',
+      NOW,
+    );
+    const { outcomes } = evaluation.access(identity, service, 'Dial');
+    expect(outcomes.map((o) => o.policy.id)).not.toContain(open.id);
+
+    const record = failedRequest('s', service, 'Dial', outcomes, NOW);
+    expect(record).toEqual({
+      apiSessionId: 's',
+      serviceId: service.id,
+      serviceName: service.name,
+      sessionType: 'Dial',
+      when: NOW,
+      policyFailures: [
+        {
+          policyId: strict.id,
+          policyName: strict.name,
+          checks: [
+            {
+              postureCheckId: mac.id,
+              postureCheckName: mac.name,
+              postureCheckType: 'MAC',
+              actualValue: [],
+              expectedValue: ['aabbccddeeff'],
+              reason: 'the device has not reported any MAC address',
+            },
+          ],
+        },
+      ],
+    });
+    const error = invalidPosture(outcomes);
+    expect(error).toMatchObject({
+      status: 409,
+      code: 'INVALID_POSTURE',
+      cause: {
+        message: `Failed to pass posture checks for service policies: [${strict.id}]`,
+        data: { [strict.id]: [{ id: mac.id, typeId: 'MAC', isPassing: false }] },
+      },
+    });
+  });
+});
