@@ -1,16 +1,49 @@
 import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../context.js';
+import { MfaService } from './mfa-service.js';
+import { SecretBox } from './secret-box.js';
+import { MASTER_KEY_ENV, loadOrCreateKeyFile, parseMasterKey } from './master-key.js';
+import { registerSharedRoutes } from './shared-routes.js';
+import { registerManagementRoutes } from './management-routes.js';
 
 /**
- * MFA TOTP's entry points (filled by the MFA issue): `installMfa` wires enrollment state into the
- * controller (e.g. `ctx.isMfaEnrolled`) once at start; the route functions add its endpoints.
+ * MFA TOTP's entry points: `installMfa` wires enrollment state into the controller once at start; the
+ * route functions add its endpoints. One service per context, shared by both APIs' routes, so the
+ * attempt limits count every try whichever API it came through.
  */
-export function installMfa(_ctx: ControllerContext): { close(): void } {
-  return { close() {} };
+const services = new WeakMap<ControllerContext, MfaService>();
+
+function serviceOf(ctx: ControllerContext): MfaService {
+  const service = services.get(ctx);
+  if (!service) throw new Error('installMfa(ctx) must run before the MFA routes are registered');
+  return service;
+}
+
+export function installMfa(ctx: ControllerContext): { close(): void } {
+  // Read once, at start: a malformed key stops the start rather than the first enrollment.
+  const envKey = process.env[MASTER_KEY_ENV]?.trim();
+  const fromEnv = envKey ? parseMasterKey(envKey) : undefined;
+  const box = new SecretBox(() => fromEnv ?? loadOrCreateKeyFile(ctx.config.dataDir, (message) => ctx.log.warn(message)));
+  const service = new MfaService(ctx, box);
+  services.set(ctx, service);
+
+  ctx.isMfaEnrolled = (identityId) => ctx.store.mfa.isVerified(identityId);
+  const purge = (identityId: string) => service.purge(identityId);
+  ctx.events.on('identity.deleted', purge);
+  return {
+    close() {
+      ctx.events.off('identity.deleted', purge);
+      services.delete(ctx);
+    },
+  };
 }
 
 /** Routes both APIs serve for the current identity: /authenticate/mfa and /current-identity/mfa*. */
-export function registerMfaSharedRoutes(_app: FastifyInstance, _ctx: ControllerContext): void {}
+export function registerMfaSharedRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+  registerSharedRoutes(app, serviceOf(ctx));
+}
 
 /** Management API: admin removal of an identity's MFA, the MFA audit log. */
-export function registerMfaManagementRoutes(_app: FastifyInstance, _ctx: ControllerContext): void {}
+export function registerMfaManagementRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+  registerManagementRoutes(app, ctx, serviceOf(ctx));
+}

@@ -1,3 +1,95 @@
-/** Storage of MFA enrollments, recovery codes and the MFA audit log (the MFA issue defines it). */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface MfaRepository {}
+/**
+ * Storage of MFA enrollments, recovery codes and the MFA audit log. Secrets and codes arrive here already
+ * sealed (see secret-box.ts): a store never sees them in clear, so no backend can leak them.
+ */
+import type { Page } from '../store/repository.js';
+
+export interface MfaEnrollment {
+  id: string;
+  identityId: string;
+  isVerified: boolean;
+  /** the sealed TOTP secret (20 random bytes before sealing) */
+  sealedSecret: Buffer;
+  /** highest TOTP time step accepted so far; a code for it or an earlier step is refused (RFC 6238 §5.2) */
+  lastStep: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+  verifiedAt: Date | null;
+}
+
+export interface SealedRecoveryCode {
+  id: string;
+  sealed: Buffer;
+}
+
+export const MFA_AUDIT_EVENT_TYPES = [
+  'enroll',
+  'verify',
+  'authenticate',
+  'remove',
+  'admin-remove',
+  'identity-deleted',
+  'recovery-codes.read',
+  'recovery-codes.regenerate',
+] as const;
+export type MfaAuditEventType = (typeof MFA_AUDIT_EVENT_TYPES)[number];
+export type MfaAuditOutcome = 'success' | 'failure';
+/** which kind of code proved the factor; recovery-code uses are found by this */
+export type MfaFactor = 'totp' | 'recovery-code';
+
+/** One audited MFA action. Never holds a secret or a code, only what happened, to whom, from where. */
+export interface MfaAuditEvent {
+  id: string;
+  at: Date;
+  eventType: MfaAuditEventType;
+  identityId: string;
+  apiSessionId: string | null;
+  /** who acted when it was not the identity itself (an administrator) */
+  actorIdentityId: string | null;
+  sourceIp: string | null;
+  outcome: MfaAuditOutcome;
+  factor: MfaFactor | null;
+  /** why a failure failed (e.g. invalid-code, replayed-code, rate-limited) or how a removal happened */
+  reason: string | null;
+}
+
+export interface MfaAuditFilter {
+  identityId?: string;
+  eventType?: string;
+  outcome?: string;
+  apiSessionId?: string;
+  actorIdentityId?: string;
+  sourceIp?: string;
+  factor?: string;
+}
+
+export interface MfaAuditQuery extends MfaAuditFilter {
+  limit: number;
+  offset: number;
+}
+
+export interface MfaRepository {
+  get(identityId: string): MfaEnrollment | undefined;
+  isVerified(identityId: string): boolean;
+  /** stores a new unverified enrollment with its codes; false when the identity already has one */
+  create(enrollment: MfaEnrollment, codes: readonly SealedRecoveryCode[]): boolean;
+  /**
+   * Marks the enrollment verified and records `step` as the last accepted one, only if it is still
+   * unverified and `step` is newer than any accepted before; false otherwise (lost a race, or a replay).
+   */
+  markVerified(identityId: string, step: number, at: Date): boolean;
+  /** compare-and-set of the last accepted step: true only when `step` is newer than the stored one */
+  advanceStep(identityId: string, step: number, at: Date): boolean;
+  /** removes the enrollment and its recovery codes; false when there was none */
+  delete(identityId: string): boolean;
+
+  recoveryCodes(identityId: string): SealedRecoveryCode[];
+  countRecoveryCodes(identityId: string): number;
+  /** deletes one code; true only for the caller whose delete removed it (single use under races) */
+  consumeRecoveryCode(identityId: string, codeId: string): boolean;
+  replaceRecoveryCodes(identityId: string, codes: readonly SealedRecoveryCode[]): void;
+
+  recordAudit(event: MfaAuditEvent): void;
+  /** newest first */
+  listAudit(query: MfaAuditQuery): Page<MfaAuditEvent>;
+}

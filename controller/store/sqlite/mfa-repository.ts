@@ -1,6 +1,185 @@
 import type { Db } from '../database.js';
-import type { MfaRepository } from '../../mfa/mfa-repository.js';
+import type { Page } from '../repository.js';
+import type {
+  MfaAuditEvent,
+  MfaAuditFilter,
+  MfaAuditQuery,
+  MfaEnrollment,
+  MfaRepository,
+  SealedRecoveryCode,
+} from '../../mfa/mfa-repository.js';
+
+interface EnrollmentRow {
+  identity_id: string;
+  id: string;
+  is_verified: number;
+  secret: Buffer;
+  last_step: number | null;
+  created_at: string;
+  updated_at: string;
+  verified_at: string | null;
+}
+
+interface AuditRow {
+  id: string;
+  event_type: MfaAuditEvent['eventType'];
+  identity_id: string;
+  api_session_id: string | null;
+  actor_identity_id: string | null;
+  source_ip: string | null;
+  outcome: MfaAuditEvent['outcome'];
+  factor: MfaAuditEvent['factor'];
+  reason: string | null;
+  created_at: string;
+}
+
+const enrollmentOf = (r: EnrollmentRow): MfaEnrollment => ({
+  id: r.id,
+  identityId: r.identity_id,
+  isVerified: r.is_verified === 1,
+  sealedSecret: r.secret,
+  lastStep: r.last_step,
+  createdAt: new Date(r.created_at),
+  updatedAt: new Date(r.updated_at),
+  verifiedAt: r.verified_at === null ? null : new Date(r.verified_at),
+});
+
+const auditOf = (r: AuditRow): MfaAuditEvent => ({
+  id: r.id,
+  at: new Date(r.created_at),
+  eventType: r.event_type,
+  identityId: r.identity_id,
+  apiSessionId: r.api_session_id,
+  actorIdentityId: r.actor_identity_id,
+  sourceIp: r.source_ip,
+  outcome: r.outcome,
+  factor: r.factor,
+  reason: r.reason,
+});
+
+/** Audit filter fields and their columns: the only names that ever reach the SQL text. */
+const AUDIT_COLUMNS: Record<keyof MfaAuditFilter, string> = {
+  identityId: 'identity_id',
+  eventType: 'event_type',
+  outcome: 'outcome',
+  apiSessionId: 'api_session_id',
+  actorIdentityId: 'actor_identity_id',
+  sourceIp: 'source_ip',
+  factor: 'factor',
+};
 
 export class SqliteMfaRepository implements MfaRepository {
-  constructor(readonly db: Db) {}
+  private readonly stmts;
+
+  constructor(readonly db: Db) {
+    this.stmts = {
+      get: db.prepare(`SELECT * FROM mfa_enrollments WHERE identity_id = ?`),
+      isVerified: db.prepare(`SELECT 1 FROM mfa_enrollments WHERE identity_id = ? AND is_verified = 1`),
+      insert: db.prepare(
+        `INSERT INTO mfa_enrollments (identity_id, id, is_verified, secret, last_step, created_at, updated_at, verified_at)
+         VALUES (?, ?, 0, ?, NULL, ?, ?, NULL) ON CONFLICT (identity_id) DO NOTHING`,
+      ),
+      markVerified: db.prepare(
+        `UPDATE mfa_enrollments SET is_verified = 1, last_step = ?, verified_at = ?, updated_at = ?
+         WHERE identity_id = ? AND is_verified = 0 AND (last_step IS NULL OR last_step < ?)`,
+      ),
+      advanceStep: db.prepare(
+        `UPDATE mfa_enrollments SET last_step = ?, updated_at = ?
+         WHERE identity_id = ? AND (last_step IS NULL OR last_step < ?)`,
+      ),
+      delete: db.prepare(`DELETE FROM mfa_enrollments WHERE identity_id = ?`),
+      codes: db.prepare(`SELECT id, code FROM mfa_recovery_codes WHERE identity_id = ? ORDER BY rowid`),
+      countCodes: db.prepare(`SELECT COUNT(*) AS n FROM mfa_recovery_codes WHERE identity_id = ?`),
+      insertCode: db.prepare(`INSERT INTO mfa_recovery_codes (id, identity_id, code) VALUES (?, ?, ?)`),
+      consumeCode: db.prepare(`DELETE FROM mfa_recovery_codes WHERE identity_id = ? AND id = ?`),
+      deleteCodes: db.prepare(`DELETE FROM mfa_recovery_codes WHERE identity_id = ?`),
+      insertAudit: db.prepare(
+        `INSERT INTO mfa_audit_events (id, event_type, identity_id, api_session_id, actor_identity_id, source_ip,
+           outcome, factor, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+    };
+  }
+
+  get(identityId: string): MfaEnrollment | undefined {
+    const row = this.stmts.get.get(identityId) as EnrollmentRow | undefined;
+    return row && enrollmentOf(row);
+  }
+
+  isVerified(identityId: string): boolean {
+    return this.stmts.isVerified.get(identityId) !== undefined;
+  }
+
+  create(e: MfaEnrollment, codes: readonly SealedRecoveryCode[]): boolean {
+    return this.db.transaction(() => {
+      const at = e.createdAt.toISOString();
+      if (this.stmts.insert.run(e.identityId, e.id, e.sealedSecret, at, at).changes === 0) return false;
+      for (const c of codes) this.stmts.insertCode.run(c.id, e.identityId, c.sealed);
+      return true;
+    })();
+  }
+
+  markVerified(identityId: string, step: number, at: Date): boolean {
+    const iso = at.toISOString();
+    return this.stmts.markVerified.run(step, iso, iso, identityId, step).changes === 1;
+  }
+
+  advanceStep(identityId: string, step: number, at: Date): boolean {
+    return this.stmts.advanceStep.run(step, at.toISOString(), identityId, step).changes === 1;
+  }
+
+  delete(identityId: string): boolean {
+    // The codes go with the enrollment (ON DELETE CASCADE).
+    return this.stmts.delete.run(identityId).changes > 0;
+  }
+
+  recoveryCodes(identityId: string): SealedRecoveryCode[] {
+    return (this.stmts.codes.all(identityId) as { id: string; code: Buffer }[]).map((r) => ({ id: r.id, sealed: r.code }));
+  }
+
+  countRecoveryCodes(identityId: string): number {
+    return (this.stmts.countCodes.get(identityId) as { n: number }).n;
+  }
+
+  consumeRecoveryCode(identityId: string, codeId: string): boolean {
+    return this.stmts.consumeCode.run(identityId, codeId).changes === 1;
+  }
+
+  replaceRecoveryCodes(identityId: string, codes: readonly SealedRecoveryCode[]): void {
+    this.db.transaction(() => {
+      this.stmts.deleteCodes.run(identityId);
+      for (const c of codes) this.stmts.insertCode.run(c.id, identityId, c.sealed);
+    })();
+  }
+
+  recordAudit(e: MfaAuditEvent): void {
+    this.stmts.insertAudit.run(
+      e.id,
+      e.eventType,
+      e.identityId,
+      e.apiSessionId,
+      e.actorIdentityId,
+      e.sourceIp,
+      e.outcome,
+      e.factor,
+      e.reason,
+      e.at.toISOString(),
+    );
+  }
+
+  listAudit(query: MfaAuditQuery): Page<MfaAuditEvent> {
+    const clauses: string[] = [];
+    const values: string[] = [];
+    for (const [field, column] of Object.entries(AUDIT_COLUMNS) as [keyof MfaAuditFilter, string][]) {
+      const value = query[field];
+      if (value === undefined) continue;
+      clauses.push(`${column} = ?`);
+      values.push(value);
+    }
+    const where = clauses.length ? `WHERE ${clauses.join(' AND ')}` : '';
+    const total = this.db.prepare(`SELECT COUNT(*) AS n FROM mfa_audit_events ${where}`).get(...values) as { n: number };
+    const rows = this.db
+      .prepare(`SELECT * FROM mfa_audit_events ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`)
+      .all(...values, query.limit, query.offset) as AuditRow[];
+    return { items: rows.map(auditOf), totalCount: total.n };
+  }
 }

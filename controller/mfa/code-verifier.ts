@@ -1,0 +1,96 @@
+import type { ControllerContext } from '../context.js';
+import { FailureLimiter } from '../auth/failure-limiter.js';
+import type { MfaEnrollment, MfaFactor } from './mfa-repository.js';
+import type { SecretBox } from './secret-box.js';
+import { looksLikeTotp, matchTotp } from './totp.js';
+import { findRecoveryCode, normalizeRecoveryCode } from './recovery-codes.js';
+
+/**
+ * The one place a user's TOTP or recovery code is judged, for every route that asks for one. It applies,
+ * in order: the per-identity and per-address attempt limits, the TOTP check with its replay guard, and
+ * the single-use recovery codes. Callers turn the outcome into a reply and an audit record.
+ */
+export type CodeCheck =
+  | { ok: true; factor: MfaFactor }
+  | { ok: false; reason: 'rate-limited'; retryAfterMs: number }
+  | { ok: false; reason: 'invalid-code' | 'replayed-code' };
+
+export interface CodeAttempt {
+  enrollment: MfaEnrollment;
+  code: string | undefined;
+  /** enrollment verification takes TOTP only (seed 3.1): it proves the app was set up */
+  allowRecoveryCode: boolean;
+  /** when true an accepted TOTP also marks the enrollment verified, in the same atomic update */
+  verifying: boolean;
+  sourceIp: string;
+}
+
+/**
+ * 5 failures within 5 minutes block the identity, and separately the source address, for 1 minute,
+ * doubling on each further block up to an hour. At ±1 step, a guess wins with odds 3 in a million, so
+ * this leaves an attacker a few hundred guesses a day against one account.
+ */
+export const MFA_LIMITS = { maxFailures: 5, windowMs: 5 * 60_000, baseBlockMs: 60_000, maxBlockMs: 60 * 60_000 };
+
+export class CodeVerifier {
+  private readonly limiter: FailureLimiter;
+
+  constructor(
+    private readonly ctx: ControllerContext,
+    private readonly box: SecretBox,
+  ) {
+    // Read the clock through ctx on every call: tests (and nothing else) swap ctx.clock.
+    this.limiter = new FailureLimiter({ ...MFA_LIMITS, now: () => ctx.clock.now().getTime() });
+  }
+
+  check(attempt: CodeAttempt): CodeCheck {
+    const identityKey = `identity:${attempt.enrollment.identityId}`;
+    const keys = [identityKey, `ip:${attempt.sourceIp}`];
+    const wait = this.limiter.retryAfterMsAny(keys);
+    if (wait > 0) return { ok: false, reason: 'rate-limited', retryAfterMs: wait };
+
+    const outcome = this.judge(attempt);
+    if (outcome.ok) {
+      // Only the identity is forgiven: succeeding on one's own account must not reset an address that
+      // may be guessing at others.
+      this.limiter.recordSuccess(identityKey);
+    } else {
+      keys.forEach((k) => this.limiter.recordFailure(k));
+    }
+    return outcome;
+  }
+
+  private judge({ enrollment, code, allowRecoveryCode, verifying }: CodeAttempt): CodeCheck {
+    const given = (code ?? '').replace(/\s/g, '');
+    if (looksLikeTotp(given)) return this.judgeTotp(enrollment, given, verifying);
+    const recovery = allowRecoveryCode ? normalizeRecoveryCode(given) : undefined;
+    if (recovery !== undefined && this.consumeRecoveryCode(enrollment.identityId, recovery)) {
+      return { ok: true, factor: 'recovery-code' };
+    }
+    return { ok: false, reason: 'invalid-code' };
+  }
+
+  private judgeTotp(enrollment: MfaEnrollment, code: string, verifying: boolean): CodeCheck {
+    const now = this.ctx.clock.now();
+    const secret = this.box.open(enrollment.sealedSecret, enrollment.identityId, 'totp-secret');
+    const match = matchTotp(secret, code, now, enrollment.lastStep);
+    secret.fill(0);
+    if (match.result !== 'match') return { ok: false, reason: match.result === 'replayed' ? 'replayed-code' : 'invalid-code' };
+    // Compare-and-set in the store: of two requests racing with one code (or with two codes where the
+    // older arrives last) only the first to store its step wins.
+    const mfa = this.ctx.store.mfa;
+    const stored = verifying
+      ? mfa.markVerified(enrollment.identityId, match.step, now)
+      : mfa.advanceStep(enrollment.identityId, match.step, now);
+    return stored ? { ok: true, factor: 'totp' } : { ok: false, reason: 'replayed-code' };
+  }
+
+  /** Finds the code among the identity's, in constant time, and deletes it; only the deleting call wins. */
+  private consumeRecoveryCode(identityId: string, candidate: string): boolean {
+    const stored = this.ctx.store.mfa
+      .recoveryCodes(identityId)
+      .map((c) => ({ id: c.id, code: this.box.openText(c.sealed, identityId, 'recovery-code') }));
+    const id = findRecoveryCode(candidate, stored);
+    return id !== undefined && this.ctx.store.mfa.consumeRecoveryCode(identityId, id);
+  }
+}

@@ -1,0 +1,216 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { ControllerContext } from '../context.js';
+import type { ApiSession, Identity } from '../model.js';
+import { ApiError, notFound, rateLimited } from '../http/api-error.js';
+import type { MfaAuditEvent, MfaAuditEventType, MfaEnrollment, MfaFactor, SealedRecoveryCode } from './mfa-repository.js';
+import type { SecretBox } from './secret-box.js';
+import { CodeVerifier } from './code-verifier.js';
+import { formatRecoveryCode, generateRecoveryCodes } from './recovery-codes.js';
+import { provisioningUrl, qrCodePng } from './provisioning.js';
+
+/** 160 bits, the HMAC-SHA1 block's worth (RFC 4226 §4 recommends at least this). */
+const SECRET_BYTES = 20;
+
+export const mfaInvalidToken = () => new ApiError(400, 'MFA_INVALID_TOKEN', 'The MFA code is missing, invalid or already used');
+const mfaExists = () => new ApiError(409, 'MFA_EXISTS', 'An MFA enrollment already exists; remove it before enrolling again');
+const mfaNotEnrolled = () => new ApiError(409, 'MFA_NOT_ENROLLED', 'The identity has no verified MFA enrollment');
+const noEnrollment = (state = 'no MFA enrollment') => notFound(state);
+
+/** Who is acting: the caller's API session and identity, and the address the request came from. */
+export interface Actor {
+  session: ApiSession;
+  identity: Identity;
+  sourceIp: string;
+}
+
+/** An enrollment as the API shows it; the secret (inside the URL) and the codes only while unverified. */
+export interface MfaStatus {
+  enrollment: MfaEnrollment;
+  recoveryCodesRemaining: number;
+  recoveryCodes?: string[];
+  provisioningUrl?: string;
+}
+
+/** The MFA TOTP life cycle of an identity (seed 3.1) and second-factor login (seed 5). */
+export class MfaService {
+  private readonly verifier: CodeVerifier;
+
+  constructor(
+    private readonly ctx: ControllerContext,
+    private readonly box: SecretBox,
+  ) {
+    this.verifier = new CodeVerifier(ctx, box);
+  }
+
+  status(identity: Identity): MfaStatus {
+    const enrollment = this.ctx.store.mfa.get(identity.id) ?? throwError(noEnrollment());
+    const recoveryCodesRemaining = this.ctx.store.mfa.countRecoveryCodes(identity.id);
+    if (enrollment.isVerified) return { enrollment, recoveryCodesRemaining };
+    return {
+      enrollment,
+      recoveryCodesRemaining,
+      recoveryCodes: this.openCodes(identity.id),
+      provisioningUrl: this.urlOf(identity, enrollment),
+    };
+  }
+
+  enroll(actor: Actor): MfaStatus {
+    const { identity } = actor;
+    const now = this.ctx.clock.now();
+    const secret = randomBytes(SECRET_BYTES);
+    const enrollment: MfaEnrollment = {
+      id: randomUUID(),
+      identityId: identity.id,
+      isVerified: false,
+      sealedSecret: this.box.seal(secret, identity.id, 'totp-secret'),
+      lastStep: null,
+      createdAt: now,
+      updatedAt: now,
+      verifiedAt: null,
+    };
+    if (!this.ctx.store.mfa.create(enrollment, this.sealCodes(identity.id, generateRecoveryCodes()))) throw mfaExists();
+    this.audit(actor, 'enroll', 'success');
+    return this.status(identity);
+  }
+
+  /** Completes enrollment with a TOTP code; the calling session counts as having passed MFA. */
+  verify(actor: Actor, code: string): void {
+    const enrollment = this.ctx.store.mfa.get(actor.identity.id);
+    if (!enrollment || enrollment.isVerified) throw noEnrollment('no MFA enrollment awaiting verification');
+    this.requireCode(actor, enrollment, code, 'verify', { allowRecoveryCode: false, verifying: true });
+    this.passMfa(actor.session, true);
+  }
+
+  /** The second factor of a login (POST /authenticate/mfa), or passing it again for posture checks. */
+  authenticate(actor: Actor, code: string): void {
+    const enrollment = this.ctx.store.mfa.get(actor.identity.id);
+    if (!enrollment?.isVerified) throw mfaNotEnrolled();
+    this.requireCode(actor, enrollment, code, 'authenticate', { allowRecoveryCode: true, verifying: false });
+    this.passMfa(actor.session, false);
+  }
+
+  /** The user's own removal: free for an unfinished enrollment, a valid code for a verified one. */
+  remove(actor: Actor, code: string | undefined): void {
+    const enrollment = this.ctx.store.mfa.get(actor.identity.id) ?? throwError(noEnrollment());
+    if (enrollment.isVerified) {
+      this.requireCode(actor, enrollment, code, 'remove', { allowRecoveryCode: true, verifying: false });
+    }
+    if (!this.ctx.store.mfa.delete(actor.identity.id)) return;
+    if (!enrollment.isVerified) this.audit(actor, 'remove', 'success', { reason: 'unverified-abandoned' });
+    this.ctx.events.emit('mfa.removed', actor.identity.id);
+  }
+
+  /** An administrator's reset, at any time and without a code; 404 only for an unknown identity. */
+  adminRemove(admin: Actor, identityId: string): void {
+    if (!this.ctx.store.identities.get(identityId)) throw notFound(`identities/${identityId}`);
+    const removed = this.ctx.store.mfa.delete(identityId);
+    this.audit(admin, 'admin-remove', 'success', {
+      identityId,
+      actorIdentityId: admin.identity.id,
+      reason: removed ? null : 'nothing-enrolled',
+    });
+    if (removed) this.ctx.events.emit('mfa.removed', identityId);
+  }
+
+  readRecoveryCodes(actor: Actor, code: string | undefined): { enrollment: MfaEnrollment; codes: string[] } {
+    const enrollment = this.verifiedEnrollment(actor.identity.id);
+    this.requireCode(actor, enrollment, code, 'recovery-codes.read', { allowRecoveryCode: true, verifying: false });
+    return { enrollment, codes: this.openCodes(actor.identity.id) };
+  }
+
+  /** Replaces the whole set: codes written down before stop working at once. */
+  regenerateRecoveryCodes(actor: Actor, code: string | undefined): { enrollment: MfaEnrollment; codes: string[] } {
+    const enrollment = this.verifiedEnrollment(actor.identity.id);
+    this.requireCode(actor, enrollment, code, 'recovery-codes.regenerate', { allowRecoveryCode: true, verifying: false });
+    const fresh = generateRecoveryCodes();
+    this.ctx.store.mfa.replaceRecoveryCodes(actor.identity.id, this.sealCodes(actor.identity.id, fresh));
+    return { enrollment, codes: fresh.map(formatRecoveryCode) };
+  }
+
+  /** The provisioning URL as a QR code, only while the enrollment awaits verification. */
+  qrCode(identity: Identity): Promise<Buffer> {
+    const enrollment = this.ctx.store.mfa.get(identity.id);
+    if (!enrollment || enrollment.isVerified) throw noEnrollment('no MFA enrollment awaiting verification');
+    return qrCodePng(this.urlOf(identity, enrollment));
+  }
+
+  /** The identity is gone: so are its secret and codes (its audit trail stays). */
+  purge(identityId: string): void {
+    if (!this.ctx.store.mfa.delete(identityId)) return;
+    this.record({ eventType: 'identity-deleted', identityId, apiSessionId: null, sourceIp: null, outcome: 'success', factor: null, reason: null });
+  }
+
+  private verifiedEnrollment(identityId: string): MfaEnrollment {
+    const enrollment = this.ctx.store.mfa.get(identityId);
+    if (!enrollment?.isVerified) throw noEnrollment('no verified MFA enrollment');
+    return enrollment;
+  }
+
+  /** Judges the code and audits the outcome; throws 429 or 400 (the same 400 for every wrong code). */
+  private requireCode(
+    actor: Actor,
+    enrollment: MfaEnrollment,
+    code: string | undefined,
+    eventType: MfaAuditEventType,
+    options: { allowRecoveryCode: boolean; verifying: boolean },
+  ): MfaFactor {
+    const outcome = this.verifier.check({ enrollment, code, sourceIp: actor.sourceIp, ...options });
+    if (outcome.ok) {
+      this.audit(actor, eventType, 'success', { factor: outcome.factor });
+      return outcome.factor;
+    }
+    this.audit(actor, eventType, 'failure', { reason: outcome.reason });
+    if (outcome.reason === 'rate-limited') throw rateLimited(outcome.retryAfterMs / 1000);
+    throw mfaInvalidToken();
+  }
+
+  private passMfa(session: ApiSession, verifying: boolean): void {
+    session.isMfaComplete = true;
+    // Verifying proves a TOTP on this session just as a login with MFA would (OpenZiti sets both flags).
+    if (verifying) session.isMfaRequired = true;
+    session.updatedAt = this.ctx.clock.now();
+    this.ctx.store.apiSessions.update(session);
+    this.ctx.events.emit('mfa.passed', session.id, session.identityId);
+  }
+
+  private urlOf(identity: Identity, enrollment: MfaEnrollment): string {
+    const secret = this.box.open(enrollment.sealedSecret, identity.id, 'totp-secret');
+    return provisioningUrl(this.ctx.config.totpIssuer, identity.name, secret);
+  }
+
+  private sealCodes(identityId: string, codes: readonly string[]): SealedRecoveryCode[] {
+    return codes.map((code) => ({ id: randomUUID(), sealed: this.box.sealText(code, identityId, 'recovery-code') }));
+  }
+
+  private openCodes(identityId: string): string[] {
+    return this.ctx.store.mfa
+      .recoveryCodes(identityId)
+      .map((c) => formatRecoveryCode(this.box.openText(c.sealed, identityId, 'recovery-code')));
+  }
+
+  private audit(
+    actor: Actor,
+    eventType: MfaAuditEventType,
+    outcome: MfaAuditEvent['outcome'],
+    extra: Partial<Pick<MfaAuditEvent, 'identityId' | 'actorIdentityId' | 'factor' | 'reason'>> = {},
+  ): void {
+    this.record({
+      eventType,
+      identityId: actor.identity.id,
+      apiSessionId: actor.session.id,
+      sourceIp: actor.sourceIp,
+      outcome,
+      factor: null,
+      reason: null,
+      ...extra,
+    });
+  }
+
+  private record(event: Omit<MfaAuditEvent, 'id' | 'at' | 'actorIdentityId'> & { actorIdentityId?: string | null }): void {
+    this.ctx.store.mfa.recordAudit({ actorIdentityId: null, ...event, id: randomUUID(), at: this.ctx.clock.now() });
+  }
+}
+
+function throwError(error: Error): never {
+  throw error;
+}

@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { TestController } from '../helpers/controller.js';
+import { Api, CLIENT } from '../helpers/api.js';
+import type { ResponseSchemas } from '../helpers/openapi-check.js';
+import { FakeClock, STEP_MS, enrollVerified, rawRequest, startMfaTestbed, type AuthenticatorApp, type MfaTestbed } from '../helpers/mfa.js';
+
+/**
+ * What Postern adds to OpenZiti's TOTP: single-use codes (RFC 6238 §5.2), a ±1 step window, and attempt
+ * limits per identity and per source address with a growing back-off. Attempts that must be told apart
+ * by address come from other loopback addresses (127.0.0.x), which Linux routes to the controller too.
+ */
+const AUTH_MFA = `${CLIENT}/authenticate/mfa`;
+
+let tc: TestController;
+let clock: FakeClock;
+let schemas: ResponseSchemas;
+let newUser: MfaTestbed['newUser'];
+let users = 0;
+
+beforeAll(async () => ({ tc, clock, schemas, newUser } = await startMfaTestbed()));
+afterAll(() => tc.dispose());
+// Each test's deliberate failures would otherwise still count in the next test's attempt window.
+beforeEach(() => clock.advance(6 * 60_000));
+
+/** An enrolled user, and a way to open partial sessions that still owe the TOTP. */
+async function enrolledUser(): Promise<{ app: AuthenticatorApp; partial: () => Promise<Api> }> {
+  const name = `hardened-${++users}`;
+  const { api } = await newUser(name);
+  const { app } = await enrollVerified(api, clock);
+  return {
+    app,
+    async partial() {
+      const session = new Api(tc.url);
+      await session.login(name, 'password-1', CLIENT);
+      return session;
+    },
+  };
+}
+
+const codeAt = (app: AuthenticatorApp, steps: number) => app.code(clock.now() + steps * STEP_MS);
+
+describe('single-use codes', () => {
+  it('refuses the code that verified the enrollment, and any code once used, for the rest of its window', async () => {
+    const { app, partial } = await enrolledUser();
+    const enrollmentCode = await codeAt(app, 0);
+    const session = await partial();
+    let res = await session.post(AUTH_MFA, { code: enrollmentCode });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('MFA_INVALID_TOKEN');
+
+    // a step later the enrollment code is still inside the ±1 window, and still refused
+    clock.nextStep();
+    expect((await session.post(AUTH_MFA, { code: enrollmentCode })).status).toBe(400);
+    const fresh = await codeAt(app, 0);
+    expect((await session.post(AUTH_MFA, { code: fresh })).status).toBe(200);
+    // replayed into another session: refused, with the same error as a wrong code
+    res = await (await partial()).post(AUTH_MFA, { code: fresh });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: 'MFA_INVALID_TOKEN', message: 'The MFA code is missing, invalid or already used' });
+  });
+
+  it('accepts one step either side of now, never further, and never a step at or before the last accepted one', async () => {
+    const { app, partial } = await enrolledUser();
+    clock.advance(3 * STEP_MS);
+    const session = await partial();
+    expect((await session.post(AUTH_MFA, { code: await codeAt(app, -1) })).status).toBe(200);
+    expect((await session.post(AUTH_MFA, { code: await codeAt(app, +1) })).status).toBe(200);
+    // now's code is newer than the clock but older than the step just accepted
+    expect((await session.post(AUTH_MFA, { code: await codeAt(app, 0) })).status).toBe(400);
+
+    clock.advance(3 * STEP_MS);
+    expect((await session.post(AUTH_MFA, { code: await codeAt(app, +2) })).status).toBe(400);
+    expect((await session.post(AUTH_MFA, { code: await codeAt(app, -2) })).status).toBe(400);
+    expect((await session.post(AUTH_MFA, { code: await codeAt(app, 0) })).status).toBe(200);
+  });
+});
+
+describe('attempt limits', () => {
+  /** POST /authenticate/mfa from a chosen loopback address. */
+  const attempt = (session: Api, code: string, from: string) =>
+    rawRequest(tc.url, 'POST', AUTH_MFA, { token: session.token, body: { code }, localAddress: from });
+
+  async function failTimes(session: Api, n: number, from: string): Promise<void> {
+    for (let i = 0; i < n; i++) expect((await attempt(session, 'ABCD-EFGH-JKMN', from)).status).toBe(400);
+  }
+
+  it('blocks an identity after 5 failures with 429 and Retry-After, from any address, with a growing back-off, then lifts', async () => {
+    const { app, partial } = await enrolledUser();
+    const session = await partial();
+    clock.nextStep();
+    await failTimes(session, 5, '127.0.0.3');
+
+    let res = await attempt(session, await codeAt(app, 0), '127.0.0.4');
+    expect(res.status).toBe(429);
+    expect(res.body.error.code).toBe('RATE_LIMITED');
+    expect(res.headers['retry-after']).toBe('60');
+    schemas.assert('POST', AUTH_MFA, { status: res.status, body: res.body, headers: new Headers() });
+
+    clock.advance(61_000);
+    await failTimes(session, 5, '127.0.0.4');
+    res = await attempt(session, await codeAt(app, 0), '127.0.0.5');
+    expect(res.status).toBe(429);
+    expect(res.headers['retry-after']).toBe('120');
+
+    clock.advance(121_000);
+    res = await attempt(session, await codeAt(app, 0), '127.0.0.5');
+    expect(res.status).toBe(200);
+  });
+
+  it('blocks a source address after 5 failures spread over several identities', async () => {
+    const first = await enrolledUser();
+    const second = await enrolledUser();
+    const s1 = await first.partial();
+    const s2 = await second.partial();
+    clock.nextStep();
+    await failTimes(s1, 3, '127.0.0.6');
+    await failTimes(s2, 2, '127.0.0.6');
+
+    const res = await attempt(s2, await codeAt(second.app, 0), '127.0.0.6');
+    expect(res.status).toBe(429);
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+    // neither identity has 5 failures of its own: from elsewhere they are fine
+    expect((await attempt(s2, await codeAt(second.app, 0), '127.0.0.7')).status).toBe(200);
+    expect((await attempt(s1, await codeAt(first.app, 0), '127.0.0.7')).status).toBe(200);
+  });
+
+  it('counts failures on every route that takes a code', async () => {
+    const { app, partial } = await enrolledUser();
+    const session = await partial();
+    clock.nextStep();
+    expect((await attempt(session, await codeAt(app, 0), '127.0.0.8')).status).toBe(200);
+    const MFA = `${CLIENT}/current-identity/mfa`;
+    const bad = { 'mfa-validation-code': '000000x' };
+    for (const [method, path] of [
+      ['DELETE', MFA],
+      ['GET', `${MFA}/recovery-codes`],
+      ['POST', `${MFA}/recovery-codes`],
+      ['DELETE', MFA],
+      ['GET', `${MFA}/recovery-codes`],
+    ]) {
+      const res = await rawRequest(tc.url, method!, path!, { token: session.token, headers: bad, localAddress: '127.0.0.8' });
+      expect(res.status, `${method} ${path}`).toBe(400);
+    }
+    clock.nextStep();
+    expect((await attempt(session, await codeAt(app, 0), '127.0.0.9')).status).toBe(429);
+  });
+});
