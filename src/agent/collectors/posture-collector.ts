@@ -1,49 +1,25 @@
 /**
- * The port every per-OS collector implements, and the posture response bodies it produces.
- *
- * The bodies are the OpenZiti legacy REST wire format (`POST /posture-response-bulk`), so the reporter can
- * send them as they are. `id` is always the id of the posture check (query) being answered; the caller
- * supplies it because only the service list knows which checks apply.
+ * The port every per-OS collector implements. It produces the posture response bodies of `src/api`
+ * (OpenZiti's legacy REST format, `POST /posture-response-bulk`), so the reporter can send them as they are.
+ * `id` is always the id of the posture check (query) being answered; the caller supplies it because only the
+ * service list knows which checks apply.
  */
 
-export interface OsPostureResponse {
-  id: string;
-  typeId: 'OS';
-  /** `Linux`, `Windows`, `WindowsServer` or `macOS`; the controller compares it case-insensitively. */
-  type: string;
-  /** Three-part version the controller can parse as semver (a Linux kernel release may carry a suffix). */
-  version: string;
-  build: string;
-}
+import type {
+  DomainPostureResponse,
+  MacPostureResponse,
+  OsPostureResponse,
+  ProcessPostureResponse,
+} from '../../api/posture-responses.js';
 
-export interface MacPostureResponse {
-  id: string;
-  typeId: 'MAC';
-  /** Lower-case `aa:bb:cc:dd:ee:ff`, deduplicated and sorted so equal sets compare equal. */
-  macAddresses: string[];
-}
-
-export interface DomainPostureResponse {
-  id: string;
-  typeId: 'DOMAIN';
-  /** Windows NetBIOS domain or workgroup; always `''` on Linux and macOS. */
-  domain: string;
-}
-
-export interface ProcessPostureResponse {
-  id: string;
-  typeId: 'PROCESS';
-  /** The path exactly as the query gave it (the controller keys PROCESS_MULTI answers by it). */
-  path: string;
-  isRunning: boolean;
-  /** sha256 of the file at `path`, lower-case hex; `''` when the file cannot be read. */
-  hash: string;
-  /** SHA-1 thumbprints of the Authenticode certificates, lower-case hex; empty off Windows. */
-  signerFingerprints: string[];
-}
-
-export type PostureResponse =
-  OsPostureResponse | MacPostureResponse | DomainPostureResponse | ProcessPostureResponse;
+// The wire types live in src/api (shared with the renderer); re-exported so collector code keeps one import.
+export type {
+  DomainPostureResponse,
+  MacPostureResponse,
+  OsPostureResponse,
+  PostureResponse,
+  ProcessPostureResponse,
+} from '../../api/posture-responses.js';
 
 /** One process path to check; PROCESS_MULTI queries contribute one entry per listed path. */
 export interface ProcessQuery {

@@ -1,0 +1,207 @@
+/**
+ * The agent core, wired: one object the CLI and the desktop app's main process drive. It owns the
+ * controller client, the session, the service list, the reporter, the prompts and the reactions to power
+ * events (built in agent-parts.ts), and publishes status and service changes for a UI. Adapters come in
+ * through ports: CredentialStore (keychain), PromptPort (terminal or windows), PowerEvents (powerMonitor
+ * or D-Bus).
+ */
+import type { MfaState } from '../api/mfa.js';
+import { describeServices, type ServiceAccessView } from '../api/service-access.js';
+import { createAgentParts, type AgentOptions } from './agent-parts.js';
+import type { ControllerClient } from './client/controller-client.js';
+import type { EdgeApi } from './client/edge-api.js';
+import type { MfaClient } from './mfa/mfa-client.js';
+import type { PostureReporter, ReportResult } from './posture/posture-reporter.js';
+import type { ServiceDirectory } from './posture/service-directory.js';
+import type { PowerEvent } from './power/power-events.js';
+import type { PowerReactor } from './power/power-reactor.js';
+import type { MfaPrompter } from './prompts/mfa-prompter.js';
+import type { MfaTimeoutWatch } from './prompts/mfa-timeout-watch.js';
+import { friendlyOsName } from './session/client-info.js';
+import type { LoginCredentials, SessionManager, SessionStatus } from './session/session-manager.js';
+import { Listeners } from './util/listeners.js';
+import { errorMessage, silentLogger, type AgentLogger } from './util/logger.js';
+
+export type { AgentOptions } from './agent-parts.js';
+
+export interface AgentStatus extends SessionStatus {
+  /** undefined until the first request */
+  reachable: boolean | undefined;
+  mfa: MfaState | undefined;
+}
+
+export class Agent {
+  readonly client: ControllerClient;
+  readonly api: EdgeApi;
+  readonly sessions: SessionManager;
+  readonly mfa: MfaClient;
+  readonly directory: ServiceDirectory;
+  readonly reporter: PostureReporter;
+  readonly prompter: MfaPrompter;
+  readonly statusChanges = new Listeners<AgentStatus>();
+  readonly serviceChanges = new Listeners<ServiceAccessView[]>();
+  private readonly power: PowerReactor;
+  private readonly timeoutWatch: MfaTimeoutWatch;
+  private readonly log: AgentLogger;
+  private reachable: boolean | undefined;
+  private mfaState: MfaState | undefined;
+  private running = false;
+
+  constructor(private readonly options: AgentOptions) {
+    this.log = options.logger ?? silentLogger;
+    const parts = createAgentParts(options, () => this.mfaState);
+    ({ client: this.client, api: this.api, mfa: this.mfa, prompter: this.prompter, sessions: this.sessions } = parts);
+    ({ directory: this.directory, reporter: this.reporter, power: this.power, timeoutWatch: this.timeoutWatch } = parts);
+    this.wire();
+  }
+
+  status(): AgentStatus {
+    return { ...this.sessions.status(), reachable: this.reachable, mfa: this.mfaState };
+  }
+
+  /** The services with their access state and plain-words advice, from the last list read. */
+  services(): ServiceAccessView[] {
+    return describeServices(this.directory.snapshot?.services ?? [], {
+      osName: friendlyOsName(this.options.platform ?? process.platform),
+      mfaEnrolled: this.mfaState === undefined ? undefined : this.mfaState === 'enrolled',
+    });
+  }
+
+  /** Signs in with a password (asking for a TOTP through the prompt port if the login owes one). */
+  async login(credentials: LoginCredentials, remember = true): Promise<AgentStatus> {
+    await this.sessions.login(credentials, remember);
+    await this.afterSignIn();
+    return this.status();
+  }
+
+  /** Signs in from what the keychain holds, or `fallback` credentials. */
+  async resume(fallback?: LoginCredentials): Promise<AgentStatus> {
+    await this.sessions.resume(fallback);
+    await this.afterSignIn();
+    return this.status();
+  }
+
+  /** Stops reporting and ends the session; `forget` also removes the stored login. */
+  async logout(forget = true): Promise<void> {
+    this.pause();
+    await this.sessions.logout(forget);
+    this.directory.clear();
+    this.mfaState = undefined;
+  }
+
+  /** Starts reporting, power-event reactions and timeout prompts (again after a logout). */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.power.start();
+    this.timeoutWatch.start();
+    this.reporter.start();
+  }
+
+  /** Stops for good: waits for a cycle in progress and releases connections. The session stays valid. */
+  async stop(): Promise<void> {
+    this.pause();
+    await this.reporter.idle();
+    this.client.close();
+  }
+
+  /** One posture cycle now ("check again"). */
+  reportNow(): Promise<ReportResult> {
+    return this.reporter.runNow();
+  }
+
+  async refreshServices(): Promise<ServiceAccessView[]> {
+    await this.directory.refresh();
+    return this.services();
+  }
+
+  /**
+   * Asks for a code now: the login's, or one for the services an MFA check blocks (a lapsed grace period
+   * or timeout). For the tray's "MFA needed" item and the console's `code`. Joins a prompt already open.
+   */
+  promptForCode(): Promise<boolean> {
+    if (this.sessions.status().state === 'needs-totp') return this.prompter.request({ reason: 'login' });
+    const services = this.services()
+      .filter((s) => s.access === 'mfa-needed')
+      .map(({ id, name }) => ({ id, name }));
+    return this.prompter.request({ reason: 'timeout', services });
+  }
+
+  /** A code typed outside a prompt (a services screen): satisfies every MFA check of the session. */
+  async submitCode(code: string): Promise<void> {
+    await this.mfa.submit(code);
+    this.prompter.noteAccepted();
+    await this.afterCode();
+  }
+
+  /** Reacts as if the OS had raised the event (tests, the CLI's `wake`/`unlock` commands). */
+  simulatePowerEvent(event: PowerEvent): Promise<void> {
+    return this.power.handle(event);
+  }
+
+  /** Re-reads the enrollment state (after enroll, verify or remove). */
+  async refreshMfaState(): Promise<MfaState | undefined> {
+    try {
+      this.mfaState = (await this.mfa.status()).state;
+    } catch (error) {
+      this.log.debug(`could not read the MFA state: ${errorMessage(error)}`);
+    }
+    this.statusChanges.emit(this.status());
+    return this.mfaState;
+  }
+
+  /** Completes enrollment; verifying also completes the current session's MFA, so access returns at once. */
+  async verifyMfa(code: string): Promise<void> {
+    await this.mfa.verify(code);
+    this.prompter.noteAccepted();
+    await this.refreshMfaState();
+    await this.afterCode();
+  }
+
+  private pause(): void {
+    this.running = false;
+    this.power.stop();
+    this.timeoutWatch.stop();
+    this.reporter.stop();
+    this.prompter.cancel();
+  }
+
+  private async afterSignIn(): Promise<void> {
+    await this.refreshMfaState();
+    if (this.sessions.status().state === 'active') await this.directory.refresh();
+  }
+
+  /** An accepted code may complete a partial session and changes MFA checks: re-read both. */
+  private async afterCode(): Promise<void> {
+    if (this.sessions.status().state !== 'active') await this.sessions.refresh().catch(() => undefined);
+    if (this.sessions.status().state === 'active') await this.directory.refresh().catch(() => undefined);
+  }
+
+  private wire(): void {
+    const { prompt } = this.options;
+    this.client.setReauthenticator(() => this.sessions.reauthenticate());
+    this.sessions.changes.on((status) => {
+      this.reporter.requestFullResend('API session changed');
+      if (status.state === 'signed-out') {
+        this.directory.clear();
+        // Only a running agent can lose its session unasked (logout pauses first).
+        if (this.running) prompt.notify({ type: 'signed-out', message: 'The controller no longer accepts the stored login; sign in again.' });
+      }
+      if (status.state === 'active' && this.running) void this.reporter.runNow();
+      this.statusChanges.emit(this.status());
+    });
+    this.client.reachability.on((reachable) => {
+      const wasDown = this.reachable === false;
+      this.reachable = reachable;
+      const controllerUrl = this.client.baseUrl;
+      // "Reachable" is news only after an outage; the first answer of a run is not worth a notice.
+      if (!reachable) prompt.notify({ type: 'controller-unreachable', controllerUrl });
+      else if (wasDown) prompt.notify({ type: 'controller-reachable', controllerUrl });
+      // The controller may have restarted while we could not see it: whatever it had may be gone.
+      if (reachable && wasDown) this.reporter.requestFullResend('controller reachable again');
+      this.statusChanges.emit(this.status());
+    });
+    this.prompter.accepted.on(() => void this.afterCode());
+    this.directory.updates.on(() => this.serviceChanges.emit(this.services()));
+  }
+}

@@ -1,0 +1,64 @@
+#!/usr/bin/env node
+/**
+ * The headless agent: `npm run agent -- <command>` or the `postern-agent` bin. Each command prints its
+ * result, or one line saying what went wrong, and exits with a code scripts can branch on (see --help).
+ */
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { parseCliArgs, USAGE, UsageError } from './cli/cli-args.js';
+import { createCliContext, type CliContext } from './cli/cli-context.js';
+import { EXIT, explainError, type ExitCode } from './cli/cli-errors.js';
+import { mfaCommand } from './cli/commands/mfa-commands.js';
+import { runCommand } from './cli/commands/run-command.js';
+import { reportCommand, servicesCommand } from './cli/commands/service-commands.js';
+import { loginCommand, logoutCommand, statusCommand } from './cli/commands/session-commands.js';
+import { Terminal } from './cli/terminal.js';
+
+const COMMANDS: Record<string, (ctx: CliContext) => Promise<ExitCode>> = {
+  login: loginCommand,
+  logout: logoutCommand,
+  status: statusCommand,
+  services: servicesCommand,
+  report: reportCommand,
+  run: runCommand,
+  mfa: mfaCommand,
+};
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<ExitCode> {
+  const terminal = new Terminal();
+  try {
+    const args = parseCliArgs(argv, env);
+    if (args.help || args.command === 'help') {
+      terminal.print(USAGE);
+      return EXIT.ok;
+    }
+    const command = COMMANDS[args.command];
+    if (!command) throw new UsageError(args.command ? `unknown command '${args.command}'` : 'no command given');
+    return await command(await createCliContext(args, env, terminal));
+  } catch (error) {
+    const { message, exitCode } = explainError(error);
+    process.stderr.write(`postern-agent: ${message}\n`);
+    return exitCode;
+  } finally {
+    terminal.close();
+  }
+}
+
+/** Run only as a program (also through the bin's symlink), so tests can import the module. */
+function isEntryPoint(): boolean {
+  try {
+    return Boolean(process.argv[1]) && import.meta.url === pathToFileURL(realpathSync(process.argv[1]!)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(`postern-agent: ${String(error)}\n`);
+      process.exit(EXIT.error);
+    },
+  );
+}

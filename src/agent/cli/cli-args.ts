@@ -1,0 +1,113 @@
+/** The CLI's command line: one command (with its words) and the options every command shares. */
+import { parseArgs } from 'node:util';
+
+export const USAGE = `Usage: postern-agent [options] <command>
+       npm run agent -- [options] <command>
+
+Commands:
+  login                 sign in (asks for the password, or reads POSTERN_PASSWORD)
+  logout                end the session and forget the stored password
+  status                controller, user, session and MFA state
+  services              each service, whether you can reach it, and what to fix if not
+  report                run one posture check cycle and print what was sent
+  run                   keep reporting; prompt for codes on wake/unlock/timeouts (Ctrl-C to stop)
+  mfa status            whether an authenticator app is set up
+  mfa enroll            set up an authenticator app (QR code, recovery codes, then a code to verify)
+  mfa verify [CODE]     finish setting up with a code from the app
+  mfa remove [CODE]     remove MFA (a code or recovery code; none to abandon an unfinished setup)
+  mfa codes [CODE]      show your recovery codes (--regenerate to replace them)
+
+Options:
+  --controller URL      controller address (or POSTERN_CONTROLLER_URL; remembered after login)
+  --username NAME       login user (or POSTERN_USERNAME; remembered after login)
+  --credential-store S  keyring (default) or memory (or POSTERN_CREDENTIAL_STORE); memory keeps nothing
+                        between runs, so later commands sign in again with POSTERN_PASSWORD
+  --config-dir DIR      where agent.json (non-secret settings) lives (or POSTERN_CONFIG_DIR)
+  --ca FILE             PEM CA bundle to trust for the controller's TLS certificate
+  --interval SECONDS    report every SECONDS in 'run' (default 20; remembered)
+  --regenerate          with 'mfa codes': replace the recovery codes
+  --json                machine-readable output (status, services, report, mfa status)
+  --verbose             log what the agent does to stderr
+  --help                this text
+
+Exit codes: 0 ok, 1 error, 2 usage, 3 controller unreachable, 4 not signed in or bad credentials,
+5 code refused or MFA needed.`;
+
+export class UsageError extends Error {}
+
+export interface CliArgs {
+  command: string;
+  words: string[];
+  controller?: string;
+  username?: string;
+  credentialStore?: 'keyring' | 'memory';
+  configDir?: string;
+  ca?: string;
+  intervalSeconds?: number;
+  regenerate: boolean;
+  json: boolean;
+  verbose: boolean;
+  help: boolean;
+}
+
+export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): CliArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        controller: { type: 'string' },
+        username: { type: 'string' },
+        'credential-store': { type: 'string' },
+        'config-dir': { type: 'string' },
+        ca: { type: 'string' },
+        interval: { type: 'string' },
+        regenerate: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        verbose: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [command = '', ...words] = positionals;
+  const store = values['credential-store'] ?? env.POSTERN_CREDENTIAL_STORE;
+  if (store !== undefined && store !== 'keyring' && store !== 'memory') {
+    throw new UsageError(`--credential-store must be keyring or memory, got '${store}'`);
+  }
+  let intervalSeconds: number | undefined;
+  if (values.interval !== undefined) {
+    intervalSeconds = Number(values.interval);
+    if (!Number.isFinite(intervalSeconds) || intervalSeconds < 1) throw new UsageError(`--interval must be at least 1 second, got '${values.interval}'`);
+  }
+  return {
+    command,
+    words,
+    controller: values.controller ?? env.POSTERN_CONTROLLER_URL,
+    username: values.username ?? env.POSTERN_USERNAME,
+    credentialStore: store,
+    configDir: values['config-dir'] ?? env.POSTERN_CONFIG_DIR,
+    ca: values.ca,
+    intervalSeconds,
+    regenerate: values.regenerate,
+    json: values.json,
+    verbose: values.verbose,
+    help: values.help,
+  };
+}
+
+/** A controller URL as typed: scheme required, trailing slash dropped. */
+export function normaliseControllerUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`'${text}' is not a URL; use e.g. https://controller.example.com:1280`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`the controller URL must be http(s), got '${text}'`);
+  return url.toString().replace(/\/+$/, '');
+}

@@ -1,0 +1,96 @@
+/**
+ * What every command needs: the parsed options, the saved settings, the credential store, the terminal,
+ * and an Agent built from them; plus signing in the way a command expects.
+ */
+import { readFile } from 'node:fs/promises';
+import { Agent } from '../agent.js';
+import type { CredentialStore } from '../credentials/credential-store.js';
+import { KeyringCredentialStore } from '../credentials/keyring-credential-store.js';
+import { MemoryCredentialStore } from '../credentials/memory-credential-store.js';
+import type { PowerEvents } from '../power/power-events.js';
+import type { AgentStatus } from '../agent.js';
+import { SettingsFile, type AgentSettings } from '../settings/agent-settings.js';
+import { silentLogger, stderrLogger, type AgentLogger } from '../util/logger.js';
+import { normaliseControllerUrl, type CliArgs } from './cli-args.js';
+import { CliError, EXIT } from './cli-errors.js';
+import { Terminal, TerminalPromptPort } from './terminal.js';
+
+export interface CliContext {
+  args: CliArgs;
+  env: NodeJS.ProcessEnv;
+  terminal: Terminal;
+  settingsFile: SettingsFile;
+  settings: AgentSettings;
+  store: CredentialStore;
+  logger: AgentLogger;
+}
+
+export async function createCliContext(args: CliArgs, env: NodeJS.ProcessEnv, terminal: Terminal): Promise<CliContext> {
+  const settingsFile = new SettingsFile(args.configDir);
+  return {
+    args,
+    env,
+    terminal,
+    settingsFile,
+    settings: await settingsFile.load(),
+    store: args.credentialStore === 'memory' ? new MemoryCredentialStore() : new KeyringCredentialStore(),
+    logger: args.verbose ? stderrLogger('debug') : args.json ? silentLogger : stderrLogger('warn'),
+  };
+}
+
+export function controllerUrlOf(ctx: CliContext): string {
+  const url = ctx.args.controller ?? ctx.settings.controllerUrl;
+  if (!url) throw new CliError('no controller: pass --controller URL (or set POSTERN_CONTROLLER_URL)', EXIT.usage);
+  return normaliseControllerUrl(url);
+}
+
+/** One-shot commands give up on an unreachable controller sooner than the long-running agent does. */
+const ONE_SHOT_RETRIES = 2;
+
+export async function createAgent(
+  ctx: CliContext,
+  options: { power?: PowerEvents; reportIntervalMs?: number; longRunning?: boolean } = {},
+): Promise<Agent> {
+  const caFile = ctx.args.ca ?? ctx.settings.caFile;
+  let ca: Buffer | undefined;
+  if (caFile) {
+    try {
+      ca = await readFile(caFile);
+    } catch (error) {
+      throw new CliError(`cannot read the CA bundle ${caFile}: ${(error as Error).message}`);
+    }
+  }
+  return new Agent({
+    controllerUrl: controllerUrlOf(ctx),
+    credentials: ctx.store,
+    prompt: new TerminalPromptPort(ctx.terminal, { connectionNotices: options.longRunning }),
+    power: options.power,
+    ca,
+    reportIntervalMs: options.reportIntervalMs,
+    retry: options.longRunning ? undefined : { maxRetries: ONE_SHOT_RETRIES },
+    logger: ctx.logger,
+  });
+}
+
+/** POSTERN_PASSWORD with the known username: how a box without a keychain signs in for each command. */
+function environmentLogin(ctx: CliContext): { username: string; password: string } | undefined {
+  const username = ctx.args.username ?? ctx.settings.username;
+  const password = ctx.env.POSTERN_PASSWORD;
+  return username && password ? { username, password } : undefined;
+}
+
+/** Signs in from the stored session or login (or the environment). */
+export function signIn(agent: Agent, ctx: CliContext): Promise<AgentStatus> {
+  return agent.resume(environmentLogin(ctx));
+}
+
+/** Commands that list or report need a complete session. */
+export function requireActive(status: AgentStatus): void {
+  if (status.state === 'needs-totp') {
+    throw new CliError('no valid authenticator code was entered; this account needs one to sign in', EXIT.mfa);
+  }
+  if (status.state === 'needs-enrollment') {
+    throw new CliError('this account must set up an authenticator app first: run `postern-agent mfa enroll`', EXIT.mfa);
+  }
+  if (status.state !== 'active') throw new CliError('not signed in: run `postern-agent login`', EXIT.auth);
+}

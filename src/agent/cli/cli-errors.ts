@@ -1,0 +1,60 @@
+/** One clear line and an exit code for every way a command can fail. */
+import { ERROR_CODES } from '../../api/envelopes.js';
+import { ControllerError, LOCAL_ERROR_CODES } from '../client/controller-error.js';
+import { CredentialStoreError } from '../credentials/credential-store.js';
+import { NotSignedInError } from '../session/session-manager.js';
+import { errorMessage } from '../util/logger.js';
+import { UsageError } from './cli-args.js';
+
+export const EXIT = { ok: 0, error: 1, usage: 2, unreachable: 3, auth: 4, mfa: 5 } as const;
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** A failure the command already worded. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: ExitCode = EXIT.error,
+  ) {
+    super(message);
+  }
+}
+
+function controllerFailure(error: ControllerError): { message: string; exitCode: ExitCode } {
+  switch (error.code) {
+    case LOCAL_ERROR_CODES.unreachable:
+    case LOCAL_ERROR_CODES.tls:
+      return { message: error.message, exitCode: EXIT.unreachable };
+    case ERROR_CODES.invalidAuth:
+      return { message: 'wrong username or password', exitCode: EXIT.auth };
+    case ERROR_CODES.unauthorized:
+      return { message: 'the controller refused the session; sign in again with `postern-agent login`', exitCode: EXIT.auth };
+    case ERROR_CODES.mfaInvalidToken:
+      return { message: 'wrong code: enter the current code from your authenticator app', exitCode: EXIT.mfa };
+    case ERROR_CODES.mfaNotEnrolled:
+      return { message: 'no authenticator app is set up; run `postern-agent mfa enroll`', exitCode: EXIT.mfa };
+    case ERROR_CODES.rateLimited: {
+      const wait = error.retryAfterMs === undefined ? 'later' : `in ${Math.ceil(error.retryAfterMs / 1000)} s`;
+      return { message: `too many attempts; try again ${wait}`, exitCode: EXIT.error };
+    }
+    default: {
+      const field = error.field ? ` (${error.field})` : '';
+      return { message: `the controller answered ${error.code}${field}: ${error.message}`, exitCode: EXIT.error };
+    }
+  }
+}
+
+export function explainError(error: unknown): { message: string; exitCode: ExitCode } {
+  if (error instanceof UsageError) return { message: `${error.message} (see --help)`, exitCode: EXIT.usage };
+  if (error instanceof CliError) return { message: error.message, exitCode: error.exitCode };
+  if (error instanceof NotSignedInError) {
+    return { message: 'not signed in: run `postern-agent login` (or set POSTERN_PASSWORD)', exitCode: EXIT.auth };
+  }
+  if (error instanceof ControllerError) return controllerFailure(error);
+  if (error instanceof CredentialStoreError) {
+    return {
+      message: `${error.message} (on a machine without a keychain use --credential-store memory with POSTERN_PASSWORD)`,
+      exitCode: EXIT.error,
+    };
+  }
+  return { message: errorMessage(error), exitCode: EXIT.error };
+}

@@ -1,0 +1,114 @@
+/** `mfa status|enroll|verify|remove|codes`: the user's own authenticator app set-up (seed table 3.1). */
+import type { Agent } from '../../agent.js';
+import { qrForTerminal } from '../../mfa/qr-code.js';
+import { UsageError } from '../cli-args.js';
+import { CliError, EXIT, type ExitCode } from '../cli-errors.js';
+import { createAgent, signIn, type CliContext } from '../cli-context.js';
+import type { Terminal } from '../terminal.js';
+
+/** Recovery codes four to a line, so they are easy to copy onto paper. */
+function printCodes(terminal: Terminal, codes: readonly string[]): void {
+  for (let i = 0; i < codes.length; i += 4) terminal.print(`  ${codes.slice(i, i + 4).join('   ')}`);
+}
+
+async function codeFrom(ctx: CliContext, question: string): Promise<string> {
+  const code = (ctx.args.words[1] ?? (await ctx.terminal.ask(question)))?.replace(/\s+/g, '');
+  if (!code) throw new CliError('no code given', EXIT.usage);
+  return code;
+}
+
+/**
+ * Shows the QR code, the secret and the recovery codes, then asks for a code to verify. Shared with the
+ * `run` console (`enroll`). Resolves whether MFA ended up verified.
+ */
+export async function enrollInteractively(agent: Agent, terminal: Terminal, code?: string): Promise<boolean> {
+  const enrollment = await agent.mfa.enroll();
+  await agent.refreshMfaState();
+  terminal.print('Scan this QR code with your authenticator app:');
+  terminal.print(await qrForTerminal(enrollment.provisioningUrl));
+  terminal.print(`Or enter the secret by hand: ${enrollment.secret}`);
+  terminal.print(`(${enrollment.provisioningUrl})`);
+  terminal.print();
+  terminal.print('Recovery codes: keep them somewhere safe; each works once if you lose the app.');
+  printCodes(terminal, enrollment.recoveryCodes);
+  terminal.print();
+  const answer = code ?? (await terminal.ask('Code from the app to finish (empty to finish later): '))?.replace(/\s+/g, '');
+  if (!answer) {
+    terminal.print('Not verified yet: finish with `postern-agent mfa verify CODE`.');
+    return false;
+  }
+  await agent.verifyMfa(answer);
+  terminal.print('MFA is set up.');
+  return true;
+}
+
+async function removeMfa(ctx: CliContext, agent: Agent): Promise<void> {
+  const status = await agent.mfa.status();
+  if (status.state === 'not-enrolled') {
+    ctx.terminal.print('MFA is not set up; nothing to remove.');
+    return;
+  }
+  if (status.state === 'unverified') {
+    await agent.mfa.remove();
+    ctx.terminal.print('The unfinished MFA setup was abandoned.');
+  } else {
+    await agent.mfa.remove(await codeFrom(ctx, 'Authenticator or recovery code: '));
+    ctx.terminal.print('MFA removed; services that require it are no longer reachable.');
+  }
+  await agent.refreshMfaState();
+}
+
+async function recoveryCodes(ctx: CliContext, agent: Agent): Promise<void> {
+  const code = await codeFrom(ctx, 'Authenticator code: ');
+  if (ctx.args.regenerate) {
+    const fresh = await agent.mfa.regenerateRecoveryCodes(code);
+    if (!fresh) {
+      ctx.terminal.print('New recovery codes were generated; show them with `postern-agent mfa codes` and the next code.');
+      return;
+    }
+    ctx.terminal.print('New recovery codes (the old ones no longer work):');
+    printCodes(ctx.terminal, fresh);
+    return;
+  }
+  printCodes(ctx.terminal, await agent.mfa.recoveryCodes(code));
+}
+
+export async function mfaCommand(ctx: CliContext): Promise<ExitCode> {
+  const sub = ctx.args.words[0] ?? 'status';
+  const agent = await createAgent(ctx);
+  try {
+    await signIn(agent, ctx);
+    switch (sub) {
+      case 'status': {
+        const status = await agent.mfa.status();
+        const words = { enrolled: 'set up', unverified: 'setup started but not verified', 'not-enrolled': 'not set up' };
+        const { state, remainingRecoveryCodes } = status;
+        ctx.terminal.print(ctx.args.json ? JSON.stringify({ state, remainingRecoveryCodes }) : `MFA: ${words[state]}`);
+        break;
+      }
+      case 'enroll':
+        if (ctx.args.json) {
+          ctx.terminal.print(JSON.stringify(await agent.mfa.enroll(), null, 2));
+          break;
+        }
+        // Finishing later is a choice, not a failure.
+        await enrollInteractively(agent, ctx.terminal, ctx.args.words[1]);
+        break;
+      case 'verify':
+        await agent.verifyMfa(await codeFrom(ctx, 'Code from your authenticator app: '));
+        ctx.terminal.print('MFA is set up.');
+        break;
+      case 'remove':
+        await removeMfa(ctx, agent);
+        break;
+      case 'codes':
+        await recoveryCodes(ctx, agent);
+        break;
+      default:
+        throw new UsageError(`unknown mfa command '${sub}'`);
+    }
+    return EXIT.ok;
+  } finally {
+    await agent.stop();
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * `run`: the long-running headless agent. It reports posture on its interval, reacts to power events
+ * (Linux D-Bus, or typed `wake`/`unlock`), prompts for codes in the terminal, prints the services table
+ * whenever access changes, and shuts down cleanly on SIGINT/SIGTERM. `npm run demo` runs the same console.
+ */
+import type { Agent } from '../../agent.js';
+import { createPowerEvents } from '../../power/create-power-events.js';
+import { PowerEventEmitter, type PowerEvent } from '../../power/power-events.js';
+import { errorMessage } from '../../util/logger.js';
+import { EXIT, type ExitCode } from '../cli-errors.js';
+import { createAgent, signIn, type CliContext } from '../cli-context.js';
+import { describeResponse, servicesTable, statusLines } from '../format.js';
+import type { Terminal } from '../terminal.js';
+import { enrollInteractively } from './mfa-commands.js';
+
+const HELP = `Commands: services, status, report, code, enroll, wake, unlock, help, quit`;
+
+const SIMULATED: Record<string, PowerEvent> = { wake: 'resume', unlock: 'unlock-screen', lock: 'lock-screen', suspend: 'suspend' };
+
+export interface ConsoleOptions {
+  /** Signals that stop the console (default SIGINT and SIGTERM); a typed `quit` always does. */
+  signals?: NodeJS.Signals[];
+}
+
+/** Starts the signed-in agent and runs its console until a signal or `quit`; stops the agent before resolving. */
+export async function runConsole(agent: Agent, terminal: Terminal, options: ConsoleOptions = {}): Promise<void> {
+  const t = terminal;
+  let lastTable = '';
+  let lastError = '';
+  const showServices = () => {
+    const table = servicesTable(agent.services());
+    if (table !== lastTable) t.print(`\n${table}\n`);
+    lastTable = table;
+  };
+  const offServices = agent.serviceChanges.on(showServices);
+  const offReports = agent.reporter.reports.on((result) => {
+    if (result.error) {
+      // One line per outage, not one per cycle.
+      if (result.error.message !== lastError) t.print(`posture report failed: ${result.error.message}`);
+      lastError = result.error.message;
+      return;
+    }
+    if (lastError) t.print('posture reporting resumed');
+    lastError = '';
+    if (result.sent.length) t.print(`sent ${result.sent.length} posture response(s)${result.full ? ' (full resend)' : ''}: ${result.sent.map(describeResponse).map((s) => s.split(/\s+/)[0]).join(', ')}`);
+  });
+
+  let finish: () => void = () => {};
+  const done = new Promise<void>((resolve) => (finish = resolve));
+  const commands: Record<string, () => Promise<unknown> | void> = {
+    help: () => t.print(HELP),
+    services: async () => t.print(servicesTable(await agent.refreshServices())),
+    status: () => t.print(statusLines(agent.status(), agent.services())),
+    report: async () => {
+      const r = await agent.reportNow();
+      t.print(r.error ? `report failed: ${r.error.message}` : `sent ${r.sent.length}, unchanged ${r.unchanged.length}`);
+    },
+    code: () => agent.promptForCode(),
+    enroll: () => enrollInteractively(agent, t),
+    quit: () => finish(),
+  };
+  t.onCommand((line) => {
+    const word = line.trim().toLowerCase();
+    if (!word) return;
+    const simulated = SIMULATED[word];
+    const action = simulated ? () => agent.simulatePowerEvent(simulated) : commands[word];
+    if (!action) {
+      t.print(`unknown command '${word}'. ${HELP}`);
+      return;
+    }
+    void Promise.resolve()
+      .then(action)
+      .catch((error: unknown) => t.print(`${word} failed: ${errorMessage(error)}`));
+  });
+  const signals = options.signals ?? ['SIGINT', 'SIGTERM'];
+  const onSignal = () => finish();
+  for (const s of signals) process.on(s, onSignal);
+
+  agent.start();
+  showServices();
+  t.print(`Reporting every ${Math.round(agent.reporter.intervalMs / 1000)} s. ${HELP}. Ctrl-C stops.`);
+  await done;
+
+  for (const s of signals) process.off(s, onSignal);
+  t.onCommand(undefined);
+  offServices();
+  offReports();
+  t.print('Stopping the agent...');
+  await agent.stop();
+  t.close();
+  t.print('Stopped.');
+}
+
+export async function runCommand(ctx: CliContext): Promise<ExitCode> {
+  const seconds = ctx.args.intervalSeconds ?? ctx.settings.reportIntervalSeconds;
+  if (ctx.args.intervalSeconds !== undefined) await ctx.settingsFile.update({ reportIntervalSeconds: ctx.args.intervalSeconds });
+  const power = new PowerEventEmitter();
+  const source = createPowerEvents({ logger: ctx.logger });
+  power.forward(source);
+  const agent = await createAgent(ctx, { power, reportIntervalMs: seconds === undefined ? undefined : seconds * 1000, longRunning: true });
+  try {
+    const status = await signIn(agent, ctx);
+    if (status.state === 'needs-enrollment') ctx.terminal.print('Set up an authenticator app first: type `enroll`.');
+    await runConsole(agent, ctx.terminal);
+    return EXIT.ok;
+  } finally {
+    source.close();
+    await agent.stop();
+  }
+}

@@ -1,0 +1,73 @@
+/** `login`, `logout` and `status`. */
+import { isControllerError } from '../../client/controller-error.js';
+import { NotSignedInError } from '../../session/session-manager.js';
+import { CliError, EXIT, type ExitCode } from '../cli-errors.js';
+import { controllerUrlOf, createAgent, signIn, type CliContext } from '../cli-context.js';
+import { statusLines } from '../format.js';
+
+async function askRequired(ctx: CliContext, question: string, hidden = false): Promise<string> {
+  const answer = (await ctx.terminal.ask(question, { hidden }))?.trim();
+  if (!answer) throw new CliError(`no ${hidden ? 'password' : 'answer'} given`, EXIT.usage);
+  return answer;
+}
+
+export async function loginCommand(ctx: CliContext): Promise<ExitCode> {
+  const controllerUrl = controllerUrlOf(ctx);
+  const username = ctx.args.username ?? ctx.args.words[0] ?? ctx.settings.username ?? (await askRequired(ctx, 'Username: '));
+  const password = ctx.env.POSTERN_PASSWORD ?? (await askRequired(ctx, 'Password: ', true));
+  const agent = await createAgent(ctx);
+  try {
+    const status = await agent.login({ username, password });
+    await ctx.settingsFile.update({ controllerUrl, username });
+    const t = ctx.terminal;
+    t.print(`Signed in to ${controllerUrl} as ${username}.`);
+    if (ctx.args.credentialStore === 'memory') {
+      t.print('The memory credential store keeps nothing: later commands sign in again with POSTERN_PASSWORD.');
+    }
+    if (status.state === 'needs-enrollment') {
+      t.print('This account must set up an authenticator app before it can reach services: run `postern-agent mfa enroll`.');
+    }
+    if (status.state === 'needs-totp') throw new CliError('signed in, but no authenticator code was entered', EXIT.mfa);
+    return EXIT.ok;
+  } finally {
+    await agent.stop();
+  }
+}
+
+export async function logoutCommand(ctx: CliContext): Promise<ExitCode> {
+  const agent = await createAgent(ctx);
+  try {
+    await agent.logout(true);
+    ctx.terminal.print('Signed out; the stored password and session were removed.');
+    return EXIT.ok;
+  } finally {
+    await agent.stop();
+  }
+}
+
+/** Reports signed-out and unreachable as states (with their exit codes), not as errors. */
+export async function statusCommand(ctx: CliContext): Promise<ExitCode> {
+  const agent = await createAgent(ctx);
+  let exitCode: ExitCode = EXIT.ok;
+  try {
+    try {
+      await signIn(agent, ctx);
+    } catch (error) {
+      if (error instanceof NotSignedInError || isControllerError(error, 'INVALID_AUTH')) exitCode = EXIT.auth;
+      else if (isControllerError(error) && error.isUnreachable) exitCode = EXIT.unreachable;
+      else throw error;
+    }
+    const status = agent.status();
+    const services = agent.services();
+    if (ctx.args.json) {
+      const count = (access: string) => services.filter((s) => s.access === access).length;
+      const summary = { total: services.length, granted: count('granted'), blocked: count('blocked'), mfaNeeded: count('mfa-needed') };
+      ctx.terminal.print(JSON.stringify({ ...status, services: summary }, null, 2));
+    } else {
+      ctx.terminal.print(statusLines(status, services));
+    }
+    return exitCode;
+  } finally {
+    await agent.stop();
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The CLI's terminal: one line reader over stdin for the whole process (several readers on one piped
+ * stdin would lose buffered lines), hidden input for passwords, and the PromptPort the CLI gives the
+ * agent. Lines nobody is waiting for go to the `run` console's command handler.
+ */
+import { createInterface, type Interface } from 'node:readline';
+import { Writable } from 'node:stream';
+import { describeNotice, describeTotpPrompt } from '../../api/prompts.js';
+import type { AgentNotice, PromptPort, TotpPrompt } from '../prompts/prompt-port.js';
+
+export interface TerminalIo {
+  input: NodeJS.ReadableStream & { isTTY?: boolean };
+  output: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+export class Terminal {
+  private reader: Interface | undefined;
+  private muted = false;
+  private ended = false;
+  private readonly buffered: string[] = [];
+  private waiter: ((line: string | null) => void) | undefined;
+  private commandHandler: ((line: string) => void) | undefined;
+
+  constructor(private readonly io: TerminalIo = { input: process.stdin, output: process.stdout }) {}
+
+  get interactive(): boolean {
+    return Boolean(this.io.input.isTTY && this.io.output.isTTY);
+  }
+
+  print(text = ''): void {
+    this.io.output.write(`${text}\n`);
+  }
+
+  /** Asks one question; null when stdin has ended or the signal aborted. */
+  async ask(question: string, options: { hidden?: boolean; signal?: AbortSignal } = {}): Promise<string | null> {
+    this.open();
+    this.io.output.write(question);
+    this.muted = Boolean(options.hidden);
+    try {
+      const line = await this.nextLine(options.signal);
+      // Nothing echoed the Enter key: a hidden answer, or input that is not a terminal.
+      if (options.hidden || !this.interactive) this.io.output.write('\n');
+      return line;
+    } finally {
+      this.muted = false;
+    }
+  }
+
+  /** Lines typed while no question is open (the `run` console). */
+  onCommand(handler: ((line: string) => void) | undefined): void {
+    this.commandHandler = handler;
+    if (handler) this.open();
+  }
+
+  close(): void {
+    this.reader?.close();
+    this.reader = undefined;
+  }
+
+  private open(): void {
+    if (this.reader || this.ended) return;
+    // Echo goes through this filter so hidden answers are not shown.
+    const output = new Writable({
+      write: (chunk, encoding, done) => {
+        if (!this.muted) this.io.output.write(chunk, encoding);
+        done();
+      },
+    });
+    this.reader = createInterface({ input: this.io.input, output, terminal: this.interactive });
+    this.reader.on('line', (line) => {
+      const waiter = this.waiter;
+      this.waiter = undefined;
+      if (waiter) waiter(line);
+      else if (this.commandHandler) this.commandHandler(line);
+      else this.buffered.push(line);
+    });
+    this.reader.on('close', () => {
+      this.ended = true;
+      this.reader = undefined;
+      this.waiter?.(null);
+      this.waiter = undefined;
+    });
+  }
+
+  private nextLine(signal?: AbortSignal): Promise<string | null> {
+    const line = this.buffered.shift();
+    if (line !== undefined) return Promise.resolve(line);
+    if (this.ended || signal?.aborted) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const onAbort = () => {
+        this.waiter = undefined;
+        resolve(null);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiter = (value) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(value);
+      };
+    });
+  }
+}
+
+/** Prompts and notices as terminal lines. */
+export class TerminalPromptPort implements PromptPort {
+  /**
+   * `connectionNotices` is for the long-running console; a one-shot command reports an unreachable
+   * controller in its own error line instead.
+   */
+  constructor(
+    private readonly terminal: Terminal,
+    private readonly options: { connectionNotices?: boolean; now?: () => number } = {},
+  ) {}
+
+  async promptTotp(prompt: TotpPrompt, signal: AbortSignal): Promise<string | null> {
+    const t = this.terminal;
+    t.print();
+    if (prompt.error) t.print(prompt.error);
+    else t.print(describeTotpPrompt(prompt, (this.options.now ?? Date.now)()));
+    if (prompt.services.length && prompt.attempt === 1) t.print(`  services: ${prompt.services.map((s) => s.name).join(', ')}`);
+    const answer = await t.ask('Authenticator code (or a recovery code; empty to skip): ', { signal });
+    if (signal.aborted) t.print('(code prompt closed)');
+    return answer;
+  }
+
+  updatePrompt(prompt: TotpPrompt): void {
+    this.terminal.print(`(the code you enter now also covers: ${prompt.services.map((s) => s.name).join(', ')})`);
+  }
+
+  notify(notice: AgentNotice): void {
+    const connection = notice.type === 'controller-reachable' || notice.type === 'controller-unreachable';
+    if (connection && !this.options.connectionNotices) return;
+    this.terminal.print(describeNotice(notice));
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The client-API calls the agent core makes, typed with the wire contract of `src/api`. MFA calls (enrollment
+ * and code submission) live in `mfa/mfa-client.ts`.
+ */
+import type { CurrentApiSession, CurrentIdentity, PasswordAuthenticateRequest } from '../../api/auth.js';
+import { PATHS } from '../../api/paths.js';
+import type { AnyPostureResponse, PostureResponseReply } from '../../api/posture-responses.js';
+import type { ServiceDetail, ServiceUpdates, SessionDetail } from '../../api/services.js';
+import type { ControllerClient } from './controller-client.js';
+
+/** The largest page OpenZiti serves. */
+const PAGE_LIMIT = 500;
+
+export class EdgeApi {
+  constructor(readonly client: ControllerClient) {}
+
+  /** A new API session; its token also becomes the client's. Never re-authenticates itself. */
+  async authenticate(request: PasswordAuthenticateRequest): Promise<CurrentApiSession> {
+    const session = await this.client.request<CurrentApiSession>('POST', PATHS.authenticatePassword, {
+      body: request,
+      auth: false,
+      reauth: false,
+    });
+    this.client.setSessionToken(session.token);
+    return session;
+  }
+
+  currentApiSession(reauth = true): Promise<CurrentApiSession> {
+    return this.client.request<CurrentApiSession>('GET', PATHS.currentApiSession, { reauth });
+  }
+
+  async logout(): Promise<void> {
+    await this.client.request('DELETE', PATHS.currentApiSession, { reauth: false, retry: false });
+  }
+
+  currentIdentity(): Promise<CurrentIdentity> {
+    return this.client.request<CurrentIdentity>('GET', PATHS.currentIdentity);
+  }
+
+  /** Every service of the identity, following pagination. */
+  async listServices(): Promise<ServiceDetail[]> {
+    const services: ServiceDetail[] = [];
+    for (let offset = 0; ; offset += PAGE_LIMIT) {
+      const page = await this.client.requestEnvelope<ServiceDetail[]>('GET', PATHS.services, {
+        query: { limit: PAGE_LIMIT, offset },
+      });
+      services.push(...page.data);
+      const total = page.meta.pagination?.totalCount ?? services.length;
+      if (page.data.length === 0 || services.length >= total) return services;
+    }
+  }
+
+  serviceUpdates(): Promise<ServiceUpdates> {
+    return this.client.request<ServiceUpdates>('GET', PATHS.serviceUpdates);
+  }
+
+  /** Answers many queries in one request; what the reporter sends every cycle that has changes. */
+  postPostureBulk(responses: readonly AnyPostureResponse[]): Promise<PostureResponseReply> {
+    return this.client.request<PostureResponseReply>('POST', PATHS.postureResponseBulk, { body: responses });
+  }
+
+  /** One response; ENDPOINT_STATE goes this way, alone and at once. */
+  postPosture(response: AnyPostureResponse): Promise<PostureResponseReply> {
+    return this.client.request<PostureResponseReply>('POST', PATHS.postureResponse, { body: response });
+  }
+
+  createSession(serviceId: string, type: 'Dial' | 'Bind' = 'Dial'): Promise<SessionDetail> {
+    return this.client.request<SessionDetail>('POST', PATHS.sessions, { body: { serviceId, type } });
+  }
+}

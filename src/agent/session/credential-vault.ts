@@ -1,0 +1,65 @@
+/**
+ * The agent's secrets in a CredentialStore (the OS keychain in production): the login it signs in again
+ * with, and the current session token. Each is one JSON value under a fixed account of service `postern`,
+ * tied to the controller URL so a token is never sent to a different controller.
+ */
+import type { CredentialStore } from '../credentials/credential-store.js';
+
+export const ACCOUNTS = { login: 'agent-login', session: 'agent-session' } as const;
+
+export interface SavedLogin {
+  controllerUrl: string;
+  username: string;
+  password: string;
+}
+
+interface SavedSession {
+  controllerUrl: string;
+  token: string;
+}
+
+function parse<T>(text: string | undefined, keys: (keyof T)[]): T | undefined {
+  if (!text) return undefined;
+  try {
+    const value = JSON.parse(text) as T;
+    return keys.every((k) => typeof value[k] === 'string') ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Same controller when scheme, host, port and path match, whatever the trailing slash. */
+export function sameController(a: string, b: string): boolean {
+  return a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+}
+
+export class CredentialVault {
+  constructor(readonly store: CredentialStore) {}
+
+  async loadLogin(controllerUrl?: string): Promise<SavedLogin | undefined> {
+    const login = parse<SavedLogin>(await this.store.get(ACCOUNTS.login), ['controllerUrl', 'username', 'password']);
+    if (!login || (controllerUrl && !sameController(login.controllerUrl, controllerUrl))) return undefined;
+    return login;
+  }
+
+  async saveLogin(login: SavedLogin): Promise<void> {
+    await this.store.set(ACCOUNTS.login, JSON.stringify(login));
+  }
+
+  async loadToken(controllerUrl: string): Promise<string | undefined> {
+    const session = parse<SavedSession>(await this.store.get(ACCOUNTS.session), ['controllerUrl', 'token']);
+    return session && sameController(session.controllerUrl, controllerUrl) ? session.token : undefined;
+  }
+
+  async saveToken(controllerUrl: string, token: string): Promise<void> {
+    await this.store.set(ACCOUNTS.session, JSON.stringify({ controllerUrl, token } satisfies SavedSession));
+  }
+
+  async clearToken(): Promise<void> {
+    await this.store.delete(ACCOUNTS.session);
+  }
+
+  async clearLogin(): Promise<void> {
+    await this.store.delete(ACCOUNTS.login);
+  }
+}

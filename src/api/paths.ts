@@ -1,0 +1,41 @@
+/**
+ * Where things live on the controller. Relative paths (no leading slash) are joined to an API prefix, so
+ * the same constants serve the client and the management API, as OpenZiti serves the shared routes on both.
+ */
+
+export const CLIENT_API_PREFIX = '/edge/client/v1';
+export const MANAGEMENT_API_PREFIX = '/edge/management/v1';
+
+/** The header carrying the API session token on every authenticated request. */
+export const SESSION_HEADER = 'zt-session';
+/** OpenZiti's header for the TOTP or recovery code on DELETE mfa and GET recovery-codes. */
+export const MFA_CODE_HEADER = 'mfa-validation-code';
+
+export const PATHS = {
+  version: '/version',
+  authenticatePassword: '/authenticate?method=password',
+  authenticateMfa: '/authenticate/mfa',
+  currentApiSession: '/current-api-session',
+  serviceUpdates: '/current-api-session/service-updates',
+  currentIdentity: '/current-identity',
+  mfa: '/current-identity/mfa',
+  mfaVerify: '/current-identity/mfa/verify',
+  mfaQrCode: '/current-identity/mfa/qr-code',
+  mfaRecoveryCodes: '/current-identity/mfa/recovery-codes',
+  services: '/services',
+  sessions: '/sessions',
+  postureResponse: '/posture-response',
+  postureResponseBulk: '/posture-response-bulk',
+} as const;
+
+/** Management-only paths for one identity (used by the demo seeding and by tests). */
+export const identityPaths = (identityId: string) => ({
+  postureData: `/identities/${encodeURIComponent(identityId)}/posture-data`,
+  failedServiceRequests: `/identities/${encodeURIComponent(identityId)}/failed-service-requests`,
+  mfa: `/identities/${encodeURIComponent(identityId)}/mfa`,
+});
+
+/** Joins an API prefix and a path, tolerating a trailing slash on the base URL. */
+export function apiUrl(baseUrl: string, prefix: string, path: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}${prefix}${path}`;
+}

@@ -1,0 +1,88 @@
+/**
+ * Whether a service is reachable and, when not, which checks stand in the way, derived from the service list
+ * alone. Shared by the agent (CLI table, tray state) and the renderer.
+ */
+import { explainFailure } from './explain-failure.js';
+import type { PolicyPostureQueries, PolicyType, PostureQuery, ServiceDetail } from './services.js';
+
+/** `mfa-needed`: blocked, but an authenticator code alone would grant access. */
+export type ServiceAccess = 'granted' | 'blocked' | 'mfa-needed';
+
+export interface FailingCheck {
+  id: string;
+  queryType: string;
+  paths: string[];
+  explanation: string;
+}
+
+export interface ServiceAccessView {
+  id: string;
+  name: string;
+  access: ServiceAccess;
+  /** The checks of the policy closest to passing (fewest failures): the shortest way to access. */
+  failing: FailingCheck[];
+  /** Seconds until the earliest MFA timeout or grace period of a passing policy ends; null when none. */
+  mfaTimeoutRemaining: number | null;
+}
+
+export interface AccessContext {
+  /** Which permission matters; the agent dials, so Dial by default. */
+  policyType?: PolicyType;
+  osName?: string;
+  mfaEnrolled?: boolean;
+}
+
+export function queryPaths(query: PostureQuery): string[] {
+  const paths = [query.process?.path, ...(query.processes ?? []).map((p) => p.path)];
+  return paths.filter((p): p is string => typeof p === 'string' && p !== '');
+}
+
+function policiesFor(service: ServiceDetail, type: PolicyType): PolicyPostureQueries[] {
+  const all = service.postureQueries ?? [];
+  const ofType = all.filter((p) => p.policyType === undefined || p.policyType === type);
+  return ofType.length ? ofType : all;
+}
+
+function failingOf(policy: PolicyPostureQueries): PostureQuery[] {
+  return policy.postureQueries.filter((q) => !q.isPassing);
+}
+
+function smallestMfaRemaining(policies: PolicyPostureQueries[]): number | null {
+  const remaining = policies
+    .filter((p) => p.isPassing)
+    .flatMap((p) => p.postureQueries)
+    .filter((q) => q.queryType === 'MFA' && q.timeoutRemaining > 0)
+    .map((q) => q.timeoutRemaining);
+  return remaining.length ? Math.min(...remaining) : null;
+}
+
+export function describeServiceAccess(service: ServiceDetail, context: AccessContext = {}): ServiceAccessView {
+  const policies = policiesFor(service, context.policyType ?? 'Dial');
+  const base = { id: service.id, name: service.name, mfaTimeoutRemaining: smallestMfaRemaining(policies) };
+  // A listed service with no policy entries is granted by a policy without checks.
+  if (policies.length === 0 || policies.some((p) => p.isPassing)) return { ...base, access: 'granted', failing: [] };
+
+  const candidates = policies.map(failingOf).filter((f) => f.length > 0);
+  // A policy failing only on MFA is the one to show: a code is all the user needs.
+  const mfaOnly = candidates.find((f) => f.every((q) => q.queryType === 'MFA'));
+  const closest = mfaOnly ?? candidates.reduce((best, next) => (next.length < best.length ? next : best), candidates[0] ?? []);
+  const failing = closest.map((q) => ({
+    id: q.id,
+    queryType: q.queryType,
+    paths: queryPaths(q),
+    explanation: explainFailure({
+      queryType: q.queryType,
+      paths: queryPaths(q),
+      osName: context.osName,
+      mfaEnrolled: context.mfaEnrolled,
+    }),
+  }));
+  return { ...base, access: mfaOnly && context.mfaEnrolled !== false ? 'mfa-needed' : 'blocked', failing };
+}
+
+/** Every service, sorted by name so tables and lists are stable. */
+export function describeServices(services: readonly ServiceDetail[], context: AccessContext = {}): ServiceAccessView[] {
+  return services
+    .map((s) => describeServiceAccess(s, context))
+    .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+}

@@ -1,0 +1,67 @@
+/** Client services with their posture queries, sessions and service updates (api-notes §6). */
+import type { BaseEntity, EntityRef } from './envelopes.js';
+
+export const POSTURE_QUERY_TYPES = ['OS', 'MAC', 'DOMAIN', 'PROCESS', 'PROCESS_MULTI', 'MFA'] as const;
+export type PostureQueryType = (typeof POSTURE_QUERY_TYPES)[number];
+
+export type PolicyType = 'Dial' | 'Bind' | 'Invalid';
+
+export interface PostureQueryProcess {
+  osType?: string;
+  path?: string;
+}
+
+/** One posture check as a client sees it: `id` is the posture check id a response must carry. */
+export interface PostureQuery {
+  id: string;
+  queryType: PostureQueryType | string;
+  isPassing: boolean;
+  /** -1: no timeout (everything but MFA with a timeout) */
+  timeout: number;
+  /** -1: none; 0: MFA not passed on this API session; else seconds left */
+  timeoutRemaining: number;
+  timeoutAt?: string | null;
+  promptOnWake?: boolean;
+  promptOnUnlock?: boolean;
+  promptGracePeriodSeconds?: number;
+  process?: PostureQueryProcess;
+  processes?: PostureQueryProcess[];
+  updatedAt?: string;
+}
+
+/** The checks of one service policy that grants the service; the policy passes when all of them do. */
+export interface PolicyPostureQueries {
+  policyId: string;
+  policyType?: PolicyType;
+  isPassing: boolean;
+  postureQueries: PostureQuery[];
+}
+
+export interface ServiceDetail extends BaseEntity {
+  name: string;
+  permissions?: PolicyType[];
+  roleAttributes?: string[] | null;
+  encryptionRequired?: boolean;
+  postureQueries: PolicyPostureQueries[];
+}
+
+export interface ServiceUpdates {
+  /** moves whenever the access state of one of the identity's services changes */
+  lastChangeAt: string;
+}
+
+export interface SessionCreateRequest {
+  serviceId: string;
+  type?: 'Dial' | 'Bind';
+}
+
+export interface SessionDetail extends BaseEntity {
+  type: string;
+  serviceId: string;
+  service?: EntityRef;
+  apiSessionId?: string;
+  token?: string;
+}
+
+/** `cause.data` of a 409 INVALID_POSTURE: failing checks per policy id. */
+export type InvalidPostureData = Record<string, { id: string; typeId: string; isPassing: boolean }[]>;

@@ -1,0 +1,63 @@
+/**
+ * The client's CA bundle option against a loopback HTTPS server whose certificate comes from a throw-away
+ * private CA (made with openssl; skipped where openssl is missing).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ControllerClient } from '../../../src/agent/client/controller-client.js';
+
+function hasOpenssl(): boolean {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'postern-tls-'));
+let server: https.Server | undefined;
+let url = '';
+let ca = '';
+
+beforeAll(async () => {
+  if (!hasOpenssl()) return;
+  const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
+  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=Postern Test CA');
+  ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
+  writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n');
+  ssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '1', '-extfile', 'san.ext');
+  ca = readFileSync(join(dir, 'ca.pem'), 'utf8');
+  server = https.createServer({ key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.pem')) }, (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ data: { version: 'tls' }, meta: {} }));
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe.runIf(hasOpenssl())('ControllerClient TLS', () => {
+  it('trusts a controller certificate issued by the given CA bundle', async () => {
+    const client = new ControllerClient({ baseUrl: url, ca });
+    await expect(client.request('GET', '/version')).resolves.toEqual({ version: 'tls' });
+    client.close();
+  });
+
+  it('refuses an untrusted certificate at once, saying what to do', async () => {
+    const client = new ControllerClient({ baseUrl: url });
+    const failure = await client.request('GET', '/version').catch((e: unknown) => e);
+    client.close();
+    expect(failure).toMatchObject({ status: 0, code: 'TLS_ERROR' });
+    expect((failure as Error).message).toContain("pass the controller's CA bundle");
+  });
+});

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import type { CurrentApiSession } from '../../../src/api/auth.js';
+import { ControllerError } from '../../../src/agent/client/controller-error.js';
+import type { EdgeApi } from '../../../src/agent/client/edge-api.js';
+import { MemoryCredentialStore } from '../../../src/agent/credentials/memory-credential-store.js';
+import { CredentialVault } from '../../../src/agent/session/credential-vault.js';
+import { NotSignedInError, SessionManager, type SessionStatus } from '../../../src/agent/session/session-manager.js';
+
+const URL = 'https://controller:1280';
+const unauthorized = () => new ControllerError({ status: 401, code: 'UNAUTHORIZED', message: 'gone' });
+const totpQuery = { typeId: 'MFA', provider: 'ziti', httpMethod: 'POST', httpUrl: './authenticate/mfa' };
+
+/** A controller of one user: tokens it knows, whether logins owe a code, and which password is right. */
+class FakeController {
+  token: string | undefined;
+  readonly live = new Map<string, { id: string; partial: boolean }>();
+  password = 'secret';
+  loginsOweTotp = false;
+  logins: unknown[] = [];
+  private next = 0;
+
+  session(token: string): CurrentApiSession {
+    const s = this.live.get(token)!;
+    return {
+      id: s.id, token, createdAt: '', updatedAt: '', identity: { id: 'i1', name: 'alice' }, identityId: 'i1',
+      authQueries: s.partial ? [totpQuery] : [], isMfaRequired: s.partial, isMfaComplete: !s.partial,
+    };
+  }
+
+  api(): EdgeApi {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the object literal below has its own `this`
+    const self = this;
+    return {
+      client: { setSessionToken: (t: string | undefined) => (self.token = t), get sessionToken() { return self.token; } },
+      authenticate: async (request: { password: string }) => {
+        self.logins.push(request);
+        if (request.password !== self.password) throw new ControllerError({ status: 401, code: 'INVALID_AUTH', message: 'no' });
+        const token = `tok-${++self.next}`;
+        self.live.set(token, { id: `api-${self.next}`, partial: self.loginsOweTotp });
+        self.token = token;
+        return self.session(token);
+      },
+      currentApiSession: async () => {
+        if (!self.token || !self.live.has(self.token)) throw unauthorized();
+        return self.session(self.token);
+      },
+      logout: async () => void (self.token && self.live.delete(self.token)),
+    } as unknown as EdgeApi;
+  }
+}
+
+function setup(requestTotp: () => Promise<boolean> = async () => false) {
+  const controller = new FakeController();
+  const store = new MemoryCredentialStore();
+  const changes: SessionStatus[] = [];
+  const sessions = new SessionManager({ api: controller.api(), vault: new CredentialVault(store), controllerUrl: URL, requestTotp, envInfo: {}, sdkInfo: {} });
+  sessions.changes.on((s) => changes.push(s));
+  return { controller, store, sessions, changes };
+}
+
+describe('SessionManager', () => {
+  it('resumes with the stored token without logging in again', async () => {
+    const { controller, store, sessions } = setup();
+    await sessions.login({ username: 'alice', password: 'secret' });
+    const again = new SessionManager({ api: controller.api(), vault: new CredentialVault(store), controllerUrl: URL, requestTotp: async () => false });
+    controller.token = undefined;
+    expect(await again.resume()).toMatchObject({ state: 'active', apiSessionId: 'api-1', username: 'alice' });
+    expect(controller.logins).toHaveLength(1);
+  });
+
+  it('logs in with the stored password when the stored token has expired', async () => {
+    const { controller, sessions } = setup();
+    await sessions.login({ username: 'alice', password: 'secret' });
+    controller.live.clear();
+    expect(await sessions.resume()).toMatchObject({ state: 'active', apiSessionId: 'api-2' });
+  });
+
+  it('says "not signed in" with nothing stored and no fallback', async () => {
+    const { sessions } = setup();
+    await expect(sessions.resume()).rejects.toBeInstanceOf(NotSignedInError);
+  });
+
+  it('re-authenticates after the session expired and publishes the new session', async () => {
+    const { controller, sessions, changes } = setup();
+    await sessions.login({ username: 'alice', password: 'secret' }, false);
+    controller.live.clear();
+    await expect(sessions.reauthenticate()).resolves.toBe(true);
+    expect(changes.map((c) => c.apiSessionId)).toEqual(['api-1', 'api-2']);
+  });
+
+  it('does not replace a live session that owes a code, and asks for the code instead', async () => {
+    let asked = 0;
+    const { controller, sessions } = setup(async () => (asked++, false));
+    controller.loginsOweTotp = true;
+    expect((await sessions.login({ username: 'alice', password: 'secret' })).state).toBe('needs-totp');
+    expect(asked).toBe(1);
+    await expect(sessions.reauthenticate()).resolves.toBe(false);
+    expect(asked).toBe(2);
+    expect(controller.logins).toHaveLength(1);
+  });
+
+  it('becomes signed out when the stored password stops working', async () => {
+    const { controller, sessions, changes } = setup();
+    await sessions.login({ username: 'alice', password: 'secret' });
+    controller.live.clear();
+    controller.password = 'changed';
+    await expect(sessions.reauthenticate()).rejects.toMatchObject({ code: 'INVALID_AUTH' });
+    expect(sessions.status().state).toBe('signed-out');
+    expect(changes.at(-1)?.state).toBe('signed-out');
+  });
+
+  it('logout ends the session and forgets the stored login', async () => {
+    const { controller, store, sessions } = setup();
+    await sessions.login({ username: 'alice', password: 'secret' });
+    await sessions.logout(true);
+    expect(controller.live.size).toBe(0);
+    expect(store.accounts()).toEqual([]);
+    expect(sessions.status().state).toBe('signed-out');
+  });
+});
