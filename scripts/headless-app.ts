@@ -1,0 +1,67 @@
+/**
+ * The bundled controller with demo data and the headless agent signed in against it, in this terminal.
+ * `npm run demo` runs it on a throwaway data dir; `npm start` runs it on the user's own data folder when
+ * the desktop shell cannot start.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startController } from '../controller/app.js';
+import { defaultConfig } from '../controller/config.js';
+import { seedDemo } from '../controller/demo/seed-demo.js';
+import { Agent } from '../src/agent/agent.js';
+import { runConsole } from '../src/agent/cli/commands/run-command.js';
+import { Terminal, TerminalPromptPort } from '../src/agent/cli/terminal.js';
+import { MemoryCredentialStore } from '../src/agent/credentials/memory-credential-store.js';
+import { createPowerEvents } from '../src/agent/power/create-power-events.js';
+import { PowerEventEmitter } from '../src/agent/power/power-events.js';
+import { stderrLogger } from '../src/agent/util/logger.js';
+
+export interface HeadlessOptions {
+  dataDir: string;
+  /** 0 for a free port */
+  port: number;
+  /** posture report interval in seconds */
+  intervalSeconds?: number;
+}
+
+/** The admin password: from the environment, else the one the controller generated on first start. */
+function adminPasswordOf(dataDir: string, generated: string | undefined): string {
+  const fromEnv = process.env.POSTERN_ADMIN_PASSWORD;
+  if (fromEnv) return fromEnv;
+  if (generated) return generated;
+  const file = join(dataDir, 'admin-password');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  throw new Error(`no admin password: set POSTERN_ADMIN_PASSWORD (this data dir was created with one) or use a new --data-dir`);
+}
+
+export async function runHeadless({ dataDir, port, intervalSeconds }: HeadlessOptions): Promise<void> {
+  const config = { ...defaultConfig(dataDir), port, logLevel: 'error' };
+  const controller = await startController(config, { adminPassword: process.env.POSTERN_ADMIN_PASSWORD });
+  const terminal = new Terminal();
+  const power = new PowerEventEmitter();
+  const source = createPowerEvents();
+  power.forward(source);
+  try {
+    const login = await seedDemo(controller.url, adminPasswordOf(dataDir, controller.bootstrap.generatedPassword));
+    terminal.print(`Postern demo: controller on ${controller.url} (data in ${dataDir})`);
+    if (controller.bootstrap.generatedPassword) terminal.print(`Admin password (shown once): ${controller.bootstrap.generatedPassword}`);
+    terminal.print(`Demo identity: ${login.username} / ${login.password}`);
+    terminal.print(`Try: 'unlock' (MFA prompt after an unlock), 'enroll' (set up an authenticator app), 'services', 'quit'.`);
+
+    const agent = new Agent({
+      controllerUrl: controller.url,
+      // The demo must not touch the user's keychain; it signs in afresh on every run.
+      credentials: new MemoryCredentialStore(),
+      prompt: new TerminalPromptPort(terminal, { connectionNotices: true }),
+      power,
+      reportIntervalMs: intervalSeconds === undefined ? undefined : intervalSeconds * 1000,
+      logger: stderrLogger('warn'),
+    });
+    await agent.login(login, false);
+    await runConsole(agent, terminal);
+  } finally {
+    source.close();
+    terminal.close();
+    await controller.close();
+  }
+}
