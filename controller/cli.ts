@@ -20,13 +20,13 @@ async function main(): Promise<void> {
     return;
   }
   // Signals are handled from the start: one that arrives while the store opens still closes it cleanly.
-  let controller: RunningController | undefined;
+  const running: { controller?: RunningController } = {};
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`postern controller: ${signal} received, shutting down`);
-    (controller ? controller.close() : Promise.resolve()).then(
+    (running.controller ? running.controller.close() : Promise.resolve()).then(
       () => process.exit(0),
       (err: unknown) => {
         console.error('postern controller: shutdown failed:', err);
@@ -37,7 +37,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 
-  controller = await startController(config, { adminPassword: process.env.POSTERN_ADMIN_PASSWORD });
+  const controller = await startController(config, { adminPassword: process.env.POSTERN_ADMIN_PASSWORD });
+  running.controller = controller;
   if (stopping) return void (await controller.close());
   const { bootstrap } = controller;
   if (bootstrap.generatedPassword) {
