@@ -1,0 +1,241 @@
+/**
+ * The agent core as the desktop shell sees it: one Agent per controller (a sign-in to another controller
+ * replaces it), its state turned into the IPC views, and the MFA flows with the QR code rendered here for a
+ * renderer that has no Node. Electron-free, so the UI tests drive the very same object.
+ */
+import type { ServiceAccessView } from '../src/api/service-access.js';
+import { Agent, type AgentOptions, type AgentStatus } from '../src/agent/agent.js';
+import { qrDataUrl } from '../src/agent/mfa/qr-code.js';
+import { NotSignedInError } from '../src/agent/session/session-manager.js';
+import type { SettingsFile } from '../src/agent/settings/agent-settings.js';
+import { Listeners } from '../src/agent/util/listeners.js';
+import { errorMessage, silentLogger, type AgentLogger } from '../src/agent/util/logger.js';
+import { toIpcError } from './ipc-dispatch.js';
+import type {
+  EnrollmentView,
+  MfaStatusView,
+  ServicesView,
+  SessionStatus,
+  SessionView,
+  SignInRequest,
+} from '../src/ipc/views.js';
+
+export interface DesktopAgentOptions extends Omit<AgentOptions, 'controllerUrl'> {
+  /** agent.json, shared with the headless CLI: which controller and user to sign in as. */
+  settings: SettingsFile;
+}
+
+const STATUS: Record<AgentStatus['state'], SessionStatus> = {
+  'signed-out': 'signed-out',
+  'needs-totp': 'needs-code',
+  'needs-enrollment': 'needs-enrollment',
+  active: 'signed-in',
+};
+
+/** `https://host:1280/` and `https://host:1280` are the same controller. */
+export const normaliseUrl = (url: string) => new URL(url).toString().replace(/\/+$/, '');
+
+export class DesktopAgent {
+  readonly sessionChanges = new Listeners<SessionView>();
+  readonly serviceChanges = new Listeners<ServicesView>();
+  private agent: Agent | undefined;
+  private unwire: (() => void)[] = [];
+  private signingIn = false;
+  private message: string | null = null;
+  private controllerUrl: string | null = null;
+  private username: string | null = null;
+  private updatedAt: number | null = null;
+  private readonly log: AgentLogger;
+
+  constructor(private readonly options: DesktopAgentOptions) {
+    this.log = options.logger ?? silentLogger;
+  }
+
+  /** The running agent core, for the power and prompt wiring and for tests. */
+  get current(): Agent | undefined {
+    return this.agent;
+  }
+
+  session(): SessionView {
+    const status = this.agent?.status();
+    return {
+      status: this.signingIn ? 'signing-in' : status ? STATUS[status.state] : 'signed-out',
+      controllerUrl: this.controllerUrl,
+      username: status?.username ?? this.username,
+      identityName: status?.identityName ?? null,
+      reachable: status?.reachable !== false,
+      mfa: status?.mfa ?? null,
+      message: this.message,
+    };
+  }
+
+  services(): ServicesView {
+    return { services: this.agent?.services() ?? [], updatedAt: this.updatedAt };
+  }
+
+  /**
+   * At launch: signs in from what the keychain holds for `controllerUrl` (or the saved controller). Never
+   * throws: a failure leaves the app signed out with the reason shown on the sign-in screen.
+   */
+  async resume(controllerUrl?: string): Promise<SessionView> {
+    const saved = await this.options.settings.load();
+    const url = controllerUrl ?? saved.controllerUrl;
+    this.username = saved.username ?? null;
+    if (!url) return this.session();
+    const agent = await this.use(url);
+    await this.track(async () => {
+      await agent.resume();
+      agent.start();
+    });
+    return this.session();
+  }
+
+  /** Signs in with a password; a TOTP the session owes arrives meanwhile as a `login` prompt. */
+  async signIn(request: SignInRequest): Promise<SessionView> {
+    const agent = await this.use(request.controllerUrl);
+    this.username = request.username;
+    await this.track(async () => {
+      await agent.login({ username: request.username, password: request.password });
+      await this.options.settings.update({ controllerUrl: agent.client.baseUrl, username: request.username });
+      agent.start();
+    }, true);
+    return this.session();
+  }
+
+  async signOut(): Promise<SessionView> {
+    const agent = this.agent;
+    this.message = null;
+    if (agent) {
+      await agent.logout(true).catch((error: unknown) => this.log.warn(`sign-out: ${errorMessage(error)}`));
+      await this.replace(undefined);
+    }
+    this.publish();
+    return this.session();
+  }
+
+  /** "Check again": a posture cycle now, then the list as the controller sees it after it. */
+  async checkAgain(): Promise<ServicesView> {
+    const agent = this.require();
+    const result = await agent.reportNow();
+    if (result.error) throw result.error;
+    await agent.refreshServices();
+    return this.services();
+  }
+
+  /** A code entered on the services or sign-in screen; it satisfies every MFA check of the session. */
+  async submitCode(code: string): Promise<ServicesView> {
+    const agent = this.agent;
+    if (!agent || agent.status().state === 'signed-out') throw new NotSignedInError('Sign in first.');
+    await agent.mfa.submit(code);
+    agent.prompter.noteAccepted();
+    await agent.sessions.refresh();
+    await agent.refreshMfaState();
+    if (agent.status().state === 'active') {
+      agent.start();
+      await agent.refreshServices();
+    }
+    this.publish();
+    return this.services();
+  }
+
+  async mfaStatus(): Promise<MfaStatusView> {
+    const status = await this.require().mfa.status();
+    return { state: status.state, remainingRecoveryCodes: status.remainingRecoveryCodes ?? null };
+  }
+
+  async startEnrollment(): Promise<EnrollmentView> {
+    const agent = this.require();
+    const enrollment = await agent.mfa.enroll();
+    await agent.refreshMfaState();
+    return {
+      qrDataUrl: await qrDataUrl(enrollment.provisioningUrl),
+      secret: enrollment.secret,
+      provisioningUrl: enrollment.provisioningUrl,
+      recoveryCodes: enrollment.recoveryCodes,
+    };
+  }
+
+  async verifyEnrollment(code: string): Promise<MfaStatusView> {
+    await this.require().verifyMfa(code);
+    return this.mfaStatus();
+  }
+
+  /** Removes MFA with a code, or abandons an unverified enrollment without one. */
+  async removeMfa(code?: string): Promise<MfaStatusView> {
+    const agent = this.require();
+    await agent.mfa.remove(code);
+    await agent.refreshMfaState();
+    await agent.refreshServices().catch(() => undefined);
+    return this.mfaStatus();
+  }
+
+  recoveryCodes(code: string): Promise<string[]> {
+    return this.require().mfa.recoveryCodes(code);
+  }
+
+  async regenerateRecoveryCodes(code: string): Promise<string[]> {
+    const codes = await this.require().mfa.regenerateRecoveryCodes(code);
+    if (!codes) throw new Error('The codes were replaced; enter your next authenticator code to show them.');
+    return codes;
+  }
+
+  async stop(): Promise<void> {
+    await this.replace(undefined);
+  }
+
+  private require(): Agent {
+    if (!this.agent || this.agent.status().state === 'signed-out')
+      throw new NotSignedInError('Sign in first.');
+    return this.agent;
+  }
+
+  /** The agent for `url`: the current one, or a new one replacing it. */
+  private async use(url: string): Promise<Agent> {
+    const normalised = normaliseUrl(url);
+    if (this.agent && this.agent.client.baseUrl === normalised) return this.agent;
+    const agent = new Agent({ ...this.options, controllerUrl: normalised });
+    await this.replace(agent);
+    this.controllerUrl = normalised;
+    return agent;
+  }
+
+  private async replace(agent: Agent | undefined): Promise<void> {
+    const old = this.agent;
+    this.unwire.forEach((off) => off());
+    this.unwire = [];
+    this.agent = agent;
+    this.updatedAt = null;
+    if (agent) {
+      this.unwire.push(
+        agent.statusChanges.on(() => this.publish()),
+        agent.serviceChanges.on((services: ServiceAccessView[]) => {
+          this.updatedAt = Date.now();
+          this.serviceChanges.emit({ services, updatedAt: this.updatedAt });
+        }),
+      );
+    }
+    if (old)
+      await old.stop().catch((error: unknown) => this.log.warn(`stopping the agent: ${errorMessage(error)}`));
+  }
+
+  /** Runs a sign-in step with `signing-in` shown meanwhile; a failure becomes the message (and rethrows if asked). */
+  private async track(step: () => Promise<void>, rethrow = false): Promise<void> {
+    this.signingIn = true;
+    this.message = null;
+    this.publish();
+    try {
+      await step();
+    } catch (error) {
+      this.message = error instanceof NotSignedInError ? null : toIpcError(error).message;
+      if (rethrow) throw error;
+    } finally {
+      this.signingIn = false;
+      this.publish();
+      this.serviceChanges.emit(this.services());
+    }
+  }
+
+  private publish(): void {
+    this.sessionChanges.emit(this.session());
+  }
+}

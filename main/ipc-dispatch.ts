@@ -1,0 +1,87 @@
+/**
+ * One IPC request from arrival to answer, without Electron: the sender check, the payload guard, the
+ * handler, and the error turned into data. `ipc-main.ts` feeds it from `ipcMain`; the UI tests feed it from
+ * a Playwright binding, so both run exactly the same checks.
+ */
+import { ERROR_CODES } from '../src/api/envelopes.js';
+import { isControllerError } from '../src/agent/client/controller-error.js';
+import { channels, type IpcHandlers } from '../src/ipc/bridge.js';
+import type { IpcError, IpcResult } from '../src/ipc/views.js';
+import type { SenderFrame } from './security.js';
+
+export const IPC_ERRORS = {
+  forbidden: 'FORBIDDEN',
+  invalidRequest: 'INVALID_REQUEST',
+  unknownChannel: 'UNKNOWN_CHANNEL',
+  failed: 'FAILED',
+} as const;
+
+/** Words for the controller errors a user can act on; the rest keep the controller's own message. */
+const FRIENDLY: Record<string, string> = {
+  [ERROR_CODES.mfaInvalidToken]:
+    'That code was not accepted. Enter the current code from your authenticator app.',
+  [ERROR_CODES.invalidAuth]: 'The username or password is not right.',
+  [ERROR_CODES.mfaNotEnrolled]: 'Set up an authenticator app (MFA) first.',
+};
+
+export function toIpcError(error: unknown): IpcError {
+  if (isControllerError(error)) {
+    if (error.code === ERROR_CODES.rateLimited) {
+      const seconds = error.retryAfterMs === undefined ? undefined : Math.ceil(error.retryAfterMs / 1000);
+      return {
+        code: error.code,
+        message: `Too many attempts; try again${seconds ? ` in ${seconds} s` : ' later'}.`,
+      };
+    }
+    return { code: error.code, message: FRIENDLY[error.code] ?? error.message };
+  }
+  const named = error as { name?: unknown; code?: unknown };
+  const code =
+    typeof named.code === 'string'
+      ? named.code
+      : typeof named.name === 'string' && named.name !== 'Error'
+        ? named.name
+        : IPC_ERRORS.failed;
+  return { code, message: error instanceof Error ? error.message : String(error) };
+}
+
+export type Dispatch = (
+  channel: string,
+  sender: SenderFrame | null | undefined,
+  payload: unknown,
+) => Promise<IpcResult<unknown>>;
+
+export interface DispatchOptions {
+  isTrusted: (sender: SenderFrame | null | undefined) => boolean;
+  /** Told about refused requests (they point at a bug or an attack, never at the user). */
+  onRefused?: (channel: string, reason: string) => void;
+}
+
+const fail = (code: string, message: string): IpcResult<never> => ({ ok: false, error: { code, message } });
+
+export function createDispatch(handlers: IpcHandlers, options: DispatchOptions): Dispatch {
+  const invokes = new Map(
+    channels()
+      .filter((c) => c.channel.kind === 'invoke')
+      .map((c) => [c.name, c]),
+  );
+  return async (name, sender, payload) => {
+    const entry = invokes.get(name);
+    if (!entry || entry.channel.kind !== 'invoke')
+      return fail(IPC_ERRORS.unknownChannel, `no channel ${name}`);
+    if (!options.isTrusted(sender)) {
+      options.onRefused?.(name, `untrusted sender ${sender?.url ?? '(none)'}`);
+      return fail(IPC_ERRORS.forbidden, 'This window may not use Postern.');
+    }
+    if (!entry.channel.validate(payload)) {
+      options.onRefused?.(name, 'invalid payload');
+      return fail(IPC_ERRORS.invalidRequest, `invalid request for ${name}`);
+    }
+    const group = handlers[entry.group] as Record<string, (request: unknown) => unknown>;
+    try {
+      return { ok: true, value: await group[entry.key]!(payload ?? undefined) };
+    } catch (error) {
+      return { ok: false, error: toIpcError(error) };
+    }
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * Sign-in: controller URL, username and password; then, if the controller asks for it, the authenticator
+ * code on the same screen (the agent's `login` prompt), or a code for a session left owing one.
+ */
+import { useState } from 'react';
+import type { PromptView, SessionView } from '../../../../src/ipc/views.js';
+import { CodeForm } from '../../components/code-form.js';
+import { useAction, usePrompt } from '../../lib/hooks.js';
+import { postern } from '../../lib/postern.js';
+
+export function SignIn({ session }: { session: SessionView }) {
+  const prompt = usePrompt();
+  const loginPrompt = prompt && prompt.reason === 'login' ? prompt : null;
+  return (
+    <main>
+      <section className="card narrow" aria-labelledby="sign-in-title">
+        <h1 id="sign-in-title">Sign in to Postern</h1>
+        {loginPrompt ? (
+          <LoginCode prompt={loginPrompt} />
+        ) : session.status === 'needs-code' ? (
+          <OwedCode />
+        ) : (
+          <Credentials session={session} />
+        )}
+      </section>
+    </main>
+  );
+}
+
+function Credentials({ session }: { session: SessionView }) {
+  const [controllerUrl, setControllerUrl] = useState(session.controllerUrl ?? '');
+  const [username, setUsername] = useState(session.username ?? '');
+  const [password, setPassword] = useState('');
+  const signIn = useAction(postern.session.signIn);
+  const busy = signIn.busy || session.status === 'signing-in';
+  const error = signIn.error ?? session.message;
+  return (
+    <form
+      aria-describedby={error ? 'sign-in-error' : undefined}
+      onSubmit={(event) => {
+        event.preventDefault();
+        void signIn.run({ controllerUrl: controllerUrl.trim(), username: username.trim(), password });
+      }}
+    >
+      <label htmlFor="controller-url">Controller URL</label>
+      <input
+        id="controller-url"
+        type="url"
+        required
+        placeholder="https://controller.example.com:1280"
+        value={controllerUrl}
+        onChange={(e) => setControllerUrl(e.target.value)}
+      />
+      <label htmlFor="username">Username</label>
+      <input
+        id="username"
+        type="text"
+        required
+        autoComplete="username"
+        value={username}
+        onChange={(e) => setUsername(e.target.value)}
+      />
+      <label htmlFor="password">Password</label>
+      <input
+        id="password"
+        type="password"
+        required
+        autoComplete="current-password"
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+      />
+      {error && (
+        <p id="sign-in-error" className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="actions">
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function LoginCode({ prompt }: { prompt: PromptView }) {
+  // The attempt answered last: the form shows "Checking" until the agent accepts or asks again.
+  const [answered, setAnswered] = useState(0);
+  const answer = useAction(async (code: string) => {
+    setAnswered(prompt.attempt);
+    await postern.prompt.answer({ promptId: prompt.id, code });
+  });
+  return (
+    <>
+      <p>Enter the code from your authenticator app to finish signing in.</p>
+      <CodeForm
+        label="Authenticator code"
+        submitLabel="Continue"
+        acceptsRecoveryCode={prompt.acceptsRecoveryCode}
+        autoFocus
+        clearOnSubmit
+        busy={answered === prompt.attempt}
+        error={answer.error ?? prompt.error}
+        onSubmit={answer.run}
+      >
+        <button type="button" className="secondary" onClick={() => void postern.prompt.dismiss()}>
+          Cancel
+        </button>
+      </CodeForm>
+    </>
+  );
+}
+
+function OwedCode() {
+  const submit = useAction(postern.mfa.submitCode);
+  return (
+    <>
+      <p className="notice">
+        You are signed in, but your organisation needs your authenticator code before you can reach any
+        service.
+      </p>
+      <CodeForm
+        label="Authenticator code"
+        submitLabel="Continue"
+        acceptsRecoveryCode
+        autoFocus
+        busy={submit.busy}
+        error={submit.error}
+        onSubmit={(code) => submit.run({ code })}
+      >
+        <button type="button" className="secondary" onClick={() => void postern.session.signOut()}>
+          Sign out
+        </button>
+      </CodeForm>
+    </>
+  );
+}

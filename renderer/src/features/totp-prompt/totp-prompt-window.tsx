@@ -1,0 +1,74 @@
+/**
+ * The small always-on-top window main opens on wake, unlock or before an MFA timeout: the grace countdown
+ * ("Enter your code within 4:32 to keep access to 3 services"), the services it covers, and one code field
+ * that also takes a recovery code.
+ */
+import { useEffect, useState } from 'react';
+import { promptHeadline, remainingMs } from '../../../../src/ipc/prompt-text.js';
+import type { PromptView } from '../../../../src/ipc/views.js';
+import { CodeForm } from '../../components/code-form.js';
+import { useAction, useNow, usePrompt } from '../../lib/hooks.js';
+import { postern } from '../../lib/postern.js';
+
+export function TotpPromptWindow() {
+  const prompt = usePrompt();
+  useEffect(() => {
+    document.title = 'Postern: authenticator code';
+  }, []);
+  return (
+    <main className="prompt-window">
+      {prompt ? (
+        <PromptBody prompt={prompt} />
+      ) : (
+        <p role="status">{prompt === null ? 'No code is needed right now.' : 'Loading…'}</p>
+      )}
+    </main>
+  );
+}
+
+function PromptBody({ prompt }: { prompt: PromptView }) {
+  const now = useNow();
+  // Which attempt was answered: "Checking" until the agent accepts (the window closes) or asks again.
+  const [answered, setAnswered] = useState(0);
+  const answer = useAction(async (code: string) => {
+    setAnswered(prompt.attempt);
+    await postern.prompt.answer({ promptId: prompt.id, code });
+  });
+  const left = remainingMs(prompt, now);
+  // The countdown is announced once a minute, not every second.
+  const spoken = left === null ? '' : `${Math.ceil(left / 60_000)} minutes left`;
+  return (
+    <section aria-labelledby="prompt-title">
+      <h1 id="prompt-title" className="countdown">
+        {promptHeadline(prompt, now)}
+      </h1>
+      <span className="visually-hidden" aria-live="polite">
+        {spoken}
+      </span>
+      {prompt.services.length > 1 && (
+        <ul aria-label="Services this code keeps">
+          {prompt.services.map((s) => (
+            <li key={s.id}>{s.name}</li>
+          ))}
+        </ul>
+      )}
+      <CodeForm
+        label="Authenticator code"
+        submitLabel="Submit"
+        acceptsRecoveryCode={prompt.acceptsRecoveryCode}
+        autoFocus
+        clearOnSubmit
+        busy={answered === prompt.attempt}
+        error={answer.error ?? prompt.error}
+        onSubmit={answer.run}
+      >
+        <button type="button" className="secondary" onClick={() => void postern.prompt.dismiss()}>
+          Not now
+        </button>
+        <button type="button" className="secondary" onClick={() => void postern.app.show('services')}>
+          Open Postern
+        </button>
+      </CodeForm>
+    </section>
+  );
+}

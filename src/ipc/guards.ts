@@ -1,0 +1,80 @@
+/**
+ * Payload checks for every invoke channel. Main runs them before a handler sees a payload: the renderer is
+ * untrusted (a compromised page could send anything), so a shape or size that is not exactly what the
+ * channel takes is refused, never coerced.
+ */
+import type {
+  CodeRequest,
+  OptionalCodeRequest,
+  PromptAnswer,
+  RecoveryCodesView,
+  SettingsView,
+  SignInRequest,
+  ViewName,
+} from './views.js';
+
+export type Guard<T> = (payload: unknown) => payload is T;
+
+type Rec = Record<string, unknown>;
+
+const isRecord = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Only the listed keys, each with its own check; anything extra is refused. */
+function hasExactly(
+  v: unknown,
+  checks: Record<string, (value: unknown) => boolean>,
+  optional: string[] = [],
+): v is Rec {
+  if (!isRecord(v)) return false;
+  for (const key of Object.keys(v)) if (!(key in checks)) return false;
+  return Object.entries(checks).every(([key, check]) =>
+    optional.includes(key) && v[key] === undefined ? true : check(v[key]),
+  );
+}
+
+const text = (max: number) => (v: unknown) => typeof v === 'string' && v.length > 0 && v.length <= max;
+
+/** A TOTP (6-8 digits) or a recovery code (`ABCD-2345-WXYZ`, dashes and spaces tolerated). */
+export const isCode = (v: unknown): v is string =>
+  typeof v === 'string' && (/^\d{6,8}$/.test(v) || /^[A-Za-z0-9](?:[A-Za-z0-9 -]{6,22})[A-Za-z0-9]$/.test(v));
+
+/** http(s) only: the agent must never be pointed at file:, javascript: or the like. */
+export function isControllerUrl(v: unknown): v is string {
+  if (typeof v !== 'string' || v.length > 2048) return false;
+  try {
+    const url = new URL(v);
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === ''
+    );
+  } catch {
+    return false;
+  }
+}
+
+export const isVoid = (v: unknown): v is void => v === undefined || v === null;
+
+export const isSignInRequest: Guard<SignInRequest> = (v): v is SignInRequest =>
+  hasExactly(v, { controllerUrl: isControllerUrl, username: text(256), password: text(1024) });
+
+export const isCodeRequest: Guard<CodeRequest> = (v): v is CodeRequest => hasExactly(v, { code: isCode });
+
+export const isOptionalCodeRequest: Guard<OptionalCodeRequest> = (v): v is OptionalCodeRequest =>
+  hasExactly(v, { code: isCode }, ['code']);
+
+export const isPromptAnswer: Guard<PromptAnswer> = (v): v is PromptAnswer =>
+  hasExactly(v, { promptId: (id) => Number.isSafeInteger(id) && (id as number) > 0, code: isCode });
+
+export const isRecoveryCodes: Guard<RecoveryCodesView> = (v): v is RecoveryCodesView =>
+  hasExactly(v, {
+    codes: (codes) => Array.isArray(codes) && codes.length > 0 && codes.length <= 50 && codes.every(isCode),
+  });
+
+export const isSettingsUpdate: Guard<Partial<SettingsView>> = (v): v is Partial<SettingsView> =>
+  hasExactly(
+    v,
+    { startAtLogin: (b) => typeof b === 'boolean', useBundledController: (b) => typeof b === 'boolean' },
+    ['startAtLogin', 'useBundledController'],
+  );
+
+const VIEWS: readonly ViewName[] = ['services', 'mfa', 'settings'];
+export const isViewName: Guard<ViewName> = (v): v is ViewName => VIEWS.includes(v as ViewName);

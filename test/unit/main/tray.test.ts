@@ -1,0 +1,132 @@
+/** The tray's state follows the session and service list (pure), and the tray shows it (fake electron). */
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+vi.mock('electron', () => import('../../fakes/electron.js'));
+
+const fake = await import('../../fakes/electron.js');
+const { trayState, trayTooltip } = await import('../../../main/tray-state.js');
+const { AppTray, trayMenuTemplate } = await import('../../../main/tray.js');
+type TrayInput = import('../../../main/tray-state.js').TrayInput;
+type PromptView = import('../../../src/ipc/views.js').PromptView;
+
+const signedIn = { status: 'signed-in', reachable: true } as const;
+const svc = (name: string, access: 'granted' | 'blocked' | 'mfa-needed') => ({ name, access });
+const prompt: PromptView = {
+  id: 1,
+  reason: 'unlock',
+  services: [],
+  deadline: null,
+  attempt: 1,
+  error: null,
+  acceptsRecoveryCode: true,
+};
+
+beforeEach(() => fake.resetFakeElectron());
+
+describe('trayState', () => {
+  it.each<[string, TrayInput, string]>([
+    ['signed out', { session: { status: 'signed-out', reachable: true }, services: [] }, 'disconnected'],
+    ['signing in', { session: { status: 'signing-in', reachable: true }, services: [] }, 'disconnected'],
+    [
+      'controller unreachable',
+      { session: { ...signedIn, reachable: false }, services: [svc('a', 'granted')] },
+      'disconnected',
+    ],
+    [
+      'everything granted',
+      { session: signedIn, services: [svc('a', 'granted'), svc('b', 'granted')] },
+      'all-reachable',
+    ],
+    ['no services', { session: signedIn, services: [] }, 'all-reachable'],
+    [
+      'one blocked',
+      { session: signedIn, services: [svc('a', 'granted'), svc('b', 'blocked')] },
+      'some-blocked',
+    ],
+    [
+      'one waiting for a code',
+      { session: signedIn, services: [svc('a', 'blocked'), svc('b', 'mfa-needed')] },
+      'mfa-needed',
+    ],
+    ['a prompt open', { session: signedIn, services: [svc('a', 'granted')], prompt }, 'mfa-needed'],
+  ])('%s', (_name, input, expected) => {
+    expect(trayState(input)).toBe(expected);
+  });
+
+  it('says it in the tooltip with counts', () => {
+    expect(trayTooltip({ session: signedIn, services: [svc('a', 'granted'), svc('b', 'granted')] })).toBe(
+      'Postern: all 2 services reachable',
+    );
+    expect(trayTooltip({ session: signedIn, services: [svc('a', 'granted'), svc('b', 'blocked')] })).toBe(
+      'Postern: 1 of 2 services blocked',
+    );
+    expect(trayTooltip({ session: signedIn, services: [svc('a', 'mfa-needed')] })).toBe(
+      'Postern: enter your authenticator code (1 service)',
+    );
+    expect(trayTooltip({ session: { status: 'signed-out', reachable: true }, services: [] })).toBe(
+      'Postern: signed out',
+    );
+  });
+});
+
+describe('AppTray', () => {
+  const actions = () => ({ open: vi.fn(), openPrompt: vi.fn(), signOut: vi.fn(), quit: vi.fn() });
+
+  it('redraws the icon only when the state changes, and always the tooltip and menu', () => {
+    const tray = new AppTray(actions());
+    const native = fake.Tray.all[0]!;
+    tray.update({ session: signedIn, services: [svc('wiki', 'granted')] });
+    expect(tray.current).toBe('all-reachable');
+    tray.update({ session: signedIn, services: [svc('wiki', 'granted'), svc('git', 'granted')] });
+    expect(native.setImage).toHaveBeenCalledTimes(1);
+    tray.update({ session: signedIn, services: [svc('wiki', 'granted'), svc('git', 'blocked')] });
+    expect(tray.current).toBe('some-blocked');
+    expect(native.setImage).toHaveBeenCalledTimes(2);
+    expect(native.tooltip).toBe('Postern: 1 of 2 services blocked');
+    expect(native.setContextMenu).toHaveBeenCalledTimes(3);
+    // Each state has its own picture.
+    const images = native.setImage.mock.calls.map(([image]) =>
+      (image as { buffer: Buffer }).buffer.toString('base64'),
+    );
+    expect(new Set(images).size).toBe(2);
+  });
+
+  it('offers open, services, MFA, sign out and quit', () => {
+    const act = actions();
+    const input: TrayInput = { session: signedIn, services: [svc('wiki', 'granted'), svc('git', 'blocked')] };
+    const menu = trayMenuTemplate(input, act);
+    const labels = menu.map((item) => item.label).filter(Boolean);
+    expect(labels).toEqual([
+      'Postern: 1 of 2 services blocked',
+      'Open Postern',
+      'Services',
+      'MFA…',
+      'Sign out',
+      'Quit Postern',
+    ]);
+    const byLabel = (label: string) => menu.find((item) => item.label === label)!;
+    const services = byLabel('Services').submenu as { label: string; click: () => void }[];
+    expect(services.map((s) => s.label)).toEqual(['wiki: reachable', 'git: blocked']);
+    services[1]!.click();
+    expect(act.open).toHaveBeenCalledWith('services');
+    (byLabel('MFA…').click as () => void)();
+    expect(act.open).toHaveBeenCalledWith('mfa');
+    (byLabel('Sign out').click as () => void)();
+    (byLabel('Quit Postern').click as () => void)();
+    expect(act.signOut).toHaveBeenCalled();
+    expect(act.quit).toHaveBeenCalled();
+  });
+
+  it('disables what needs a session while signed out, and offers the open prompt', () => {
+    const out = trayMenuTemplate(
+      { session: { status: 'signed-out', reachable: true }, services: [] },
+      actions(),
+    );
+    expect(out.find((i) => i.label === 'Sign out')!.enabled).toBe(false);
+    expect(out.find((i) => i.label === 'MFA…')!.enabled).toBe(false);
+    const act = actions();
+    const withPrompt = trayMenuTemplate({ session: signedIn, services: [], prompt }, act);
+    (withPrompt.find((i) => i.label === 'Enter authenticator code…')!.click as () => void)();
+    expect(act.openPrompt).toHaveBeenCalled();
+  });
+});
