@@ -1,12 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { posternVersion } from '../src/shared/package-version.js';
 
 /** Postern's own version, from package.json (read once). */
-export const POSTERN_VERSION: string = (() => {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: string };
-    return pkg.version ?? '0.0.0';
-  } catch {
-    // The packaged app may place the controller elsewhere; the version is informative only.
-    return '0.0.0';
-  }
-})();
+export const POSTERN_VERSION: string = posternVersion(import.meta.url);
