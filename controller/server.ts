@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { ControllerContext } from './context.js';
 import { installGuard } from './auth/guard.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { validatorCompiler } from './http/validation.js';
+import { API_META } from './http/envelope.js';
 import { registerVersion } from './routes/shared/version.js';
 import { registerAuthenticate } from './routes/shared/authenticate.js';
 import { registerCurrentSession } from './routes/shared/current-session.js';
@@ -35,6 +36,21 @@ export async function buildServer(ctx: ControllerContext): Promise<FastifyInstan
     loggerInstance: ctx.log,
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomUUID(),
+    // Ids may be up to 255 characters (IdParams); the router's default of 100 would answer before validation.
+    maxParamLength: 512,
+    // Router-level failures (a malformed URL, say) get the same OpenZiti envelope as everything else.
+    frameworkErrors: (error, request, reply) => {
+      void (reply as FastifyReply).status(400).send({
+        error: {
+          code: 'INVALID_REQUEST',
+          message: 'The request URL could not be understood',
+          cause: { field: 'url', reason: error.message },
+          requestId: request.id,
+          args: { urlVars: {} },
+        },
+        meta: API_META,
+      });
+    },
     ...(tls ? { https: tls } : {}),
   }) as unknown as FastifyInstance;
   app.setValidatorCompiler(validatorCompiler);

@@ -3,6 +3,8 @@ import type { ListQuery } from '../store/repository.js';
 
 const DEFAULT_LIMIT = 10;
 const MAX_LIMIT = 500;
+/** Past any real row count, and small enough to stay an integer all the way into SQLite. */
+const MAX_OFFSET = 1_000_000_000;
 
 /**
  * Reads `limit`, `offset` and `filter` the way OpenZiti does (default 10, at most 500). The filter
@@ -12,11 +14,11 @@ const MAX_LIMIT = 500;
 export function parseListQuery(q: { limit?: number; offset?: number; filter?: string }): ListQuery & { id?: string } {
   const limit = q.limit ?? DEFAULT_LIMIT;
   const offset = q.offset ?? 0;
-  if (!Number.isInteger(limit) || limit < 0 || limit > MAX_LIMIT || !Number.isInteger(offset) || offset < 0) {
-    throw new ApiError(400, 'INVALID_PAGINATION', `limit must be 0..${MAX_LIMIT} and offset 0 or more`, {
-      field: 'limit',
-      reason: 'out of range',
-    });
+  if (!Number.isInteger(limit) || limit < 0 || limit > MAX_LIMIT) {
+    throw new ApiError(400, 'INVALID_PAGINATION', `limit must be 0..${MAX_LIMIT}`, { field: 'limit', reason: 'out of range', value: q.limit });
+  }
+  if (!Number.isInteger(offset) || offset < 0 || offset > MAX_OFFSET) {
+    throw new ApiError(400, 'INVALID_PAGINATION', `offset must be 0..${MAX_OFFSET}`, { field: 'offset', reason: 'out of range', value: q.offset });
   }
   const query: ListQuery & { id?: string } = { limit: limit === 0 ? DEFAULT_LIMIT : limit, offset };
   if (q.filter !== undefined && q.filter.trim() !== '') Object.assign(query, parseFilter(q.filter));

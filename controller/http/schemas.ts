@@ -60,7 +60,8 @@ export const errorResponses = (...statuses: number[]) =>
 
 export const ListQuerystring = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 500 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0 })),
+  // Bounded so it always fits SQLite's integer (an offset past every row is simply an empty page).
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
   filter: Type.Optional(Type.String({ maxLength: 1024 })),
 });
 

@@ -21,7 +21,8 @@ export async function readCodeFromGetBody(request: FastifyRequest): Promise<stri
       throw new ApiError(413, 'BODY_TOO_LARGE', `A GET body may hold at most ${GET_BODY_LIMIT} bytes`, {
         field: 'body',
         reason: `exceeds ${GET_BODY_LIMIT} bytes`,
-      });
+        // The rest of the body is left unread, so this connection cannot carry another request.
+      }, { connection: 'close' });
     }
     chunks.push(chunk);
   }

@@ -1,0 +1,73 @@
+/**
+ * The processes a bench drives: the controller as users run it (the CLI, in a child process, on loopback)
+ * and the bare fastify baseline, also in its own child, so load generation never shares an event loop with
+ * the server it measures.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { spawnController, tempDir, ADMIN_PASSWORD } from '../../test/helpers/controller.js';
+import { Api } from '../../test/helpers/api.js';
+
+export { ADMIN_PASSWORD, tempDir };
+
+export interface Child {
+  pid: number;
+  url: string;
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts `controller/cli.ts` on `dataDir` (a fresh temp dir by default). Log level `warn`: at `info`
+ * fastify logs two lines per request, which would measure pino rather than the controller (the baseline
+ * logs nothing either).
+ */
+export async function startControllerChild(dataDir = tempDir('postern-bench-')): Promise<Child & { dataDir: string }> {
+  const proc = await spawnController(['--data-dir', dataDir, '--port', '0', '--log-level', 'warn'], {
+    POSTERN_ADMIN_PASSWORD: ADMIN_PASSWORD,
+  });
+  return { pid: proc.child.pid!, url: proc.url, dataDir, stop: () => proc.stop('SIGTERM') };
+}
+
+export async function adminOf(url: string): Promise<Api> {
+  const admin = new Api(url);
+  const res = await admin.login('admin', ADMIN_PASSWORD);
+  if (res.status !== 200) throw new Error(`admin login failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return admin;
+}
+
+/** Runs a TypeScript file in a child Node (through tsx) and resolves once it prints `listening on URL`. */
+export function spawnListening(script: string, args: string[] = []): Promise<Child> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /listening on (https?:\/\/\S+)/.exec(output);
+      if (!m) return;
+      clearTimeout(timer);
+      resolve({
+        pid: child.pid!,
+        url: m[1]!,
+        stop: async () => {
+          if (child.exitCode === null) child.kill('SIGTERM');
+          return exited;
+        },
+      });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+/** The bare fastify server answering every POST/GET with a fixed JSON body of `bytes` bytes. */
+export function startBaseline(bytes: number, status = 200): Promise<Child> {
+  return spawnListening(join(import.meta.dirname, 'baseline-server.ts'), [String(bytes), String(status)]);
+}
