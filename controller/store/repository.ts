@@ -95,6 +95,11 @@ export interface Store {
   countIdentitiesWithAuthPolicy(authPolicyId: string): number;
   /** runs `fn` atomically: all of its writes land, or none */
   transaction<T>(fn: () => T): T;
+  /**
+   * Like `transaction`, but shares one commit (one fsync) with the other batches queued in the same turn
+   * of the event loop; resolves once that commit is durable. For hot write paths under concurrent load.
+   */
+  batch<T>(fn: () => T): Promise<T>;
   close(): void;
 }
 

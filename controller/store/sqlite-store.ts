@@ -7,6 +7,7 @@ import { SqliteAuthenticatorRepository } from './sqlite/authenticator-repository
 import { SqliteApiSessionRepository } from './sqlite/api-session-repository.js';
 import { SqlitePostureRepository } from './sqlite/posture-repository.js';
 import { SqliteMfaRepository } from './sqlite/mfa-repository.js';
+import { GroupCommit } from './sqlite/group-commit.js';
 
 /** The shipped store: one SQLite file in the data dir. Other stores (e.g. PostgreSQL) implement `Store` too. */
 export class SqliteStore implements Store {
@@ -20,12 +21,18 @@ export class SqliteStore implements Store {
   readonly posture;
   readonly mfa;
 
+  private readonly commits: GroupCommit;
+
   constructor(readonly db: Db) {
+    this.commits = new GroupCommit(db, () => this.clearCaches());
     this.identities = new DocumentRepository<Identity>(db, 'identities', 'identity');
-    this.services = new DocumentRepository<Service>(db, 'services', 'service');
-    this.postureChecks = new DocumentRepository<PostureCheck>(db, 'posture_checks', 'postureCheck');
+    // The catalogue (services, checks, policies, auth policies) is read on every access decision and is
+    // small next to identities, so those repositories keep parsed entities in memory.
+    const cached = { cache: true };
+    this.services = new DocumentRepository<Service>(db, 'services', 'service', undefined, cached);
+    this.postureChecks = new DocumentRepository<PostureCheck>(db, 'posture_checks', 'postureCheck', undefined, cached);
     this.servicePolicies = new SqliteServicePolicyRepository(db);
-    this.authPolicies = new DocumentRepository<AuthPolicy>(db, 'auth_policies', null);
+    this.authPolicies = new DocumentRepository<AuthPolicy>(db, 'auth_policies', null, undefined, cached);
     this.authenticators = new SqliteAuthenticatorRepository(db);
     this.apiSessions = new SqliteApiSessionRepository(db);
     this.posture = new SqlitePostureRepository(db);
@@ -44,7 +51,21 @@ export class SqliteStore implements Store {
   }
 
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    try {
+      return this.db.transaction(fn)();
+    } catch (err) {
+      // The rollback may have undone writes whose entities a cache already holds.
+      this.clearCaches();
+      throw err;
+    }
+  }
+
+  batch<T>(fn: () => T): Promise<T> {
+    return this.commits.run(fn);
+  }
+
+  private clearCaches(): void {
+    for (const repo of [this.services, this.postureChecks, this.servicePolicies, this.authPolicies]) repo.clearCache();
   }
 
   close(): void {

@@ -1,7 +1,8 @@
 /**
  * `POST /posture-response` (one answer) and `POST /posture-response-bulk` (a list): the agent reports what the
  * posture queries asked. Every item is validated first and the whole request is stored in one transaction, so a
- * bad item leaves nothing behind; then the identity is re-evaluated (sessions revoked, lastChangeAt moved).
+ * bad item leaves nothing behind; the identity is re-evaluated in the same transaction (sessions revoked,
+ * lastChangeAt moved).
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
@@ -25,13 +26,17 @@ export function registerPostureResponseRoutes(
     const parsed = parseResponses(values, indexed);
     if (!parsed.ok) throw validationError(parsed.problems);
     const { session, identity } = authOf(request);
-    const now = ctx.clock.now();
-    const before = ctx.store.posture.data.load(identity.id);
-    ctx.store.transaction(() => applyResponses(ctx, identity.id, session.id, parsed.items, now));
-    const resolver = new AccessResolver(ctx.store);
-    const services = graceServices(resolver, identity, before, session.id, parsed.items, now);
-    engine.evaluateIdentity(identity.id, { resolver });
-    return { data: { services }, meta: {} };
+    // Storing and re-evaluating share one commit with the reports of other agents arriving at the same
+    // moment (group commit); the answer goes out once that commit is durable.
+    return ctx.store.batch(() => {
+      const now = ctx.clock.now();
+      const before = ctx.store.posture.data.load(identity.id);
+      applyResponses(ctx, identity.id, session.id, parsed.items, now);
+      const resolver = new AccessResolver(ctx.store);
+      const services = graceServices(resolver, identity, before, session.id, parsed.items, now);
+      engine.evaluateIdentity(identity.id, { resolver });
+      return { data: { services }, meta: {} };
+    });
   };
 
   app.post(
@@ -43,7 +48,7 @@ export function registerPostureResponseRoutes(
         response: { 201: PostureResponseReply, ...errorResponses(400, 401) },
       },
     },
-    async (request, reply) => reply.status(201).send(respond(request, [request.body], false)),
+    async (request, reply) => reply.status(201).send(await respond(request, [request.body], false)),
   );
 
   app.post(
@@ -56,6 +61,6 @@ export function registerPostureResponseRoutes(
         response: { 201: PostureResponseReply, ...errorResponses(400, 401) },
       },
     },
-    async (request, reply) => reply.status(201).send(respond(request, request.body as unknown[], true)),
+    async (request, reply) => reply.status(201).send(await respond(request, request.body as unknown[], true)),
   );
 }

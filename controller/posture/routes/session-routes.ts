@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import type { PolicyType } from '../../model.js';
 import { authOf } from '../../auth/guard.js';
-import { notFound } from '../../http/api-error.js';
+import { ApiError, notFound } from '../../http/api-error.js';
 import { detail, empty, list } from '../../http/envelope.js';
 import { parseListQuery } from '../../http/list-query.js';
 import {
@@ -50,8 +50,18 @@ export function registerSessionRoutes(
     },
     async (request, reply) => {
       const body = request.body as { serviceId: string; type?: PolicyType };
-      const created = requestSession(ctx, engine, authOf(request), body.serviceId, body.type ?? 'Dial');
-      return reply.status(201).send(detail(toWire(created)));
+      // Group commit: the session (or the failure record of a refusal) shares one fsync with concurrent
+      // requests. A refusal is returned, not thrown, so its failure record is kept, not rolled back.
+      const outcome = await store.batch(() => {
+        try {
+          return { created: requestSession(ctx, engine, authOf(request), body.serviceId, body.type ?? 'Dial') };
+        } catch (error) {
+          if (error instanceof ApiError) return { refused: error };
+          throw error;
+        }
+      });
+      if ('refused' in outcome) throw outcome.refused;
+      return reply.status(201).send(detail(toWire(outcome.created)));
     },
   );
 

@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import type { Db } from '../database.js';
 import type { Entity } from '../../model.js';
 import { UniqueViolation, type AttributedRepository, type ListQuery, type Page } from '../repository.js';
@@ -21,13 +22,23 @@ export class DocumentRepository<T extends Entity & { roleAttributes?: string[] }
   implements AttributedRepository<T>
 {
   private readonly stmts;
+  /** SQL that varies with its inputs (IN lists, filters), prepared once per distinct text. */
+  private readonly prepared = new Map<string, Database.Statement>();
+  /**
+   * Parsed entities by id, for the small catalogue kinds the access resolver reads on every request
+   * (services, policies, checks). All writes go through this repository, which drops the entry it
+   * touches; the store clears every cache when a transaction fails, so a rolled-back write cannot linger.
+   */
+  private readonly cache: Map<string, T> | null;
 
   constructor(
     protected readonly db: Db,
     private readonly table: string,
     private readonly roleKind: string | null,
     private readonly revive: DocReviver<T> = () => ({}),
+    options: { cache?: boolean } = {},
   ) {
+    this.cache = options.cache ? new Map() : null;
     this.stmts = {
       get: db.prepare(`SELECT * FROM ${table} WHERE id = ?`),
       getByName: db.prepare(`SELECT * FROM ${table} WHERE name = ?`),
@@ -57,16 +68,18 @@ export class DocumentRepository<T extends Entity & { roleAttributes?: string[] }
       params.push(query.nameContains);
     }
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const total = this.db.prepare(`SELECT COUNT(*) AS n FROM ${this.table} ${clause}`).get(...params) as {
-      n: number;
-    };
-    const rows = this.db
-      .prepare(`SELECT * FROM ${this.table} ${clause} ORDER BY name LIMIT ? OFFSET ?`)
-      .all(...params, query.limit, query.offset) as Row[];
+    const total = this.sql(`SELECT COUNT(*) AS n FROM ${this.table} ${clause}`).get(...params) as { n: number };
+    const rows = this.sql(`SELECT * FROM ${this.table} ${clause} ORDER BY name LIMIT ? OFFSET ?`).all(
+      ...params,
+      query.limit,
+      query.offset,
+    ) as Row[];
     return { items: rows.map((r) => this.fromRow(r)), totalCount: total.n };
   }
 
   get(id: string): T | undefined {
+    const cached = this.cache?.get(id);
+    if (cached) return cached;
     const row = this.stmts.get.get(id) as Row | undefined;
     return row && this.fromRow(row);
   }
@@ -82,12 +95,18 @@ export class DocumentRepository<T extends Entity & { roleAttributes?: string[] }
 
   getMany(ids: readonly string[]): T[] {
     const out: T[] = [];
+    const missing: string[] = [];
+    for (const id of ids) {
+      const cached = this.cache?.get(id);
+      if (cached) out.push(cached);
+      else missing.push(id);
+    }
     // Chunked to stay under SQLite's bound-parameter limit.
-    for (let i = 0; i < ids.length; i += 500) {
-      const chunk = ids.slice(i, i + 500);
-      const rows = this.db
-        .prepare(`SELECT * FROM ${this.table} WHERE id IN (${chunk.map(() => '?').join(',')})`)
-        .all(...chunk) as Row[];
+    for (let i = 0; i < missing.length; i += 500) {
+      const chunk = missing.slice(i, i + 500);
+      const rows = this.sql(`SELECT * FROM ${this.table} WHERE id IN (${placeholders(chunk.length)})`).all(
+        ...chunk,
+      ) as Row[];
       out.push(...rows.map((r) => this.fromRow(r)));
     }
     return out;
@@ -98,6 +117,7 @@ export class DocumentRepository<T extends Entity & { roleAttributes?: string[] }
   }
 
   create(entity: T): void {
+    this.cache?.delete(entity.id);
     this.db.transaction(() => {
       const existing = this.stmts.getByName.get(entity.name);
       if (existing) throw new UniqueViolation('name', entity.name);
@@ -107,6 +127,7 @@ export class DocumentRepository<T extends Entity & { roleAttributes?: string[] }
   }
 
   update(entity: T): boolean {
+    this.cache?.delete(entity.id);
     return this.db.transaction(() => {
       const other = this.stmts.getByName.get(entity.name) as Row | undefined;
       if (other && other.id !== entity.id) throw new UniqueViolation('name', entity.name);
@@ -117,6 +138,7 @@ export class DocumentRepository<T extends Entity & { roleAttributes?: string[] }
   }
 
   delete(id: string): boolean {
+    this.cache?.delete(id);
     return this.db.transaction(() => {
       if (this.roleKind) this.stmts.clearAttributes.run(this.roleKind, id);
       return this.stmts.delete.run(id).changes > 0;
@@ -125,17 +147,31 @@ export class DocumentRepository<T extends Entity & { roleAttributes?: string[] }
 
   idsWithAnyAttribute(attributes: readonly string[]): string[] {
     if (!this.roleKind || attributes.length === 0) return [];
-    const rows = this.db
-      .prepare(
-        `SELECT DISTINCT entity_id FROM role_attributes WHERE kind = ? AND attribute IN (${attributes.map(() => '?').join(',')})`,
-      )
-      .all(this.roleKind, ...attributes) as { entity_id: string }[];
+    const rows = this.sql(
+      `SELECT DISTINCT entity_id FROM role_attributes WHERE kind = ? AND attribute IN (${placeholders(attributes.length)})`,
+    ).all(this.roleKind, ...attributes) as { entity_id: string }[];
     return rows.map((r) => r.entity_id);
   }
 
   attributes(): string[] {
     if (!this.roleKind) return [];
     return (this.stmts.attributes.all(this.roleKind) as { attribute: string }[]).map((r) => r.attribute);
+  }
+
+  /** Forgets every cached entity (after a failed transaction). */
+  clearCache(): void {
+    this.cache?.clear();
+  }
+
+  protected sql(text: string): Database.Statement {
+    let statement = this.prepared.get(text);
+    if (!statement) {
+      // Bounded: IN lists of many lengths must not grow the map without end.
+      if (this.prepared.size > 256) this.prepared.clear();
+      statement = this.db.prepare(text);
+      this.prepared.set(text, statement);
+    }
+    return statement;
   }
 
   private syncAttributes(entity: T): void {
@@ -157,7 +193,7 @@ export class DocumentRepository<T extends Entity & { roleAttributes?: string[] }
 
   protected fromRow(row: Row): T {
     const doc = JSON.parse(row.doc) as Record<string, unknown>;
-    return {
+    const entity = {
       ...doc,
       ...this.revive(doc),
       id: row.id,
@@ -165,5 +201,9 @@ export class DocumentRepository<T extends Entity & { roleAttributes?: string[] }
       createdAt: new Date(row.created_at),
       updatedAt: new Date(row.updated_at),
     } as unknown as T;
+    this.cache?.set(row.id, entity);
+    return entity;
   }
 }
+
+export const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(',');

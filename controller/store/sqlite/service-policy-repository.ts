@@ -1,7 +1,7 @@
 import type { Db } from '../database.js';
 import type { ServicePolicy } from '../../model.js';
 import type { PolicySide, ServicePolicyRepository } from '../repository.js';
-import { DocumentRepository } from './document-repository.js';
+import { DocumentRepository, placeholders } from './document-repository.js';
 
 const SIDES: Record<PolicySide, keyof ServicePolicy> = {
   identity: 'identityRoles',
@@ -18,7 +18,7 @@ export class SqliteServicePolicyRepository
   private readonly addRole;
 
   constructor(db: Db) {
-    super(db, 'service_policies', null);
+    super(db, 'service_policies', null, undefined, { cache: true });
     this.clearRoles = db.prepare(`DELETE FROM policy_roles WHERE policy_id = ?`);
     this.addRole = db.prepare(`INSERT OR IGNORE INTO policy_roles (policy_id, side, role) VALUES (?, ?, ?)`);
   }
@@ -47,11 +47,9 @@ export class SqliteServicePolicyRepository
 
   selecting(side: PolicySide, roles: readonly string[]): ServicePolicy[] {
     if (roles.length === 0) return [];
-    const ids = this.db
-      .prepare(
-        `SELECT DISTINCT policy_id FROM policy_roles WHERE side = ? AND role IN (${roles.map(() => '?').join(',')})`,
-      )
-      .all(side, ...roles) as { policy_id: string }[];
+    const ids = this.sql(
+      `SELECT DISTINCT policy_id FROM policy_roles WHERE side = ? AND role IN (${placeholders(roles.length)})`,
+    ).all(side, ...roles) as { policy_id: string }[];
     return this.getMany(ids.map((r) => r.policy_id));
   }
 
