@@ -37,7 +37,7 @@ export async function buildServer(ctx: ControllerContext): Promise<FastifyInstan
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomUUID(),
     // Ids may be up to 255 characters (IdParams); the router's default of 100 would answer before validation.
-    maxParamLength: 512,
+    routerOptions: { maxParamLength: 512 },
     // Router-level failures (a malformed URL, say) get the same OpenZiti envelope as everything else.
     frameworkErrors: (error, request, reply) => {
       void (reply as FastifyReply).status(400).send({
