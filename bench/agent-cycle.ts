@@ -26,11 +26,22 @@ const silentPrompts: PromptPort = { promptTotp: async () => null, notify: () => 
 /** OS, MAC and DOMAIN checks for this machine on a service reachable by `#role`, plus `extraChecks`. */
 async function guardedService(admin: Api, role: string, extraChecks: string[]): Promise<void> {
   const [major = '0', minor = '0'] = os.release().split('.');
-  const mac = Object.values(os.networkInterfaces()).flat().find((i) => i && !i.internal && i.mac !== '00:00:00:00:00:00')?.mac ?? 'aa:bb:cc:dd:ee:ff';
+  const mac =
+    Object.values(os.networkInterfaces())
+      .flat()
+      .find((i) => i && !i.internal && i.mac !== '00:00:00:00:00:00')?.mac ?? 'aa:bb:cc:dd:ee:ff';
   const checks = [
-    await created(admin, 'posture-checks', { name: `${role}-os`, typeId: 'OS', operatingSystems: [{ type: 'Linux', versions: [`>=${major}.${minor}.0`] }] }),
+    await created(admin, 'posture-checks', {
+      name: `${role}-os`,
+      typeId: 'OS',
+      operatingSystems: [{ type: 'Linux', versions: [`>=${major}.${minor}.0`] }],
+    }),
     await created(admin, 'posture-checks', { name: `${role}-mac`, typeId: 'MAC', macAddresses: [mac] }),
-    await created(admin, 'posture-checks', { name: `${role}-domain`, typeId: 'DOMAIN', domains: ['bench.example'] }),
+    await created(admin, 'posture-checks', {
+      name: `${role}-domain`,
+      typeId: 'DOMAIN',
+      domains: ['bench.example'],
+    }),
     ...extraChecks,
   ];
   const serviceId = await created(admin, 'services', { name: `${role}-service` });
@@ -46,7 +57,13 @@ async function guardedService(admin: Api, role: string, extraChecks: string[]): 
 
 async function signedInAgent(url: string, admin: Api, name: string, role: string): Promise<Agent> {
   await createUser(admin, name, 'bench-password', { roleAttributes: [role] });
-  const agent = new Agent({ controllerUrl: url, credentials: new MemoryCredentialStore(), prompt: silentPrompts, platform: 'linux', reportIntervalMs: 3_600_000 });
+  const agent = new Agent({
+    controllerUrl: url,
+    credentials: new MemoryCredentialStore(),
+    prompt: silentPrompts,
+    platform: 'linux',
+    reportIntervalMs: 3_600_000,
+  });
   await agent.login({ username: name, password: 'bench-password' });
   return agent;
 }
@@ -61,7 +78,8 @@ async function timedCycle(agent: Agent): Promise<number> {
 
 export async function agentCycleFigures(options: BenchOptions): Promise<Figure[]> {
   const binaries = queriedBinaries(PROCESSES);
-  if (binaries.paths.length < PROCESSES) throw new Error(`found only ${binaries.paths.length} binaries to query`);
+  if (binaries.paths.length < PROCESSES)
+    throw new Error(`found only ${binaries.paths.length} binaries to query`);
   const controller = await startControllerChild();
   const agents: Agent[] = [];
   try {
@@ -79,7 +97,8 @@ export async function agentCycleFigures(options: BenchOptions): Promise<Figure[]
     agents.push(twenty, zero);
     const first = await twenty.reportNow();
     const asked = first.sent.filter((r) => r.typeId === 'PROCESS').length;
-    if (asked !== PROCESSES) throw new Error(`the first cycle should answer ${PROCESSES} process queries, answered ${asked}`);
+    if (asked !== PROCESSES)
+      throw new Error(`the first cycle should answer ${PROCESSES} process queries, answered ${asked}`);
     await zero.reportNow();
 
     const cycles = options.quick ? 20 : 60;

@@ -17,7 +17,11 @@ import type { BenchOptions } from './lib/options.js';
 import { cpuSeconds, rssMiB, sleep } from './lib/proc-stats.js';
 
 async function idleNode(): Promise<{ pid: number; stop(): void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'lib', 'idle-node.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'lib', 'idle-node.ts')],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
   return { pid: child.pid!, stop: () => void child.kill('SIGTERM') };
 }
@@ -31,10 +35,26 @@ export async function agentIdleFigures(options: BenchOptions): Promise<Figure[]>
     const admin = await adminOf(controller.url);
     const [major = '0', minor = '0'] = os.release().split('.');
     const checks = [
-      await created(admin, 'posture-checks', { name: 'idle-os', typeId: 'OS', operatingSystems: [{ type: 'Linux', versions: [`>=${major}.${minor}.0`] }] }),
-      await created(admin, 'posture-checks', { name: 'idle-mac', typeId: 'MAC', macAddresses: ['aa:bb:cc:dd:ee:ff'] }),
-      await created(admin, 'posture-checks', { name: 'idle-domain', typeId: 'DOMAIN', domains: ['bench.example'] }),
-      await created(admin, 'posture-checks', { name: 'idle-process', typeId: 'PROCESS', process: { osType: 'Linux', path: process.execPath } }),
+      await created(admin, 'posture-checks', {
+        name: 'idle-os',
+        typeId: 'OS',
+        operatingSystems: [{ type: 'Linux', versions: [`>=${major}.${minor}.0`] }],
+      }),
+      await created(admin, 'posture-checks', {
+        name: 'idle-mac',
+        typeId: 'MAC',
+        macAddresses: ['aa:bb:cc:dd:ee:ff'],
+      }),
+      await created(admin, 'posture-checks', {
+        name: 'idle-domain',
+        typeId: 'DOMAIN',
+        domains: ['bench.example'],
+      }),
+      await created(admin, 'posture-checks', {
+        name: 'idle-process',
+        typeId: 'PROCESS',
+        process: { osType: 'Linux', path: process.execPath },
+      }),
     ];
     const serviceId = await created(admin, 'services', { name: 'idle-service' });
     await created(admin, 'service-policies', {
@@ -46,7 +66,11 @@ export async function agentIdleFigures(options: BenchOptions): Promise<Figure[]>
       postureCheckRoles: checks.map((id) => `@${id}`),
     });
     await createUser(admin, 'idle-agent', 'bench-password', { roleAttributes: ['idle'] });
-    agent = startAgentRun({ controllerUrl: controller.url, username: 'idle-agent', password: 'bench-password' });
+    agent = startAgentRun({
+      controllerUrl: controller.url,
+      username: 'idle-agent',
+      password: 'bench-password',
+    });
     await agent.waitFor(/sent \d+ posture response/);
     baseline = await idleNode();
     await sleep(5_000); // past start-up work (first cycle, service refresh, JIT)
@@ -60,7 +84,8 @@ export async function agentIdleFigures(options: BenchOptions): Promise<Figure[]>
     const baseCpu = ((cpuSeconds(baseline.pid) - baseBefore) / elapsed) * 100;
     const agentRss = rssMiB(agent.pid);
     const baseRss = rssMiB(baseline.pid);
-    if (agent.child.exitCode !== null) throw new Error(`the agent exited during the idle run:\n${agent.output()}`);
+    if (agent.child.exitCode !== null)
+      throw new Error(`the agent exited during the idle run:\n${agent.output()}`);
     return [
       figure({
         name: 'agent.idle-cpu',

@@ -24,11 +24,18 @@ export async function mfaTimeoutFigures(options: BenchOptions): Promise<Figure[]
   const timeoutSeconds = options.quick ? 6 : 10;
   const spreadMs = options.quick ? 3_000 : 5_000;
   const dataDir = tempDir('postern-bench-mfa-');
-  const controller = await startController({ ...defaultConfig(dataDir), port: 0, logLevel: 'silent' }, { adminPassword: ADMIN_PASSWORD });
+  const controller = await startController(
+    { ...defaultConfig(dataDir), port: 0, logLevel: 'silent' },
+    { adminPassword: ADMIN_PASSWORD },
+  );
   try {
     const { ctx } = controller;
     const admin = await adminOf(controller.url);
-    const checkId = await created(admin, 'posture-checks', { name: 'bench-mfa', typeId: 'MFA', timeoutSeconds });
+    const checkId = await created(admin, 'posture-checks', {
+      name: 'bench-mfa',
+      typeId: 'MFA',
+      timeoutSeconds,
+    });
     const serviceId = await created(admin, 'services', { name: 'bench-mfa-service' });
     await created(admin, 'service-policies', {
       name: 'bench-mfa-policy',
@@ -90,11 +97,14 @@ export async function mfaTimeoutFigures(options: BenchOptions): Promise<Figure[]
       return { sessionId: res.body.data.id as string, expiresAt: passedAt.getTime() + timeoutSeconds * 1000 };
     });
     const createdBy = Date.now() - start;
-    if (createdBy > timeoutSeconds * 1000) throw new Error(`setup took ${createdBy} ms, longer than the timeout: raise timeoutSeconds`);
+    if (createdBy > timeoutSeconds * 1000)
+      throw new Error(`setup took ${createdBy} ms, longer than the timeout: raise timeoutSeconds`);
 
     const deadline = start + spreadMs + timeoutSeconds * 1000 + 15_000;
     while (removedAt.size < SESSIONS && Date.now() < deadline) await sleep(100);
-    const latencies = edge.filter((e) => removedAt.has(e.sessionId)).map((e) => removedAt.get(e.sessionId)! - e.expiresAt);
+    const latencies = edge
+      .filter((e) => removedAt.has(e.sessionId))
+      .map((e) => removedAt.get(e.sessionId)! - e.expiresAt);
     const missing = SESSIONS - latencies.length;
     const p99 = missing > 0 ? Number.POSITIVE_INFINITY : percentile(latencies, 99);
     return [

@@ -53,7 +53,9 @@ async function main(): Promise<number> {
   const durationSeconds = Math.round((performance.now() - started) / 1000);
   console.log(`\n${table(figures)}\n`);
   const missed = figures.filter((f) => f.met === false).map((f) => f.name);
-  console.log(`${figures.length} figures in ${durationSeconds} s; targets missed: ${missed.length ? missed.join(', ') : 'none'}`);
+  console.log(
+    `${figures.length} figures in ${durationSeconds} s; targets missed: ${missed.length ? missed.join(', ') : 'none'}`,
+  );
   if (failed.length) console.log(`benches that failed: ${failed.join(', ')}`);
   // A quick run is a smoke test: it never overwrites the published figures.
   const path = join(import.meta.dirname, options.quick ? 'results.quick.json' : 'results.json');

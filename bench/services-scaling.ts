@@ -31,7 +31,8 @@ interface Probe {
 
 async function getServices(probe: Probe): Promise<number> {
   const res = await probe.api.get(`${CLIENT}/services?limit=500`);
-  if (res.status !== 200) throw new Error(`GET /services (${probe.name}): ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 200)
+    throw new Error(`GET /services (${probe.name}): ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data.length as number;
 }
 

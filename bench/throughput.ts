@@ -6,7 +6,15 @@
  * baseline and each figure is the median of its rounds, so a noisy neighbour hurts both sides alike.
  */
 import { adminOf, startBaseline, startControllerChild, type Child } from './lib/children.js';
-import { bulkResponse, clientUser, created, enrollTotp, inBatches, mixedChecks, CLIENT } from './lib/api-setup.js';
+import {
+  bulkResponse,
+  clientUser,
+  created,
+  enrollTotp,
+  inBatches,
+  mixedChecks,
+  CLIENT,
+} from './lib/api-setup.js';
 import { figure, median, type Figure } from './lib/figure.js';
 import { runLoad, type LoadResult } from './lib/load.js';
 import type { BenchOptions } from './lib/options.js';
@@ -23,7 +31,12 @@ interface Target {
   min: number;
 }
 
-async function measure(url: string, target: Target, tokens: string[] | undefined, seconds: number): Promise<LoadResult> {
+async function measure(
+  url: string,
+  target: Target,
+  tokens: string[] | undefined,
+  seconds: number,
+): Promise<LoadResult> {
   const result = await runLoad({
     url: url + target.path,
     method: 'POST',
@@ -32,7 +45,10 @@ async function measure(url: string, target: Target, tokens: string[] | undefined
     connections: CONNECTIONS,
     durationSeconds: seconds,
   });
-  if (result.failures > 0) throw new Error(`${target.key}: ${result.failures} failed requests ${JSON.stringify(result.statusCounts)}`);
+  if (result.failures > 0)
+    throw new Error(
+      `${target.key}: ${result.failures} failed requests ${JSON.stringify(result.statusCounts)}`,
+    );
   return result;
 }
 
@@ -53,24 +69,48 @@ export async function throughputFigures(options: BenchOptions): Promise<Figure[]
     });
     const bulk = JSON.stringify(bulkResponse(checks));
     // 50 agents: each logs in, passes TOTP (enrollment verify) and reports once, so every session is granted.
-    const agents = await inBatches(Array.from({ length: CONNECTIONS }, (_, i) => i), 8, async (i) => {
-      const user = await clientUser(admin, `tp-agent-${i}`, ['bench-agents']);
-      await enrollTotp(user.api);
-      const sent = await user.api.post(`${CLIENT}/posture-response-bulk`, JSON.parse(bulk));
-      if (sent.status !== 201) throw new Error(`posture response failed: ${JSON.stringify(sent.body)}`);
-      return user;
-    });
+    const agents = await inBatches(
+      Array.from({ length: CONNECTIONS }, (_, i) => i),
+      8,
+      async (i) => {
+        const user = await clientUser(admin, `tp-agent-${i}`, ['bench-agents']);
+        await enrollTotp(user.api);
+        const sent = await user.api.post(`${CLIENT}/posture-response-bulk`, JSON.parse(bulk));
+        if (sent.status !== 201) throw new Error(`posture response failed: ${JSON.stringify(sent.body)}`);
+        return user;
+      },
+    );
     const tokens = agents.map((a) => a.api.token!);
     const sessionBody = JSON.stringify({ serviceId, type: 'Dial' });
     const probe = await agents[0]!.api.request('POST', `${CLIENT}/sessions`, sessionBody);
-    if (probe.status !== 201) throw new Error(`the session bench needs a granted session: ${probe.status} ${JSON.stringify(probe.body)}`);
+    if (probe.status !== 201)
+      throw new Error(
+        `the session bench needs a granted session: ${probe.status} ${JSON.stringify(probe.body)}`,
+      );
     const bulkProbe = await agents[0]!.api.request('POST', `${CLIENT}/posture-response-bulk`, bulk);
 
     const targets: Target[] = [
-      { key: 'posture-bulk', label: 'POST /posture-response-bulk (5 items)', path: `${CLIENT}/posture-response-bulk`, body: bulk, status: 201, min: 0.5 },
-      { key: 'sessions', label: 'POST /sessions (5 mixed checks)', path: `${CLIENT}/sessions`, body: sessionBody, status: 201, min: 0.4 },
+      {
+        key: 'posture-bulk',
+        label: 'POST /posture-response-bulk (5 items)',
+        path: `${CLIENT}/posture-response-bulk`,
+        body: bulk,
+        status: 201,
+        min: 0.5,
+      },
+      {
+        key: 'sessions',
+        label: 'POST /sessions (5 mixed checks)',
+        path: `${CLIENT}/sessions`,
+        body: sessionBody,
+        status: 201,
+        min: 0.4,
+      },
     ];
-    const sizes = { 'posture-bulk': JSON.stringify(bulkProbe.body).length, sessions: JSON.stringify(probe.body).length };
+    const sizes = {
+      'posture-bulk': JSON.stringify(bulkProbe.body).length,
+      sessions: JSON.stringify(probe.body).length,
+    };
     const figures: Figure[] = [];
     const seconds = options.quick ? 3 : 8;
     const rounds = options.quick ? 1 : 3;

@@ -22,7 +22,8 @@ export class UsageError extends Error {}
 const positiveInt = (name: string, value: string | undefined, min = 0, max = Number.MAX_SAFE_INTEGER) => {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!/^\d+$/.test(value) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got '${value}'`);
+  if (!/^\d+$/.test(value) || n < min || n > max)
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got '${value}'`);
   return n;
 };
 
@@ -52,13 +53,17 @@ export function parseControllerArgs(argv: string[]): ControllerConfig | 'help' {
   const config = defaultConfig(values['data-dir'] ?? defaultDataDir());
   config.port = positiveInt('port', values.port, 0, 65535) ?? config.port;
   config.host = values.host ?? config.host;
-  config.sessionTimeoutSeconds = positiveInt('session-timeout', values['session-timeout'], 1) ?? config.sessionTimeoutSeconds;
+  config.sessionTimeoutSeconds =
+    positiveInt('session-timeout', values['session-timeout'], 1) ?? config.sessionTimeoutSeconds;
   config.totpIssuer = values['totp-issuer'] ?? config.totpIssuer;
   config.logLevel = values['log-level'] ?? config.logLevel;
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
-    throw new UsageError(`--log-level must be fatal, error, warn, info, debug, trace or silent, got '${config.logLevel}'`);
+    throw new UsageError(
+      `--log-level must be fatal, error, warn, info, debug, trace or silent, got '${config.logLevel}'`,
+    );
   }
-  if (Boolean(values['tls-cert']) !== Boolean(values['tls-key'])) throw new UsageError('--tls-cert and --tls-key go together');
+  if (Boolean(values['tls-cert']) !== Boolean(values['tls-key']))
+    throw new UsageError('--tls-cert and --tls-key go together');
   config.tlsCert = values['tls-cert'];
   config.tlsKey = values['tls-key'];
   return config;

@@ -42,14 +42,19 @@ async function main(): Promise<void> {
   if (stopping) return void (await controller.close());
   const { bootstrap } = controller;
   if (bootstrap.generatedPassword) {
-    console.log(`postern controller: created admin user 'admin' with password ${bootstrap.generatedPassword}`);
-    console.log(`postern controller: the password is also in ${bootstrap.passwordFile} (readable only by you)`);
+    console.log(
+      `postern controller: created admin user 'admin' with password ${bootstrap.generatedPassword}`,
+    );
+    console.log(
+      `postern controller: the password is also in ${bootstrap.passwordFile} (readable only by you)`,
+    );
   } else if (bootstrap.created) {
-    console.log(`postern controller: created admin user 'admin' with the password from POSTERN_ADMIN_PASSWORD`);
+    console.log(
+      `postern controller: created admin user 'admin' with the password from POSTERN_ADMIN_PASSWORD`,
+    );
   }
   console.log(`postern controller: data in ${config.dataDir}`);
   console.log(`postern controller listening on ${controller.url}`);
-
 }
 
 main().catch((err: unknown) => {

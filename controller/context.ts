@@ -41,7 +41,12 @@ export interface ControllerContext {
   isMfaEnrolled(identityId: string): boolean;
 }
 
-export function createContext(config: ControllerConfig, store: Store, log: Logger, clock: Clock = systemClock): ControllerContext {
+export function createContext(
+  config: ControllerConfig,
+  store: Store,
+  log: Logger,
+  clock: Clock = systemClock,
+): ControllerContext {
   const loginLimiter = (maxFailures: number) =>
     new FailureLimiter({
       maxFailures,

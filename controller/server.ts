@@ -29,9 +29,10 @@ function registerShared(app: FastifyInstance, ctx: ControllerContext): void {
 
 /** The controller's HTTP server: the client API, the management API, /version and the OpenAPI document. */
 export async function buildServer(ctx: ControllerContext): Promise<FastifyInstance> {
-  const tls = ctx.config.tlsCert && ctx.config.tlsKey
-    ? { key: readFileSync(ctx.config.tlsKey), cert: readFileSync(ctx.config.tlsCert) }
-    : undefined;
+  const tls =
+    ctx.config.tlsCert && ctx.config.tlsKey
+      ? { key: readFileSync(ctx.config.tlsKey), cert: readFileSync(ctx.config.tlsCert) }
+      : undefined;
   const app = Fastify({
     loggerInstance: ctx.log,
     bodyLimit: BODY_LIMIT,
@@ -63,14 +64,20 @@ export async function buildServer(ctx: ControllerContext): Promise<FastifyInstan
 
   await app.register(swagger, {
     openapi: {
-      info: { title: 'Postern controller', version: POSTERN_VERSION, description: 'OpenZiti-compatible client and management APIs' },
+      info: {
+        title: 'Postern controller',
+        version: POSTERN_VERSION,
+        description: 'OpenZiti-compatible client and management APIs',
+      },
       components: { securitySchemes: { ztSession: { type: 'apiKey', in: 'header', name: 'zt-session' } } },
       security: [{ ztSession: [] }],
     },
   });
 
   registerVersion(app);
-  app.get('/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
 
   await app.register(
     async (api) => {

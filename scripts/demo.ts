@@ -18,7 +18,12 @@ const USAGE = `Usage: npm run demo -- [--data-dir DIR] [--port P] [--interval SE
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, interval: { type: 'string' }, help: { type: 'boolean' } },
+    options: {
+      'data-dir': { type: 'string' },
+      port: { type: 'string' },
+      interval: { type: 'string' },
+      help: { type: 'boolean' },
+    },
   });
   if (values.help) {
     console.log(USAGE);
@@ -26,8 +31,10 @@ async function main(): Promise<void> {
   }
   const port = Number(values.port ?? 0);
   const interval = values.interval === undefined ? undefined : Number(values.interval);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0-65535, got '${values.port}'`);
-  if (interval !== undefined && !(interval >= 1)) throw new Error(`--interval must be at least 1 second, got '${values.interval}'`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`--port must be 0-65535, got '${values.port}'`);
+  if (interval !== undefined && !(interval >= 1))
+    throw new Error(`--interval must be at least 1 second, got '${values.interval}'`);
   const dataDir = values['data-dir'] ?? join(dirname(defaultDataDir()), 'demo');
   await runHeadless({ dataDir, port, intervalSeconds: interval });
 }

@@ -25,7 +25,8 @@ export function findElectron(timeoutMs = 120_000): Promise<ElectronRuntime> {
       clearTimeout(timer);
       const path = out.trim();
       if (code === 0 && path && existsSync(path)) return resolve({ available: true, path });
-      const firstLine = err.split('\n').find((l) => /Error|failed/i.test(l)) ?? 'the Electron binary could not be installed';
+      const firstLine =
+        err.split('\n').find((l) => /Error|failed/i.test(l)) ?? 'the Electron binary could not be installed';
       resolve({ available: false, reason: firstLine.replace(/^.*?Error:\s*/, '').trim() });
     });
   });

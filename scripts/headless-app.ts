@@ -31,7 +31,9 @@ function adminPasswordOf(dataDir: string, generated: string | undefined): string
   if (generated) return generated;
   const file = join(dataDir, 'admin-password');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  throw new Error(`no admin password: set POSTERN_ADMIN_PASSWORD (this data dir was created with one) or use a new --data-dir`);
+  throw new Error(
+    `no admin password: set POSTERN_ADMIN_PASSWORD (this data dir was created with one) or use a new --data-dir`,
+  );
 }
 
 export async function runHeadless({ dataDir, port, intervalSeconds }: HeadlessOptions): Promise<void> {
@@ -42,11 +44,17 @@ export async function runHeadless({ dataDir, port, intervalSeconds }: HeadlessOp
   const source = createPowerEvents();
   power.forward(source);
   try {
-    const login = await seedDemo(controller.url, adminPasswordOf(dataDir, controller.bootstrap.generatedPassword));
+    const login = await seedDemo(
+      controller.url,
+      adminPasswordOf(dataDir, controller.bootstrap.generatedPassword),
+    );
     terminal.print(`Postern demo: controller on ${controller.url} (data in ${dataDir})`);
-    if (controller.bootstrap.generatedPassword) terminal.print(`Admin password (shown once): ${controller.bootstrap.generatedPassword}`);
+    if (controller.bootstrap.generatedPassword)
+      terminal.print(`Admin password (shown once): ${controller.bootstrap.generatedPassword}`);
     terminal.print(`Demo identity: ${login.username} / ${login.password}`);
-    terminal.print(`Try: 'unlock' (MFA prompt after an unlock), 'enroll' (set up an authenticator app), 'services', 'quit'.`);
+    terminal.print(
+      `Try: 'unlock' (MFA prompt after an unlock), 'enroll' (set up an authenticator app), 'services', 'quit'.`,
+    );
 
     const agent = new Agent({
       controllerUrl: controller.url,

@@ -25,7 +25,9 @@ async function launchDesktop(electronPath: string): Promise<number> {
 async function main(): Promise<number> {
   const electron = await findElectron();
   if (electron.available) return launchDesktop(electron.path);
-  console.log(`postern: the Electron runtime is not available here (${electron.reason}); running the agent headless in this terminal.`);
+  console.log(
+    `postern: the Electron runtime is not available here (${electron.reason}); running the agent headless in this terminal.`,
+  );
   await runHeadless({ dataDir: defaultDataDir(), port: 0 });
   return 0;
 }

@@ -19,8 +19,12 @@ function paddedJson(size: number): string {
 
 const body = paddedJson(bytes);
 const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
-app.post('/*', async (_request, reply) => reply.status(status).type('application/json; charset=utf-8').send(body));
-app.get('/*', async (_request, reply) => reply.status(status).type('application/json; charset=utf-8').send(body));
+app.post('/*', async (_request, reply) =>
+  reply.status(status).type('application/json; charset=utf-8').send(body),
+);
+app.get('/*', async (_request, reply) =>
+  reply.status(status).type('application/json; charset=utf-8').send(body),
+);
 
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
 console.log(`baseline listening on ${address}`);

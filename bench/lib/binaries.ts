@@ -36,7 +36,9 @@ export interface Binaries {
 export function queriedBinaries(count: number): Binaries {
   const chosen = new Set<string>();
   for (const path of runningExecutables()) if (usable(path)) chosen.add(path);
-  const usrBin = readdirSync('/usr/bin').sort().map((n) => join('/usr/bin', n));
+  const usrBin = readdirSync('/usr/bin')
+    .sort()
+    .map((n) => join('/usr/bin', n));
   for (const candidate of usrBin) {
     if (chosen.size >= count) break;
     try {

@@ -21,7 +21,9 @@ export interface Child {
  * fastify logs two lines per request, which would measure pino rather than the controller (the baseline
  * logs nothing either).
  */
-export async function startControllerChild(dataDir = tempDir('postern-bench-')): Promise<Child & { dataDir: string }> {
+export async function startControllerChild(
+  dataDir = tempDir('postern-bench-'),
+): Promise<Child & { dataDir: string }> {
   const proc = await spawnController(['--data-dir', dataDir, '--port', '0', '--log-level', 'warn'], {
     POSTERN_ADMIN_PASSWORD: ADMIN_PASSWORD,
   });

@@ -39,7 +39,11 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
         duration: options.durationSeconds,
         timeout: 30,
         setupClient: options.perConnection
-          ? (client) => client.setHeaders({ ...baseHeaders, ...options.perConnection![next++ % options.perConnection!.length] })
+          ? (client) =>
+              client.setHeaders({
+                ...baseHeaders,
+                ...options.perConnection![next++ % options.perConnection!.length],
+              })
           : undefined,
       },
       (err, result) => (err ? reject(err) : resolve(summarise(result))),
@@ -49,7 +53,8 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
 
 function summarise(result: Result): LoadResult {
   const statusCounts: Record<string, number> = {};
-  for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) statusCounts[code] = Number(count);
+  for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {}))
+    statusCounts[code] = Number(count);
   const ok = result['2xx'];
   return {
     rps: ok / result.duration,

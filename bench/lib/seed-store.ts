@@ -42,7 +42,10 @@ function checkBody(i: number): Record<string, unknown> {
     case 0:
       return { typeId: 'OS', operatingSystems: [{ type: 'Linux', versions: [`>=5.${i % 10}.0`] }] };
     case 1:
-      return { typeId: 'MAC', macAddresses: ['aa:bb:cc:00:00:01', `aa:bb:cc:00:${(i % 256).toString(16).padStart(2, '0')}:02`] };
+      return {
+        typeId: 'MAC',
+        macAddresses: ['aa:bb:cc:00:00:01', `aa:bb:cc:00:${(i % 256).toString(16).padStart(2, '0')}:02`],
+      };
     case 2:
       return { typeId: 'DOMAIN', domains: ['bench.example', `d${i}.example`] };
     case 3:
@@ -58,7 +61,12 @@ export function seedCatalog(store: SqliteStore, size: CatalogSize = FULL_CATALOG
       const body = checkBody(i);
       const parsed = getCheckModule(body.typeId as string)!.parse(body, 'create');
       if (!parsed.ok) throw new Error(`check ${i}: ${JSON.stringify(parsed.problems)}`);
-      store.postureChecks.create({ ...parsed.spec, ...base(`check-${i}`), roleAttributes: [`cg-${i % CHECK_GROUPS}`], version: 1 } as PostureCheck);
+      store.postureChecks.create({
+        ...parsed.spec,
+        ...base(`check-${i}`),
+        roleAttributes: [`cg-${i % CHECK_GROUPS}`],
+        version: 1,
+      } as PostureCheck);
     }
     for (let i = 0; i < size.services; i++) {
       store.services.create({
@@ -98,9 +106,23 @@ function identity(name: string, roleAttributes: string[]): Identity {
 /** What every seeded device reports: facts that pass the seeded OS, MAC and DOMAIN checks. */
 export function seedPostureData(store: SqliteStore, identityId: string, checkId = 'seeded'): void {
   const lastUpdatedAt = new Date();
-  store.posture.data.setOs(identityId, { type: 'Linux', version: '6.8.0', build: null, postureCheckId: checkId, lastUpdatedAt });
-  store.posture.data.setMac(identityId, { addresses: ['aabbcc000001'], postureCheckId: checkId, lastUpdatedAt });
-  store.posture.data.setDomain(identityId, { domain: 'bench.example', postureCheckId: checkId, lastUpdatedAt });
+  store.posture.data.setOs(identityId, {
+    type: 'Linux',
+    version: '6.8.0',
+    build: null,
+    postureCheckId: checkId,
+    lastUpdatedAt,
+  });
+  store.posture.data.setMac(identityId, {
+    addresses: ['aabbcc000001'],
+    postureCheckId: checkId,
+    lastUpdatedAt,
+  });
+  store.posture.data.setDomain(identityId, {
+    domain: 'bench.example',
+    postureCheckId: checkId,
+    lastUpdatedAt,
+  });
   for (let p = 0; p < 2; p++) {
     store.posture.data.setProcess(identityId, {
       path: `/opt/bench/p${p}`,
@@ -131,14 +153,28 @@ export function seedIdentities(store: SqliteStore, from: number, to: number, wit
  * Identities with a password (one scrypt hash, shared by every user this call makes). A store seeded before
  * the controller's first start gets no bootstrap admin (the store is not empty): seed one with `isAdmin`.
  */
-export async function seedUsers(store: SqliteStore, names: string[], password: string, roleAttributes: string[], isAdmin = false): Promise<string[]> {
+export async function seedUsers(
+  store: SqliteStore,
+  names: string[],
+  password: string,
+  roleAttributes: string[],
+  isAdmin = false,
+): Promise<string[]> {
   const passwordHash = await hashPassword(password);
   return store.transaction(() =>
     names.map((name) => {
       const entity = { ...identity(isAdmin ? `${name} (seeded admin)` : name, roleAttributes), isAdmin };
       store.identities.create(entity);
       const now = new Date();
-      store.authenticators.create({ id: randomUUID(), identityId: entity.id, method: 'updb', username: name, passwordHash, createdAt: now, updatedAt: now });
+      store.authenticators.create({
+        id: randomUUID(),
+        identityId: entity.id,
+        method: 'updb',
+        username: name,
+        passwordHash,
+        createdAt: now,
+        updatedAt: now,
+      });
       return entity.id;
     }),
   );
@@ -148,7 +184,11 @@ export async function seedUsers(store: SqliteStore, names: string[], password: s
  * An API session row with a known token, as a password login would have made it. For runs that need
  * hundreds of sessions: each real login costs ~0.1 s of scrypt by design.
  */
-export function seedApiSession(store: SqliteStore, identityId: string, sdkType = 'postern-bench'): { id: string; token: string } {
+export function seedApiSession(
+  store: SqliteStore,
+  identityId: string,
+  sdkType = 'postern-bench',
+): { id: string; token: string } {
   const token = randomUUID();
   const now = new Date();
   const session: ApiSession = {

@@ -17,7 +17,10 @@ export interface NewSessionInput {
   configTypes: string[];
 }
 
-export function createApiSession(ctx: ControllerContext, input: NewSessionInput): { session: ApiSession; token: string } {
+export function createApiSession(
+  ctx: ControllerContext,
+  input: NewSessionInput,
+): { session: ApiSession; token: string } {
   const now = ctx.clock.now();
   const token = randomUUID();
   const session: ApiSession = {
@@ -61,7 +64,8 @@ export function resolveApiSession(ctx: ControllerContext, token: string): ApiSes
 }
 
 export function deleteApiSession(ctx: ControllerContext, session: ApiSession): void {
-  if (ctx.store.apiSessions.delete(session.id)) ctx.events.emit('apiSession.deleted', session.id, session.identityId);
+  if (ctx.store.apiSessions.delete(session.id))
+    ctx.events.emit('apiSession.deleted', session.id, session.identityId);
 }
 
 /** Removes every session idle past the timeout; run periodically so abandoned sessions do not pile up. */

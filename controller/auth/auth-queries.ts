@@ -20,7 +20,11 @@ export function isTotpRequired(ctx: ControllerContext, session: ApiSession, iden
   return policy?.secondary.requireTotp === true;
 }
 
-export function outstandingAuthQueries(ctx: ControllerContext, session: ApiSession, identity: Identity): AuthQuery[] {
+export function outstandingAuthQueries(
+  ctx: ControllerContext,
+  session: ApiSession,
+  identity: Identity,
+): AuthQuery[] {
   if (session.isMfaComplete || !isTotpRequired(ctx, session, identity)) return [];
   return [
     {

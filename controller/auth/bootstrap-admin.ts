@@ -17,7 +17,10 @@ export const ADMIN_USERNAME = 'admin';
  * On an empty store, creates the default admin (`admin`). Its password comes from POSTERN_ADMIN_PASSWORD,
  * or is generated and written to `<dataDir>/admin-password` with mode 0600 so only the owner can read it.
  */
-export async function bootstrapAdmin(ctx: ControllerContext, envPassword: string | undefined): Promise<BootstrapResult> {
+export async function bootstrapAdmin(
+  ctx: ControllerContext,
+  envPassword: string | undefined,
+): Promise<BootstrapResult> {
   if (ctx.store.identities.count() > 0) return { created: false };
   const generated = envPassword ? undefined : randomBytes(18).toString('base64url');
   const password = envPassword ?? generated!;

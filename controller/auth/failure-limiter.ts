@@ -61,7 +61,8 @@ export class FailureLimiter {
   private prune(now: number): void {
     if (this.keys.size < 10_000) return;
     for (const [key, state] of this.keys) {
-      if (state.blockedUntil < now && state.failures.every((t) => now - t >= this.options.windowMs)) this.keys.delete(key);
+      if (state.blockedUntil < now && state.failures.every((t) => now - t >= this.options.windowMs))
+        this.keys.delete(key);
     }
   }
 }

@@ -40,7 +40,9 @@ export function installGuard(app: FastifyInstance, ctx: ControllerContext, defau
     if (access === 'public') return;
     request.auth = authenticate(ctx, request);
     if (request.auth.authQueries.length > 0 && access !== 'partial') {
-      throw unauthorized('This API session must complete its MFA authentication first (POST ./authenticate/mfa)');
+      throw unauthorized(
+        'This API session must complete its MFA authentication first (POST ./authenticate/mfa)',
+      );
     }
     if (access === 'admin' && !request.auth.identity.isAdmin) {
       throw unauthorized('This API requires an administrator');
@@ -55,7 +57,8 @@ function authenticate(ctx: ControllerContext, request: FastifyRequest): RequestA
   const session = resolveApiSession(ctx, token);
   if (!session) throw unauthorized('The API session is unknown or has expired');
   const identity = ctx.store.identities.get(session.identityId);
-  if (!identity || identity.disabled) throw unauthorized('The identity of this API session no longer exists or is disabled');
+  if (!identity || identity.disabled)
+    throw unauthorized('The identity of this API session no longer exists or is disabled');
   return { session, identity, token, authQueries: outstandingAuthQueries(ctx, session, identity) };
 }
 

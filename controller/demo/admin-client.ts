@@ -18,18 +18,23 @@ export class AdminClient {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ username: 'admin', password }),
     });
-    if (res.status !== 200) throw new Error(`demo seeding: admin login failed (HTTP ${res.status}); is the admin password right?`);
+    if (res.status !== 200)
+      throw new Error(`demo seeding: admin login failed (HTTP ${res.status}); is the admin password right?`);
     this.token = res.headers.get('zt-session') ?? '';
   }
 
   async call<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await fetch(`${this.baseUrl}${MGMT}${path}`, {
       method,
-      headers: { 'zt-session': this.token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        'zt-session': this.token,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    if (!res.ok) throw new Error(`demo seeding: ${method} ${path} failed (HTTP ${res.status}): ${text.slice(0, 300)}`);
+    if (!res.ok)
+      throw new Error(`demo seeding: ${method} ${path} failed (HTTP ${res.status}): ${text.slice(0, 300)}`);
     return (text ? (JSON.parse(text) as { data: T }).data : undefined) as T;
   }
 

@@ -20,7 +20,11 @@ export interface MachineFacts {
   processHash: string;
 }
 
-const OS_TYPES: Partial<Record<NodeJS.Platform, string>> = { linux: 'Linux', win32: 'Windows', darwin: 'macOS' };
+const OS_TYPES: Partial<Record<NodeJS.Platform, string>> = {
+  linux: 'Linux',
+  win32: 'Windows',
+  darwin: 'macOS',
+};
 
 /** The version the agent reports: kernel release on Linux, 10.0.<build> on Windows, the product version on macOS. */
 function reportedVersion(platform: NodeJS.Platform): string {

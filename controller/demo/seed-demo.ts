@@ -43,7 +43,10 @@ function demoServices(facts: MachineFacts, platform: NodeJS.Platform): DemoServi
     {
       name: 'demo-mac',
       description: "one of this machine's network adapters",
-      check: { typeId: 'MAC', macAddresses: facts.macAddresses.length ? facts.macAddresses : ['02:00:00:00:00:00'] },
+      check: {
+        typeId: 'MAC',
+        macAddresses: facts.macAddresses.length ? facts.macAddresses : ['02:00:00:00:00:00'],
+      },
     },
     {
       name: 'demo-domain',
@@ -53,7 +56,10 @@ function demoServices(facts: MachineFacts, platform: NodeJS.Platform): DemoServi
     {
       name: 'demo-process',
       description: `${facts.processPath} running, with its sha256`,
-      check: { typeId: 'PROCESS', process: { osType: facts.osType, path: facts.processPath, hashes: [facts.processHash] } },
+      check: {
+        typeId: 'PROCESS',
+        process: { osType: facts.osType, path: facts.processPath, hashes: [facts.processHash] },
+      },
     },
     {
       name: 'demo-process-multi',
@@ -63,7 +69,13 @@ function demoServices(facts: MachineFacts, platform: NodeJS.Platform): DemoServi
         semantic: 'AnyOf',
         processes: [
           { osType: facts.osType, path: facts.processPath, hashes: [facts.processHash] },
-          { osType: facts.osType, path: platform === 'win32' ? 'C:\\Program Files\\Postern Demo\\absent.exe' : '/opt/postern-demo/absent' },
+          {
+            osType: facts.osType,
+            path:
+              platform === 'win32'
+                ? 'C:\\Program Files\\Postern Demo\\absent.exe'
+                : '/opt/postern-demo/absent',
+          },
         ],
       },
     },
@@ -76,23 +88,47 @@ function demoServices(facts: MachineFacts, platform: NodeJS.Platform): DemoServi
 }
 
 async function ensureIdentity(admin: AdminClient, password: string): Promise<void> {
-  const identityId = await admin.upsert('identities', { name: DEMO_USERNAME, type: 'User', isAdmin: false, roleAttributes: [ROLE] });
-  const authenticators = await admin.call<{ id: string; identityId: string }[]>('GET', '/authenticators?limit=500');
+  const identityId = await admin.upsert('identities', {
+    name: DEMO_USERNAME,
+    type: 'User',
+    isAdmin: false,
+    roleAttributes: [ROLE],
+  });
+  const authenticators = await admin.call<{ id: string; identityId: string }[]>(
+    'GET',
+    '/authenticators?limit=500',
+  );
   const existing = authenticators.find((a) => a.identityId === identityId);
   if (existing) await admin.call('PATCH', `/authenticators/${existing.id}`, { password });
-  else await admin.call('POST', '/authenticators', { method: 'updb', identityId, username: DEMO_USERNAME, password });
+  else
+    await admin.call('POST', '/authenticators', {
+      method: 'updb',
+      identityId,
+      username: DEMO_USERNAME,
+      password,
+    });
 }
 
 /** Seeds (or refreshes) the demo data on the controller at `baseUrl`; resolves with the demo login. */
-export async function seedDemo(baseUrl: string, adminPassword: string, platform: NodeJS.Platform = process.platform): Promise<DemoLogin> {
+export async function seedDemo(
+  baseUrl: string,
+  adminPassword: string,
+  platform: NodeJS.Platform = process.platform,
+): Promise<DemoLogin> {
   const admin = new AdminClient(baseUrl.replace(/\/+$/, ''));
   await admin.login(adminPassword);
   const password = demoPassword(adminPassword);
   await ensureIdentity(admin, password);
   const facts = await machineFacts(platform);
   for (const service of demoServices(facts, platform)) {
-    const serviceId = await admin.upsert('services', { name: service.name, roleAttributes: [ROLE], tags: { description: service.description } });
-    const checkId = service.check ? await admin.upsert('posture-checks', { name: `${service.name}-check`, ...service.check }) : undefined;
+    const serviceId = await admin.upsert('services', {
+      name: service.name,
+      roleAttributes: [ROLE],
+      tags: { description: service.description },
+    });
+    const checkId = service.check
+      ? await admin.upsert('posture-checks', { name: `${service.name}-check`, ...service.check })
+      : undefined;
     await admin.upsert('service-policies', {
       name: `${service.name}-policy`,
       type: 'Dial',

@@ -39,11 +39,11 @@ export function validationError(problems: readonly FieldCause[]): ApiError {
 export const notFound = (what = 'entity') =>
   new ApiError(404, 'NOT_FOUND', `The resource requested was not found or is no longer available (${what})`);
 
-export const unauthorized = (reason = 'The request could not be completed. The session is not authorized or the credentials are invalid') =>
-  new ApiError(401, 'UNAUTHORIZED', reason);
+export const unauthorized = (
+  reason = 'The request could not be completed. The session is not authorized or the credentials are invalid',
+) => new ApiError(401, 'UNAUTHORIZED', reason);
 
-export const invalidAuth = () =>
-  new ApiError(401, 'INVALID_AUTH', 'The authentication request failed');
+export const invalidAuth = () => new ApiError(401, 'INVALID_AUTH', 'The authentication request failed');
 
 export function rateLimited(retryAfterSeconds: number): ApiError {
   const seconds = Math.max(1, Math.ceil(retryAfterSeconds));

@@ -12,23 +12,32 @@ interface AjvIssue {
 }
 
 /** Fastify's own failures (schema, parsing, size) rendered as OpenZiti errors, never as 5xx. */
-function fromFastifyError(error: FastifyError & { validation?: AjvIssue[]; validationContext?: string }): ApiError {
+function fromFastifyError(
+  error: FastifyError & { validation?: AjvIssue[]; validationContext?: string },
+): ApiError {
   if (error.validation) {
     const issue = error.validation[0]!;
     const missing = issue.keyword === 'required' ? String(issue.params.missingProperty) : undefined;
     let field = pointerToField(issue.instancePath, missing);
     if (!field) field = error.validationContext === 'body' ? 'body' : (error.validationContext ?? 'request');
     const reason =
-      issue.keyword === 'required' ? 'is required' : `${issue.message ?? 'is invalid'}`.replace(/^must/, 'must');
+      issue.keyword === 'required'
+        ? 'is required'
+        : `${issue.message ?? 'is invalid'}`.replace(/^must/, 'must');
     return validationError([{ field, reason, value: undefined }]);
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new ApiError(400, 'COULD_NOT_PARSE_BODY', 'The body of the request could not be parsed as JSON', {
-        field: 'body',
-        reason: error.message,
-      });
+      return new ApiError(
+        400,
+        'COULD_NOT_PARSE_BODY',
+        'The body of the request could not be parsed as JSON',
+        {
+          field: 'body',
+          reason: error.message,
+        },
+      );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError(413, 'BODY_TOO_LARGE', 'The request body is larger than the limit of 1 MiB', {
         field: 'body',
@@ -42,7 +51,10 @@ function fromFastifyError(error: FastifyError & { validation?: AjvIssue[]; valid
   }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
-    return new ApiError(status, 'INVALID_REQUEST', error.message, { field: 'request', reason: error.message });
+    return new ApiError(status, 'INVALID_REQUEST', error.message, {
+      field: 'request',
+      reason: error.message,
+    });
   }
   return new ApiError(500, 'UNHANDLED', 'An unhandled error occurred');
 }
@@ -52,7 +64,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
     let apiError: ApiError;
     if (error instanceof ApiError) apiError = error;
     else if (error instanceof UniqueViolation)
-      apiError = validationError([{ field: error.field, reason: 'must be unique; another entity already uses it', value: error.value }]);
+      apiError = validationError([
+        { field: error.field, reason: 'must be unique; another entity already uses it', value: error.value },
+      ]);
     else apiError = fromFastifyError(error);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     void reply

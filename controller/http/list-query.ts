@@ -11,14 +11,26 @@ const MAX_OFFSET = 1_000_000_000;
  * supports the subset of OpenZiti's query language that clients use for lookups:
  * `name = "x"`, `name contains "x"` and `id = "x"`.
  */
-export function parseListQuery(q: { limit?: number; offset?: number; filter?: string }): ListQuery & { id?: string } {
+export function parseListQuery(q: {
+  limit?: number;
+  offset?: number;
+  filter?: string;
+}): ListQuery & { id?: string } {
   const limit = q.limit ?? DEFAULT_LIMIT;
   const offset = q.offset ?? 0;
   if (!Number.isInteger(limit) || limit < 0 || limit > MAX_LIMIT) {
-    throw new ApiError(400, 'INVALID_PAGINATION', `limit must be 0..${MAX_LIMIT}`, { field: 'limit', reason: 'out of range', value: q.limit });
+    throw new ApiError(400, 'INVALID_PAGINATION', `limit must be 0..${MAX_LIMIT}`, {
+      field: 'limit',
+      reason: 'out of range',
+      value: q.limit,
+    });
   }
   if (!Number.isInteger(offset) || offset < 0 || offset > MAX_OFFSET) {
-    throw new ApiError(400, 'INVALID_PAGINATION', `offset must be 0..${MAX_OFFSET}`, { field: 'offset', reason: 'out of range', value: q.offset });
+    throw new ApiError(400, 'INVALID_PAGINATION', `offset must be 0..${MAX_OFFSET}`, {
+      field: 'offset',
+      reason: 'out of range',
+      value: q.offset,
+    });
   }
   const query: ListQuery & { id?: string } = { limit: limit === 0 ? DEFAULT_LIMIT : limit, offset };
   if (q.filter !== undefined && q.filter.trim() !== '') Object.assign(query, parseFilter(q.filter));
@@ -38,7 +50,11 @@ function parseFilter(filter: string): Partial<ListQuery & { id: string }> {
   const op = m[2]!.toLowerCase();
   const value = m[3]!.replace(/\\(.)/g, '$1');
   if (field === 'id') {
-    if (op !== '=') throw new ApiError(400, 'INVALID_FILTER', 'id supports only =', { field: 'filter', reason: 'id supports only =' });
+    if (op !== '=')
+      throw new ApiError(400, 'INVALID_FILTER', 'id supports only =', {
+        field: 'filter',
+        reason: 'id supports only =',
+      });
     return { id: value };
   }
   return op === '=' ? { name: value } : { nameContains: value };

@@ -30,7 +30,12 @@ export interface CodeAttempt {
  * doubling on each further block up to an hour. At ±1 step, a guess wins with odds 3 in a million, so
  * this leaves an attacker a few hundred guesses a day against one account.
  */
-export const MFA_LIMITS = { maxFailures: 5, windowMs: 5 * 60_000, baseBlockMs: 60_000, maxBlockMs: 60 * 60_000 };
+export const MFA_LIMITS = {
+  maxFailures: 5,
+  windowMs: 5 * 60_000,
+  baseBlockMs: 60_000,
+  maxBlockMs: 60 * 60_000,
+};
 
 export class CodeVerifier {
   private readonly limiter: FailureLimiter;
@@ -75,7 +80,8 @@ export class CodeVerifier {
     const secret = this.box.open(enrollment.sealedSecret, enrollment.identityId, 'totp-secret');
     const match = matchTotp(secret, code, now, enrollment.lastStep);
     secret.fill(0);
-    if (match.result !== 'match') return { ok: false, reason: match.result === 'replayed' ? 'replayed-code' : 'invalid-code' };
+    if (match.result !== 'match')
+      return { ok: false, reason: match.result === 'replayed' ? 'replayed-code' : 'invalid-code' };
     // Compare-and-set in the store: of two requests racing with one code (or with two codes where the
     // older arrives last) only the first to store its step wins.
     const mfa = this.ctx.store.mfa;

@@ -18,11 +18,17 @@ export async function readCodeFromGetBody(request: FastifyRequest): Promise<stri
   for await (const chunk of request.raw as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > GET_BODY_LIMIT) {
-      throw new ApiError(413, 'BODY_TOO_LARGE', `A GET body may hold at most ${GET_BODY_LIMIT} bytes`, {
-        field: 'body',
-        reason: `exceeds ${GET_BODY_LIMIT} bytes`,
-        // The rest of the body is left unread, so this connection cannot carry another request.
-      }, { connection: 'close' });
+      throw new ApiError(
+        413,
+        'BODY_TOO_LARGE',
+        `A GET body may hold at most ${GET_BODY_LIMIT} bytes`,
+        {
+          field: 'body',
+          reason: `exceeds ${GET_BODY_LIMIT} bytes`,
+          // The rest of the body is left unread, so this connection cannot carry another request.
+        },
+        { connection: 'close' },
+      );
     }
     chunks.push(chunk);
   }

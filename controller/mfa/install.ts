@@ -23,7 +23,9 @@ export function installMfa(ctx: ControllerContext): { close(): void } {
   // Read once, at start: a malformed key stops the start rather than the first enrollment.
   const envKey = process.env[MASTER_KEY_ENV]?.trim();
   const fromEnv = envKey ? parseMasterKey(envKey) : undefined;
-  const box = new SecretBox(() => fromEnv ?? loadOrCreateKeyFile(ctx.config.dataDir, (message) => ctx.log.warn(message)));
+  const box = new SecretBox(
+    () => fromEnv ?? loadOrCreateKeyFile(ctx.config.dataDir, (message) => ctx.log.warn(message)),
+  );
   const service = new MfaService(ctx, box);
   services.set(ctx, service);
 

@@ -17,7 +17,11 @@ const DEFAULT_LIMIT = 10;
 
 type ListParams = { limit?: number; offset?: number; filter?: string };
 
-export function registerManagementRoutes(app: FastifyInstance, ctx: ControllerContext, mfa: MfaService): void {
+export function registerManagementRoutes(
+  app: FastifyInstance,
+  ctx: ControllerContext,
+  mfa: MfaService,
+): void {
   app.delete(
     '/identities/:id/mfa',
     {
@@ -42,7 +46,10 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: ControllerCo
     const page = ctx.store.mfa.listAudit({ ...parseAuditFilter(q.filter), ...scope, limit, offset });
     return {
       data: page.items.map(auditEventToWire),
-      meta: { pagination: { limit, offset, totalCount: page.totalCount }, filterableFields: [...AUDIT_FILTER_FIELDS] },
+      meta: {
+        pagination: { limit, offset, totalCount: page.totalCount },
+        filterableFields: [...AUDIT_FILTER_FIELDS],
+      },
     };
   };
   const auditSchema = (...errors: number[]) => ({
@@ -57,7 +64,8 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: ControllerCo
       config: { access: 'admin' },
       schema: {
         ...auditSchema(),
-        description: 'Every MFA enrollment, verification, failure, removal and recovery-code use, newest first. Never holds a code.',
+        description:
+          'Every MFA enrollment, verification, failure, removal and recovery-code use, newest first. Never holds a code.',
       },
     },
     async (request) => listAudit(request),

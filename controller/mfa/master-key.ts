@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -15,11 +24,14 @@ export const MASTER_KEY_ENV = 'POSTERN_MASTER_KEY';
 /** Parses the environment's key; throws (naming the variable, never its value) when it is not 32 bytes. */
 export function parseMasterKey(text: string): Buffer {
   const value = text.trim();
-  const key = /^[0-9a-f]+$/i.test(value) && value.length === MASTER_KEY_BYTES * 2
-    ? Buffer.from(value, 'hex')
-    : Buffer.from(value, 'base64');
+  const key =
+    /^[0-9a-f]+$/i.test(value) && value.length === MASTER_KEY_BYTES * 2
+      ? Buffer.from(value, 'hex')
+      : Buffer.from(value, 'base64');
   if (key.length !== MASTER_KEY_BYTES || !/^[A-Za-z0-9+/_=-]+$/.test(value)) {
-    throw new Error(`${MASTER_KEY_ENV} must be ${MASTER_KEY_BYTES} bytes, written as 64 hex digits or in base64`);
+    throw new Error(
+      `${MASTER_KEY_ENV} must be ${MASTER_KEY_BYTES} bytes, written as 64 hex digits or in base64`,
+    );
   }
   return key;
 }
@@ -57,7 +69,9 @@ export function loadOrCreateKeyFile(dataDir: string, warn: (message: string) => 
 function readKeyFile(path: string, warn: (message: string) => void): Buffer {
   const key = readFileSync(path);
   if (key.length !== MASTER_KEY_BYTES) {
-    throw new Error(`${path} must hold exactly ${MASTER_KEY_BYTES} bytes; it holds ${key.length}. Restore it from a backup.`);
+    throw new Error(
+      `${path} must hold exactly ${MASTER_KEY_BYTES} bytes; it holds ${key.length}. Restore it from a backup.`,
+    );
   }
   if (process.platform !== 'win32' && (statSync(path).mode & 0o077) !== 0) {
     warn(`${path} is readable by other users; restrict it with: chmod 600 ${path}`);

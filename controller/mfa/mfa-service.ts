@@ -2,7 +2,13 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { ControllerContext } from '../context.js';
 import type { ApiSession, Identity } from '../model.js';
 import { ApiError, notFound, rateLimited } from '../http/api-error.js';
-import type { MfaAuditEvent, MfaAuditEventType, MfaEnrollment, MfaFactor, SealedRecoveryCode } from './mfa-repository.js';
+import type {
+  MfaAuditEvent,
+  MfaAuditEventType,
+  MfaEnrollment,
+  MfaFactor,
+  SealedRecoveryCode,
+} from './mfa-repository.js';
 import type { SecretBox } from './secret-box.js';
 import { CodeVerifier } from './code-verifier.js';
 import { formatRecoveryCode, generateRecoveryCodes } from './recovery-codes.js';
@@ -11,9 +17,12 @@ import { provisioningUrl, qrCodePng } from './provisioning.js';
 /** 160 bits, the HMAC-SHA1 block's worth (RFC 4226 §4 recommends at least this). */
 const SECRET_BYTES = 20;
 
-export const mfaInvalidToken = () => new ApiError(400, 'MFA_INVALID_TOKEN', 'The MFA code is missing, invalid or already used');
-const mfaExists = () => new ApiError(409, 'MFA_EXISTS', 'An MFA enrollment already exists; remove it before enrolling again');
-const mfaNotEnrolled = () => new ApiError(409, 'MFA_NOT_ENROLLED', 'The identity has no verified MFA enrollment');
+export const mfaInvalidToken = () =>
+  new ApiError(400, 'MFA_INVALID_TOKEN', 'The MFA code is missing, invalid or already used');
+const mfaExists = () =>
+  new ApiError(409, 'MFA_EXISTS', 'An MFA enrollment already exists; remove it before enrolling again');
+const mfaNotEnrolled = () =>
+  new ApiError(409, 'MFA_NOT_ENROLLED', 'The identity has no verified MFA enrollment');
 const noEnrollment = (state = 'no MFA enrollment') => notFound(state);
 
 /** Who is acting: the caller's API session and identity, and the address the request came from. */
@@ -68,7 +77,8 @@ export class MfaService {
       updatedAt: now,
       verifiedAt: null,
     };
-    if (!this.ctx.store.mfa.create(enrollment, this.sealCodes(identity.id, generateRecoveryCodes()))) throw mfaExists();
+    if (!this.ctx.store.mfa.create(enrollment, this.sealCodes(identity.id, generateRecoveryCodes())))
+      throw mfaExists();
     this.audit(actor, 'enroll', 'success');
     return this.status(identity);
   }
@@ -114,14 +124,23 @@ export class MfaService {
 
   readRecoveryCodes(actor: Actor, code: string | undefined): { enrollment: MfaEnrollment; codes: string[] } {
     const enrollment = this.verifiedEnrollment(actor.identity.id);
-    this.requireCode(actor, enrollment, code, 'recovery-codes.read', { allowRecoveryCode: true, verifying: false });
+    this.requireCode(actor, enrollment, code, 'recovery-codes.read', {
+      allowRecoveryCode: true,
+      verifying: false,
+    });
     return { enrollment, codes: this.openCodes(actor.identity.id) };
   }
 
   /** Replaces the whole set: codes written down before stop working at once. */
-  regenerateRecoveryCodes(actor: Actor, code: string | undefined): { enrollment: MfaEnrollment; codes: string[] } {
+  regenerateRecoveryCodes(
+    actor: Actor,
+    code: string | undefined,
+  ): { enrollment: MfaEnrollment; codes: string[] } {
     const enrollment = this.verifiedEnrollment(actor.identity.id);
-    this.requireCode(actor, enrollment, code, 'recovery-codes.regenerate', { allowRecoveryCode: true, verifying: false });
+    this.requireCode(actor, enrollment, code, 'recovery-codes.regenerate', {
+      allowRecoveryCode: true,
+      verifying: false,
+    });
     const fresh = generateRecoveryCodes();
     this.ctx.store.mfa.replaceRecoveryCodes(actor.identity.id, this.sealCodes(actor.identity.id, fresh));
     return { enrollment, codes: fresh.map(formatRecoveryCode) };
@@ -137,7 +156,15 @@ export class MfaService {
   /** The identity is gone: so are its secret and codes (its audit trail stays). */
   purge(identityId: string): void {
     if (!this.ctx.store.mfa.delete(identityId)) return;
-    this.record({ eventType: 'identity-deleted', identityId, apiSessionId: null, sourceIp: null, outcome: 'success', factor: null, reason: null });
+    this.record({
+      eventType: 'identity-deleted',
+      identityId,
+      apiSessionId: null,
+      sourceIp: null,
+      outcome: 'success',
+      factor: null,
+      reason: null,
+    });
   }
 
   private verifiedEnrollment(identityId: string): MfaEnrollment {
@@ -179,7 +206,10 @@ export class MfaService {
   }
 
   private sealCodes(identityId: string, codes: readonly string[]): SealedRecoveryCode[] {
-    return codes.map((code) => ({ id: randomUUID(), sealed: this.box.sealText(code, identityId, 'recovery-code') }));
+    return codes.map((code) => ({
+      id: randomUUID(),
+      sealed: this.box.sealText(code, identityId, 'recovery-code'),
+    }));
   }
 
   private openCodes(identityId: string): string[] {
@@ -206,8 +236,15 @@ export class MfaService {
     });
   }
 
-  private record(event: Omit<MfaAuditEvent, 'id' | 'at' | 'actorIdentityId'> & { actorIdentityId?: string | null }): void {
-    this.ctx.store.mfa.recordAudit({ actorIdentityId: null, ...event, id: randomUUID(), at: this.ctx.clock.now() });
+  private record(
+    event: Omit<MfaAuditEvent, 'id' | 'at' | 'actorIdentityId'> & { actorIdentityId?: string | null },
+  ): void {
+    this.ctx.store.mfa.recordAudit({
+      actorIdentityId: null,
+      ...event,
+      id: randomUUID(),
+      at: this.ctx.clock.now(),
+    });
   }
 }
 

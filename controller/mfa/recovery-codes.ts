@@ -48,7 +48,10 @@ export function normalizeRecoveryCode(input: string): string | undefined {
  * The id of the stored code equal to `candidate` (canonical form), comparing against every stored code
  * in constant time so the time taken does not reveal how much of a code was right or which one matched.
  */
-export function findRecoveryCode(candidate: string, stored: readonly { id: string; code: string }[]): string | undefined {
+export function findRecoveryCode(
+  candidate: string,
+  stored: readonly { id: string; code: string }[],
+): string | undefined {
   const given = Buffer.from(candidate.padEnd(RECOVERY_CODE_LENGTH).slice(0, RECOVERY_CODE_LENGTH));
   let found: string | undefined;
   for (const { id, code } of stored) {

@@ -6,7 +6,10 @@ import type { MfaStatus } from './mfa-service.js';
 
 /** The MFA routes' request and response shapes (published in /openapi.json) and the wire views. */
 
-const Code = Type.String({ maxLength: 64, description: 'a 6-digit TOTP code or, where accepted, a recovery code' });
+const Code = Type.String({
+  maxLength: 64,
+  description: 'a 6-digit TOTP code or, where accepted, a recovery code',
+});
 /** `mfaCode` of the OpenZiti spec: a missing `code` fails validation (400 COULD_NOT_VALIDATE). */
 export const CodeBody = Type.Object({ code: Code }, { additionalProperties: true });
 export const OptionalCodeBody = Type.Object({ code: Type.Optional(Code) }, { additionalProperties: true });
@@ -25,8 +28,12 @@ export const MfaDetail = Type.Object(
     isVerified: Type.Boolean(),
     verifiedAt: Type.Union([DateTime, Type.Null()]),
     recoveryCodesRemaining: Type.Integer({ description: 'unused recovery codes left' }),
-    recoveryCodes: Type.Optional(Type.Array(Type.String(), { description: 'only while isVerified is false' })),
-    provisioningUrl: Type.Optional(Type.String({ description: 'otpauth:// URI; only while isVerified is false' })),
+    recoveryCodes: Type.Optional(
+      Type.Array(Type.String(), { description: 'only while isVerified is false' }),
+    ),
+    provisioningUrl: Type.Optional(
+      Type.String({ description: 'otpauth:// URI; only while isVerified is false' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -43,7 +50,10 @@ export const MfaCreatedEnvelope = Type.Object({
   meta: Meta,
 });
 
-export const RecoveryCodesDetail = Type.Object({ ...BaseEntity, recoveryCodes: Strings }, { additionalProperties: false });
+export const RecoveryCodesDetail = Type.Object(
+  { ...BaseEntity, recoveryCodes: Strings },
+  { additionalProperties: false },
+);
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 export const MfaAuditEventDetail = Type.Object({
@@ -52,7 +62,9 @@ export const MfaAuditEventDetail = Type.Object({
   eventType: Type.Union(MFA_AUDIT_EVENT_TYPES.map((t) => Type.Literal(t))),
   identityId: Type.String(),
   apiSessionId: Nullable(Type.String()),
-  actorIdentityId: Nullable(Type.String({ description: 'the administrator, when one acted on the identity' })),
+  actorIdentityId: Nullable(
+    Type.String({ description: 'the administrator, when one acted on the identity' }),
+  ),
   sourceIp: Nullable(Type.String()),
   outcome: Type.Union([Type.Literal('success'), Type.Literal('failure')]),
   factor: Type.Union([Type.Literal('totp'), Type.Literal('recovery-code'), Type.Null()]),
@@ -103,7 +115,10 @@ export function createdToWire(status: MfaStatus) {
   };
 }
 
-export const recoveryCodesToWire = (enrollment: MfaEnrollment, codes: string[]) => ({ ...baseOf(enrollment), recoveryCodes: codes });
+export const recoveryCodesToWire = (enrollment: MfaEnrollment, codes: string[]) => ({
+  ...baseOf(enrollment),
+  recoveryCodes: codes,
+});
 
 export const auditEventToWire = (e: MfaAuditEvent) => ({
   id: e.id,

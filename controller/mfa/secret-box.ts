@@ -19,7 +19,9 @@ const HEADER_BYTES = 1 + IV_BYTES + TAG_BYTES;
 
 export class MfaDataUnreadable extends Error {
   constructor() {
-    super('Stored MFA data cannot be decrypted: the master key (master.key or POSTERN_MASTER_KEY) is not the one it was sealed with');
+    super(
+      'Stored MFA data cannot be decrypted: the master key (master.key or POSTERN_MASTER_KEY) is not the one it was sealed with',
+    );
   }
 }
 
@@ -59,9 +61,12 @@ export class SecretBox {
   }
 
   private aesKey(): Buffer {
-    this.key ??= Buffer.from(hkdfSync('sha256', this.masterKey(), Buffer.alloc(0), 'postern/mfa/aes-256-gcm/v1', 32));
+    this.key ??= Buffer.from(
+      hkdfSync('sha256', this.masterKey(), Buffer.alloc(0), 'postern/mfa/aes-256-gcm/v1', 32),
+    );
     return this.key;
   }
 }
 
-const associatedData = (identityId: string, purpose: SealPurpose) => Buffer.from(`postern/mfa/v1/${purpose}/${identityId}`, 'utf8');
+const associatedData = (identityId: string, purpose: SealPurpose) =>
+  Buffer.from(`postern/mfa/v1/${purpose}/${identityId}`, 'utf8');

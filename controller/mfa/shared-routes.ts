@@ -44,7 +44,8 @@ export function registerSharedRoutes(app: FastifyInstance, mfa: MfaService): voi
       config: { access: 'partial' },
       schema: {
         tags: ['Authentication'],
-        description: 'The second factor: a TOTP code or a recovery code. Completes a partially authenticated session.',
+        description:
+          'The second factor: a TOTP code or a recovery code. Completes a partially authenticated session.',
         body: CodeBody,
         response: { 200: EmptyEnvelope, ...errorResponses(400, 401, 409, 429) },
       },
@@ -57,7 +58,10 @@ export function registerSharedRoutes(app: FastifyInstance, mfa: MfaService): voi
 
   app.get(
     MFA,
-    { config: { access: 'partial' }, schema: { tags, response: { 200: detailEnvelope(MfaDetail), ...errorResponses(401, 404) } } },
+    {
+      config: { access: 'partial' },
+      schema: { tags, response: { 200: detailEnvelope(MfaDetail), ...errorResponses(401, 404) } },
+    },
     async (request) => detail(statusToWire(mfa.status(authOf(request).identity))),
   );
 
@@ -95,12 +99,19 @@ export function registerSharedRoutes(app: FastifyInstance, mfa: MfaService): voi
       schema: {
         tags,
         response: {
-          200: { description: 'the provisioning URL as a QR code', content: { 'image/png': { schema: { type: 'string', format: 'binary' } } } },
+          200: {
+            description: 'the provisioning URL as a QR code',
+            content: { 'image/png': { schema: { type: 'string', format: 'binary' } } },
+          },
           ...errorResponses(401, 404),
         },
       },
     },
-    async (request, reply) => reply.type('image/png').header('cache-control', 'no-store').send(await mfa.qrCode(authOf(request).identity)),
+    async (request, reply) =>
+      reply
+        .type('image/png')
+        .header('cache-control', 'no-store')
+        .send(await mfa.qrCode(authOf(request).identity)),
   );
 
   app.delete(
@@ -110,7 +121,8 @@ export function registerSharedRoutes(app: FastifyInstance, mfa: MfaService): voi
       preValidation: emptyBodyIsObject,
       schema: {
         tags,
-        description: 'Abandons an unverified enrollment (no code), or removes a verified one with a TOTP or recovery code.',
+        description:
+          'Abandons an unverified enrollment (no code), or removes a verified one with a TOTP or recovery code.',
         headers: CodeHeaders,
         body: OptionalCodeBody,
         response: { 200: EmptyEnvelope, ...errorResponses(400, 401, 404, 429) },
@@ -128,7 +140,8 @@ export function registerSharedRoutes(app: FastifyInstance, mfa: MfaService): voi
       config: { access: 'full' },
       schema: {
         tags,
-        description: 'The current recovery codes. The TOTP or recovery code comes in the mfa-validation-code header or a JSON body {code}.',
+        description:
+          'The current recovery codes. The TOTP or recovery code comes in the mfa-validation-code header or a JSON body {code}.',
         headers: CodeHeaders,
         response: { 200: detailEnvelope(RecoveryCodesDetail), ...errorResponses(400, 401, 404, 429) },
       },
@@ -154,7 +167,10 @@ export function registerSharedRoutes(app: FastifyInstance, mfa: MfaService): voi
       },
     },
     async (request) => {
-      const { enrollment, codes } = mfa.regenerateRecoveryCodes(actorOf(request), codeOf(request.body as { code?: string }, request));
+      const { enrollment, codes } = mfa.regenerateRecoveryCodes(
+        actorOf(request),
+        codeOf(request.body as { code?: string }, request),
+      );
       return detail(recoveryCodesToWire(enrollment, codes));
     },
   );

@@ -30,7 +30,13 @@ export interface CrudResource<T extends Entity> {
   repo: EntityRepository<T>;
   schemas: { create: TSchema; update: TSchema; patch: TSchema; detail: TSchema };
   /** Validates the body (throwing `validationError`) and returns the entity to store. */
-  build(body: Record<string, unknown>, mode: WriteMode, existing: T | undefined, id: string, now: Date): T | Promise<T>;
+  build(
+    body: Record<string, unknown>,
+    mode: WriteMode,
+    existing: T | undefined,
+    id: string,
+    now: Date,
+  ): T | Promise<T>;
   toWire(entity: T): Record<string, unknown>;
   /** Runs before a delete; may throw (e.g. 409 for a referenced entity). */
   beforeDelete?(entity: T): void;
@@ -38,7 +44,11 @@ export interface CrudResource<T extends Entity> {
   afterWrite?(entity: T, op: WriteMode | 'delete'): void;
 }
 
-export function registerCrud<T extends Entity>(app: FastifyInstance, ctx: ControllerContext, r: CrudResource<T>): void {
+export function registerCrud<T extends Entity>(
+  app: FastifyInstance,
+  ctx: ControllerContext,
+  r: CrudResource<T>,
+): void {
   const path = `/${r.collection}`;
   const tags = [r.tag];
   const load = (id: string) => {
@@ -49,13 +59,22 @@ export function registerCrud<T extends Entity>(app: FastifyInstance, ctx: Contro
 
   app.get(
     path,
-    { schema: { tags, querystring: ListQuerystring, response: { 200: listEnvelope(r.schemas.detail), ...errorResponses(400, 401) } } },
+    {
+      schema: {
+        tags,
+        querystring: ListQuerystring,
+        response: { 200: listEnvelope(r.schemas.detail), ...errorResponses(400, 401) },
+      },
+    },
     async (request) => {
       const query = parseListQuery(request.query as Record<string, never>);
       if (query.id !== undefined) {
         const one = r.repo.get(query.id);
         const items = one && query.offset === 0 ? [one] : [];
-        return list(items.map((e) => r.toWire(e)), { limit: query.limit, offset: query.offset, totalCount: one ? 1 : 0 });
+        return list(
+          items.map((e) => r.toWire(e)),
+          { limit: query.limit, offset: query.offset, totalCount: one ? 1 : 0 },
+        );
       }
       const page = r.repo.list(query);
       return list(
@@ -67,16 +86,34 @@ export function registerCrud<T extends Entity>(app: FastifyInstance, ctx: Contro
 
   app.get(
     `${path}/:id`,
-    { schema: { tags, params: IdParams, response: { 200: detailEnvelope(r.schemas.detail), ...errorResponses(401, 404) } } },
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        response: { 200: detailEnvelope(r.schemas.detail), ...errorResponses(401, 404) },
+      },
+    },
     async (request) => detail(r.toWire(load((request.params as { id: string }).id))),
   );
 
   app.post(
     path,
-    { schema: { tags, body: r.schemas.create, response: { 201: CreateEnvelope, ...errorResponses(400, 401) } } },
+    {
+      schema: {
+        tags,
+        body: r.schemas.create,
+        response: { 201: CreateEnvelope, ...errorResponses(400, 401) },
+      },
+    },
     async (request, reply) => {
       const now = ctx.clock.now();
-      const entity = await r.build(request.body as Record<string, unknown>, 'create', undefined, randomUUID(), now);
+      const entity = await r.build(
+        request.body as Record<string, unknown>,
+        'create',
+        undefined,
+        randomUUID(),
+        now,
+      );
       ctx.store.transaction(() => {
         r.repo.create(entity);
         r.afterWrite?.(entity, 'create');
@@ -99,7 +136,13 @@ export function registerCrud<T extends Entity>(app: FastifyInstance, ctx: Contro
       },
       async (request) => {
         const existing = load((request.params as { id: string }).id);
-        const entity = await r.build(request.body as Record<string, unknown>, mode, existing, existing.id, ctx.clock.now());
+        const entity = await r.build(
+          request.body as Record<string, unknown>,
+          mode,
+          existing,
+          existing.id,
+          ctx.clock.now(),
+        );
         ctx.store.transaction(() => {
           if (!r.repo.update(entity)) throw notFound(`${r.collection}/${existing.id}`);
           r.afterWrite?.(entity, mode);
@@ -111,7 +154,9 @@ export function registerCrud<T extends Entity>(app: FastifyInstance, ctx: Contro
 
   app.delete(
     `${path}/:id`,
-    { schema: { tags, params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses(401, 404, 409) } } },
+    {
+      schema: { tags, params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses(401, 404, 409) } },
+    },
     async (request) => {
       const entity = load((request.params as { id: string }).id);
       ctx.store.transaction(() => {

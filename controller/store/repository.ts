@@ -105,7 +105,10 @@ export interface Store {
 
 /** Thrown by `create` when the name (or another unique field) is taken. */
 export class UniqueViolation extends Error {
-  constructor(readonly field: string, readonly value: unknown) {
+  constructor(
+    readonly field: string,
+    readonly value: unknown,
+  ) {
     super(`${field} must be unique`);
   }
 }

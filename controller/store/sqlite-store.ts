@@ -30,7 +30,13 @@ export class SqliteStore implements Store {
     // small next to identities, so those repositories keep parsed entities in memory.
     const cached = { cache: true };
     this.services = new DocumentRepository<Service>(db, 'services', 'service', undefined, cached);
-    this.postureChecks = new DocumentRepository<PostureCheck>(db, 'posture_checks', 'postureCheck', undefined, cached);
+    this.postureChecks = new DocumentRepository<PostureCheck>(
+      db,
+      'posture_checks',
+      'postureCheck',
+      undefined,
+      cached,
+    );
     this.servicePolicies = new SqliteServicePolicyRepository(db);
     this.authPolicies = new DocumentRepository<AuthPolicy>(db, 'auth_policies', null, undefined, cached);
     this.authenticators = new SqliteAuthenticatorRepository(db);
@@ -65,7 +71,8 @@ export class SqliteStore implements Store {
   }
 
   private clearCaches(): void {
-    for (const repo of [this.services, this.postureChecks, this.servicePolicies, this.authPolicies]) repo.clearCache();
+    for (const repo of [this.services, this.postureChecks, this.servicePolicies, this.authPolicies])
+      repo.clearCache();
   }
 
   close(): void {

@@ -57,10 +57,21 @@ export function createAgentParts(options: AgentOptions, mfaState: () => MfaState
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? silentLogger;
   const platform = options.platform ?? process.platform;
-  const client = new ControllerClient({ baseUrl: options.controllerUrl, ca: options.ca, retry: options.retry, clock, logger });
+  const client = new ControllerClient({
+    baseUrl: options.controllerUrl,
+    ca: options.ca,
+    retry: options.retry,
+    clock,
+    logger,
+  });
   const api = new EdgeApi(client);
   const mfa = new MfaClient(client);
-  const prompter = new MfaPrompter({ port: options.prompt, submit: (code) => mfa.submit(code), clock, logger });
+  const prompter = new MfaPrompter({
+    port: options.prompt,
+    submit: (code) => mfa.submit(code),
+    clock,
+    logger,
+  });
   const sessions = new SessionManager({
     api,
     vault: new CredentialVault(options.credentials),

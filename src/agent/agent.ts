@@ -50,8 +50,19 @@ export class Agent {
   constructor(private readonly options: AgentOptions) {
     this.log = options.logger ?? silentLogger;
     const parts = createAgentParts(options, () => this.mfaState);
-    ({ client: this.client, api: this.api, mfa: this.mfa, prompter: this.prompter, sessions: this.sessions } = parts);
-    ({ directory: this.directory, reporter: this.reporter, power: this.power, timeoutWatch: this.timeoutWatch } = parts);
+    ({
+      client: this.client,
+      api: this.api,
+      mfa: this.mfa,
+      prompter: this.prompter,
+      sessions: this.sessions,
+    } = parts);
+    ({
+      directory: this.directory,
+      reporter: this.reporter,
+      power: this.power,
+      timeoutWatch: this.timeoutWatch,
+    } = parts);
     this.wire();
   }
 
@@ -185,7 +196,11 @@ export class Agent {
       if (status.state === 'signed-out') {
         this.directory.clear();
         // Only a running agent can lose its session unasked (logout pauses first).
-        if (this.running) prompt.notify({ type: 'signed-out', message: 'The controller no longer accepts the stored login; sign in again.' });
+        if (this.running)
+          prompt.notify({
+            type: 'signed-out',
+            message: 'The controller no longer accepts the stored login; sign in again.',
+          });
       }
       if (status.state === 'active' && this.running) void this.reporter.runNow();
       this.statusChanges.emit(this.status());

@@ -33,7 +33,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       return EXIT.ok;
     }
     const command = COMMANDS[args.command];
-    if (!command) throw new UsageError(args.command ? `unknown command '${args.command}'` : 'no command given');
+    if (!command)
+      throw new UsageError(args.command ? `unknown command '${args.command}'` : 'no command given');
     return await command(await createCliContext(args, env, terminal));
   } catch (error) {
     const { message, exitCode } = explainError(error);

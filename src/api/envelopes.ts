@@ -88,6 +88,10 @@ export const ERROR_CODES = {
 export type KnownErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
 
 export function isErrorEnvelope(body: unknown): body is ApiErrorEnvelope {
-  return typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'object'
-    && (body as { error?: unknown }).error !== null;
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    typeof (body as { error?: unknown }).error === 'object' &&
+    (body as { error?: unknown }).error !== null
+  );
 }

@@ -23,7 +23,8 @@ export interface CheckFailureFacts {
 
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : []);
+const strings = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
 
 /** The file name of a Windows or POSIX path. */
 export function binaryName(path: string): string {
@@ -47,7 +48,8 @@ function adviceForRange(os: string, range: string): string {
 }
 
 function explainOs(facts: CheckFailureFacts): string {
-  const actualType = isRec(facts.actualValue) && typeof facts.actualValue.type === 'string' ? facts.actualValue.type : '';
+  const actualType =
+    isRec(facts.actualValue) && typeof facts.actualValue.type === 'string' ? facts.actualValue.type : '';
   const os = facts.osName || actualType || 'your operating system';
   const rules = Array.isArray(facts.expectedValue) ? facts.expectedValue.filter(isRec) : [];
   if (rules.length === 0) return `Update ${os} to a version the policy allows`;
@@ -57,7 +59,9 @@ function explainOs(facts: CheckFailureFacts): string {
     return `Use an allowed operating system (${allowed})`;
   }
   const ranges = mine.flatMap((r) => strings(r.versions));
-  return ranges[0] ? adviceForRange(String(mine[0]!.type), ranges[0]) : `Update ${os} to a version the policy allows`;
+  return ranges[0]
+    ? adviceForRange(String(mine[0]!.type), ranges[0])
+    : `Update ${os} to a version the policy allows`;
 }
 
 function explainDomain(facts: CheckFailureFacts): string {
@@ -84,7 +88,8 @@ function explainProcessMulti(facts: CheckFailureFacts): string {
   const actualOf = (path: string) => actual.find((a) => a.path === path);
   if (paths.length === 0) return 'Start the programs the policy requires';
   const anyOne = facts.semantic === 'AnyOf' || facts.semantic === 'OneOf';
-  if (anyOne && paths.length > 1) return `Start one of: ${paths.map((p) => `${binaryName(p)} from ${p}`).join(', ')}`;
+  if (anyOne && paths.length > 1)
+    return `Start one of: ${paths.map((p) => `${binaryName(p)} from ${p}`).join(', ')}`;
   // AllOf, or unknown (the service list does not carry the semantic): name each binary that needs attention,
   // leaving out those a failure record shows running.
   const missing = actual.length ? paths.filter((p) => actualOf(p)?.isRunning !== true) : paths;

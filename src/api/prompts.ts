@@ -57,7 +57,9 @@ export function describeTotpPrompt(prompt: TotpPrompt, now: number): string {
     timeout: 'Your authenticator check is about to expire.',
   }[prompt.reason];
   if (prompt.reason === 'login' && prompt.services.length === 0) return lead;
-  const what = prompt.services.length ? `keep access to ${plural(prompt.services.length, 'service')}` : 'keep access';
+  const what = prompt.services.length
+    ? `keep access to ${plural(prompt.services.length, 'service')}`
+    : 'keep access';
   const when = prompt.deadline === undefined ? '' : ` within ${formatCountdown(prompt.deadline - now)}`;
   return `${lead} Enter your code${when} to ${what}.`;
 }

@@ -56,16 +56,22 @@ function smallestMfaRemaining(policies: PolicyPostureQueries[]): number | null {
   return remaining.length ? Math.min(...remaining) : null;
 }
 
-export function describeServiceAccess(service: ServiceDetail, context: AccessContext = {}): ServiceAccessView {
+export function describeServiceAccess(
+  service: ServiceDetail,
+  context: AccessContext = {},
+): ServiceAccessView {
   const policies = policiesFor(service, context.policyType ?? 'Dial');
   const base = { id: service.id, name: service.name, mfaTimeoutRemaining: smallestMfaRemaining(policies) };
   // A listed service with no policy entries is granted by a policy without checks.
-  if (policies.length === 0 || policies.some((p) => p.isPassing)) return { ...base, access: 'granted', failing: [] };
+  if (policies.length === 0 || policies.some((p) => p.isPassing))
+    return { ...base, access: 'granted', failing: [] };
 
   const candidates = policies.map(failingOf).filter((f) => f.length > 0);
   // A policy failing only on MFA is the one to show: a code is all the user needs.
   const mfaOnly = candidates.find((f) => f.every((q) => q.queryType === 'MFA'));
-  const closest = mfaOnly ?? candidates.reduce((best, next) => (next.length < best.length ? next : best), candidates[0] ?? []);
+  const closest =
+    mfaOnly ??
+    candidates.reduce((best, next) => (next.length < best.length ? next : best), candidates[0] ?? []);
   const failing = closest.map((q) => ({
     id: q.id,
     queryType: q.queryType,
@@ -81,7 +87,10 @@ export function describeServiceAccess(service: ServiceDetail, context: AccessCon
 }
 
 /** Every service, sorted by name so tables and lists are stable. */
-export function describeServices(services: readonly ServiceDetail[], context: AccessContext = {}): ServiceAccessView[] {
+export function describeServices(
+  services: readonly ServiceDetail[],
+  context: AccessContext = {},
+): ServiceAccessView[] {
   return services
     .map((s) => describeServiceAccess(s, context))
     .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));

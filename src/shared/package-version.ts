@@ -11,7 +11,10 @@ export function posternVersion(fromUrl: string): string {
   let dir = dirname(fileURLToPath(fromUrl));
   for (let depth = 0; depth < 8; depth++) {
     try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (pkg.name === 'postern' && pkg.version) return pkg.version;
     } catch {
       // not here; keep looking upwards

@@ -46,9 +46,16 @@ async function created(admin: Api, path: string, body: unknown): Promise<string>
 }
 
 /** A service reachable by identities with `#role`, guarded by the given check (or none). */
-export async function guardedService(admin: Api, name: string, role: string, check?: Record<string, unknown>): Promise<{ serviceId: string; checkId?: string }> {
+export async function guardedService(
+  admin: Api,
+  name: string,
+  role: string,
+  check?: Record<string, unknown>,
+): Promise<{ serviceId: string; checkId?: string }> {
   const serviceId = await created(admin, '/services', { name });
-  const checkId = check ? await created(admin, '/posture-checks', { name: `${name}-check`, ...check }) : undefined;
+  const checkId = check
+    ? await created(admin, '/posture-checks', { name: `${name}-check`, ...check })
+    : undefined;
   await created(admin, '/service-policies', {
     name: `${name}-policy`,
     type: 'Dial',

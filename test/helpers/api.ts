@@ -14,7 +14,12 @@ export class Api {
     public token?: string,
   ) {}
 
-  async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+  async request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse<T>> {
     const init: RequestInit = { method, headers: { ...headers } };
     if (this.token) (init.headers as Record<string, string>)['zt-session'] = this.token;
     if (body !== undefined) {
@@ -28,11 +33,14 @@ export class Api {
     return { status: res.status, body: parsed as T, headers: res.headers };
   }
 
-  get = <T = any>(path: string, headers?: Record<string, string>) => this.request<T>('GET', path, undefined, headers);
-  post = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => this.request<T>('POST', path, body ?? {}, headers);
+  get = <T = any>(path: string, headers?: Record<string, string>) =>
+    this.request<T>('GET', path, undefined, headers);
+  post = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+    this.request<T>('POST', path, body ?? {}, headers);
   put = <T = any>(path: string, body: unknown) => this.request<T>('PUT', path, body);
   patch = <T = any>(path: string, body: unknown) => this.request<T>('PATCH', path, body);
-  delete = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => this.request<T>('DELETE', path, body, headers);
+  delete = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+    this.request<T>('DELETE', path, body, headers);
 
   /** Password login on the given API; keeps the token for later calls. */
   async login(username: string, password: string, prefix = MGMT): Promise<ApiResponse> {
@@ -56,7 +64,12 @@ export async function createUser(
   const created = await admin.post(`${MGMT}/identities`, { name, type: 'User', isAdmin: false, ...extra });
   if (created.status !== 201) throw new Error(`identity create failed: ${JSON.stringify(created.body)}`);
   const id = created.body.data.id as string;
-  const auth = await admin.post(`${MGMT}/authenticators`, { method: 'updb', identityId: id, username: name, password });
+  const auth = await admin.post(`${MGMT}/authenticators`, {
+    method: 'updb',
+    identityId: id,
+    username: name,
+    password,
+  });
   if (auth.status !== 201) throw new Error(`authenticator create failed: ${JSON.stringify(auth.body)}`);
   return id;
 }

@@ -18,7 +18,9 @@ export interface TestController extends RunningController {
 }
 
 /** A real controller (real HTTP on loopback, real SQLite file) in this process, on a free port. */
-export async function startTestController(overrides: Partial<ControllerConfig> = {}): Promise<TestController> {
+export async function startTestController(
+  overrides: Partial<ControllerConfig> = {},
+): Promise<TestController> {
   const dataDir = overrides.dataDir ?? tempDir();
   const config = { ...defaultConfig(dataDir), port: 0, logLevel: 'silent', ...overrides };
   const running = await startController(config, { adminPassword: ADMIN_PASSWORD });
@@ -43,7 +45,10 @@ export interface ControllerProcess {
 const CLI = join(import.meta.dirname, '..', '..', 'controller', 'cli.ts');
 
 /** The controller as users run it (`controller/cli.ts`), in a child process; resolves once it is listening. */
-export function spawnController(args: string[], env: Record<string, string | undefined> = {}): Promise<ControllerProcess> {
+export function spawnController(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<ControllerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -78,9 +83,14 @@ export function spawnController(args: string[], env: Record<string, string | und
 }
 
 /** Runs the CLI to completion (for argument errors and --help). */
-export function runControllerCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runControllerCli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      env: { ...process.env, ...env },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -88,18 +88,28 @@ export async function startMfaTestbed(): Promise<MfaTestbed> {
 }
 
 /** Starts an enrollment on the client API; returns the app and the recovery codes shown. */
-export async function startEnrollment(api: Api): Promise<{ app: AuthenticatorApp; recoveryCodes: string[]; status: ApiResponse }> {
+export async function startEnrollment(
+  api: Api,
+): Promise<{ app: AuthenticatorApp; recoveryCodes: string[]; status: ApiResponse }> {
   const created = await api.post(`${CLIENT}/current-identity/mfa`, {});
-  if (created.status !== 201) throw new Error(`enroll failed: ${created.status} ${JSON.stringify(created.body)}`);
+  if (created.status !== 201)
+    throw new Error(`enroll failed: ${created.status} ${JSON.stringify(created.body)}`);
   const status = await api.get(`${CLIENT}/current-identity/mfa`);
-  return { app: new AuthenticatorApp(status.body.data.provisioningUrl), recoveryCodes: status.body.data.recoveryCodes, status };
+  return {
+    app: new AuthenticatorApp(status.body.data.provisioningUrl),
+    recoveryCodes: status.body.data.recoveryCodes,
+    status,
+  };
 }
 
 /** Enrolls and verifies at the clock's current step; the next code must come from a later step. */
 export async function enrollVerified(api: Api, clock: FakeClock) {
   const enrollment = await startEnrollment(api);
-  const verified = await api.post(`${CLIENT}/current-identity/mfa/verify`, { code: await enrollment.app.code(clock.now()) });
-  if (verified.status !== 200) throw new Error(`verify failed: ${verified.status} ${JSON.stringify(verified.body)}`);
+  const verified = await api.post(`${CLIENT}/current-identity/mfa/verify`, {
+    code: await enrollment.app.code(clock.now()),
+  });
+  if (verified.status !== 200)
+    throw new Error(`verify failed: ${verified.status} ${JSON.stringify(verified.body)}`);
   return enrollment;
 }
 
@@ -128,15 +138,23 @@ export function rawRequest(
     headers['content-length'] = String(Buffer.byteLength(payload));
   }
   return new Promise((resolve, reject) => {
-    const req = httpRequest(new URL(path, baseUrl), { method, headers, localAddress: options.localAddress }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const json = (res.headers['content-type'] ?? '').includes('json') && text;
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: json ? JSON.parse(text) : text });
-      });
-    });
+    const req = httpRequest(
+      new URL(path, baseUrl),
+      { method, headers, localAddress: options.localAddress },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const json = (res.headers['content-type'] ?? '').includes('json') && text;
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: json ? JSON.parse(text) : text,
+          });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });

@@ -3,10 +3,14 @@ import * as formatsModule from 'ajv-formats';
 import type { ApiResponse } from './api.js';
 
 type AddFormats = (ajv: Ajv) => Ajv;
-const unwrap = (m: unknown): AddFormats => (typeof m === 'function' ? (m as AddFormats) : unwrap((m as { default: unknown }).default));
+const unwrap = (m: unknown): AddFormats =>
+  typeof m === 'function' ? (m as AddFormats) : unwrap((m as { default: unknown }).default);
 
 interface OpenApiDoc {
-  paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, { schema: object }> }> }>>;
+  paths: Record<
+    string,
+    Record<string, { responses?: Record<string, { content?: Record<string, { schema: object }> }> }>
+  >;
 }
 
 /**
@@ -37,11 +41,15 @@ export class ResponseSchemas {
       this.cache.set(key, validate);
     }
     if (!validate(res.body)) {
-      throw new Error(`${key} does not match its schema: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body)}`);
+      throw new Error(
+        `${key} does not match its schema: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body)}`,
+      );
     }
   }
 
   operations(): string[] {
-    return Object.entries(this.doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    return Object.entries(this.doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
   }
 }

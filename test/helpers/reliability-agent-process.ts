@@ -35,7 +35,20 @@ export interface AgentRunOptions {
 
 export function startAgentRun(options: AgentRunOptions): AgentProcess {
   const configDir = mkdtempSync(join(tmpdir(), 'postern-agent-run-'));
-  const args = ['--import', 'tsx', CLI, 'run', '--controller', options.controllerUrl, '--username', options.username, '--credential-store', 'memory', '--config-dir', configDir];
+  const args = [
+    '--import',
+    'tsx',
+    CLI,
+    'run',
+    '--controller',
+    options.controllerUrl,
+    '--username',
+    options.username,
+    '--credential-store',
+    'memory',
+    '--config-dir',
+    configDir,
+  ];
   if (options.intervalSeconds !== undefined) args.push('--interval', String(options.intervalSeconds));
   if (options.verbose) args.push('--verbose');
   const child = spawn(process.execPath, args, {
@@ -71,7 +84,11 @@ export function startAgentRun(options: AgentRunOptions): AgentProcess {
             resolve(output);
           } else if (child.exitCode !== null || child.signalCode !== null) {
             done();
-            reject(new Error(`agent exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}:\n${output}`));
+            reject(
+              new Error(
+                `agent exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}:\n${output}`,
+              ),
+            );
           }
         };
         const timer = setTimeout(() => {

@@ -34,42 +34,112 @@ function shared(prefix: string): Record<string, MatrixRow> {
       expect: everyone(200),
       request: async (w) => {
         const name = unique('matrix-login');
-        await w.create('identities', { name, type: 'User', isAdmin: false }).then((identityId) => w.create('authenticators', { method: 'updb', identityId, username: name, password: 'matrix-password' }));
-        return { path: `${prefix}/authenticate?method=password`, body: { username: name, password: 'matrix-password' } };
+        await w
+          .create('identities', { name, type: 'User', isAdmin: false })
+          .then((identityId) =>
+            w.create('authenticators', {
+              method: 'updb',
+              identityId,
+              username: name,
+              password: 'matrix-password',
+            }),
+          );
+        return {
+          path: `${prefix}/authenticate?method=password`,
+          body: { username: name, password: 'matrix-password' },
+        };
       },
     },
     [`GET ${prefix}/version`]: { expect: everyone(200), request: fixed(`${prefix}/version`) },
-    [`GET ${prefix}/current-api-session`]: { expect: { none: 401, partial: 200, client: 200, admin: 200 }, request: fixed(`${prefix}/current-api-session`) },
-    [`DELETE ${prefix}/current-api-session`]: { expect: { none: 401, partial: 200, client: 200, admin: 200 }, fresh: ['partial', 'client', 'admin'], request: fixed(`${prefix}/current-api-session`) },
+    [`GET ${prefix}/current-api-session`]: {
+      expect: { none: 401, partial: 200, client: 200, admin: 200 },
+      request: fixed(`${prefix}/current-api-session`),
+    },
+    [`DELETE ${prefix}/current-api-session`]: {
+      expect: { none: 401, partial: 200, client: 200, admin: 200 },
+      fresh: ['partial', 'client', 'admin'],
+      request: fixed(`${prefix}/current-api-session`),
+    },
     [`GET ${prefix}/current-identity`]: { expect: FULL(200), request: fixed(`${prefix}/current-identity`) },
     // Nobody here has a verified enrollment: the partial caller has none, the client's is unverified.
-    [`POST ${prefix}/authenticate/mfa`]: { expect: { none: 401, partial: 409, client: 409, admin: 409 }, request: fixed(`${prefix}/authenticate/mfa`, { code: '123456' }) },
-    [`GET ${mfa}`]: { expect: { none: 401, partial: 404, client: 200, other: 404, admin: 404 }, request: fixed(mfa) },
-    [`POST ${mfa}`]: { expect: { none: 401, partial: 201, client: 409, admin: 201 }, fresh: ['partial', 'admin'], request: fixed(mfa, {}) },
-    [`DELETE ${mfa}`]: { expect: { none: 401, partial: 401, client: 200, other: 404, admin: 404 }, fresh: ['client'], intactAfterOther: true, request: fixed(mfa) },
+    [`POST ${prefix}/authenticate/mfa`]: {
+      expect: { none: 401, partial: 409, client: 409, admin: 409 },
+      request: fixed(`${prefix}/authenticate/mfa`, { code: '123456' }),
+    },
+    [`GET ${mfa}`]: {
+      expect: { none: 401, partial: 404, client: 200, other: 404, admin: 404 },
+      request: fixed(mfa),
+    },
+    [`POST ${mfa}`]: {
+      expect: { none: 401, partial: 201, client: 409, admin: 201 },
+      fresh: ['partial', 'admin'],
+      request: fixed(mfa, {}),
+    },
+    [`DELETE ${mfa}`]: {
+      expect: { none: 401, partial: 401, client: 200, other: 404, admin: 404 },
+      fresh: ['client'],
+      intactAfterOther: true,
+      request: fixed(mfa),
+    },
     [`POST ${mfa}/verify`]: {
       expect: { none: 401, partial: 404, client: 400, other: 404, admin: 404 },
       intactAfterOther: true,
       // `other` brings the client's valid code: it must not verify anything of the client's.
-      request: async (w, who) => ({ path: `${mfa}/verify`, body: { code: who === 'other' ? await w.clientCode() : '000000' } }),
+      request: async (w, who) => ({
+        path: `${mfa}/verify`,
+        body: { code: who === 'other' ? await w.clientCode() : '000000' },
+      }),
     },
-    [`GET ${mfa}/qr-code`]: { expect: { none: 401, partial: 404, client: 200, other: 404, admin: 404 }, request: fixed(`${mfa}/qr-code`) },
-    [`GET ${mfa}/recovery-codes`]: { expect: { none: 401, partial: 401, client: 404, other: 404, admin: 404 }, request: async (w) => ({ path: `${mfa}/recovery-codes`, headers: { 'mfa-validation-code': await w.clientCode() } }) },
-    [`POST ${mfa}/recovery-codes`]: { expect: { none: 401, partial: 401, client: 404, other: 404, admin: 404 }, request: async (w) => ({ path: `${mfa}/recovery-codes`, body: { code: await w.clientCode() } }) },
+    [`GET ${mfa}/qr-code`]: {
+      expect: { none: 401, partial: 404, client: 200, other: 404, admin: 404 },
+      request: fixed(`${mfa}/qr-code`),
+    },
+    [`GET ${mfa}/recovery-codes`]: {
+      expect: { none: 401, partial: 401, client: 404, other: 404, admin: 404 },
+      request: async (w) => ({
+        path: `${mfa}/recovery-codes`,
+        headers: { 'mfa-validation-code': await w.clientCode() },
+      }),
+    },
+    [`POST ${mfa}/recovery-codes`]: {
+      expect: { none: 401, partial: 401, client: 404, other: 404, admin: 404 },
+      request: async (w) => ({ path: `${mfa}/recovery-codes`, body: { code: await w.clientCode() } }),
+    },
   };
 }
 
 /** List, create, read, replace, patch and delete of one management collection; writes as admin hit fresh entities. */
-function crud(collection: string, body: (w: AuthWorld) => Promise<Record<string, unknown>> | Record<string, unknown>, patch: () => Record<string, unknown>, existing: (w: AuthWorld) => Promise<string>): Record<string, MatrixRow> {
+function crud(
+  collection: string,
+  body: (w: AuthWorld) => Promise<Record<string, unknown>> | Record<string, unknown>,
+  patch: () => Record<string, unknown>,
+  existing: (w: AuthWorld) => Promise<string>,
+): Record<string, MatrixRow> {
   const base = `${MGMT}/${collection}`;
-  const target = async (w: AuthWorld, who: Who) => (who === 'admin' ? w.create(collection, await body(w)) : existing(w));
+  const target = async (w: AuthWorld, who: Who) =>
+    who === 'admin' ? w.create(collection, await body(w)) : existing(w);
   return {
     [`GET ${base}`]: { expect: ADMIN_ONLY(200), request: fixed(base) },
-    [`POST ${base}`]: { expect: ADMIN_ONLY(201), request: async (w) => ({ path: base, body: await body(w) }) },
-    [`GET ${base}/{id}`]: { expect: ADMIN_ONLY(200), request: async (w) => ({ path: `${base}/${await existing(w)}` }) },
-    [`PUT ${base}/{id}`]: { expect: ADMIN_ONLY(200), request: async (w, who) => ({ path: `${base}/${await target(w, who)}`, body: await body(w) }) },
-    [`PATCH ${base}/{id}`]: { expect: ADMIN_ONLY(200), request: async (w, who) => ({ path: `${base}/${await target(w, who)}`, body: patch() }) },
-    [`DELETE ${base}/{id}`]: { expect: ADMIN_ONLY(200), request: async (w, who) => ({ path: `${base}/${await target(w, who)}` }) },
+    [`POST ${base}`]: {
+      expect: ADMIN_ONLY(201),
+      request: async (w) => ({ path: base, body: await body(w) }),
+    },
+    [`GET ${base}/{id}`]: {
+      expect: ADMIN_ONLY(200),
+      request: async (w) => ({ path: `${base}/${await existing(w)}` }),
+    },
+    [`PUT ${base}/{id}`]: {
+      expect: ADMIN_ONLY(200),
+      request: async (w, who) => ({ path: `${base}/${await target(w, who)}`, body: await body(w) }),
+    },
+    [`PATCH ${base}/{id}`]: {
+      expect: ADMIN_ONLY(200),
+      request: async (w, who) => ({ path: `${base}/${await target(w, who)}`, body: patch() }),
+    },
+    [`DELETE ${base}/{id}`]: {
+      expect: ADMIN_ONLY(200),
+      request: async (w, who) => ({ path: `${base}/${await target(w, who)}` }),
+    },
   };
 }
 
@@ -81,35 +151,112 @@ export const MATRIX: Record<string, MatrixRow> = {
   ...shared(CLIENT),
   ...shared(MGMT),
 
-  [`POST ${CLIENT}/posture-response`]: { expect: FULL(201), request: (w) => ({ path: `${CLIENT}/posture-response`, body: { id: w.ids.check, typeId: 'OS', type: 'Linux', version: '6.8.0' } }) },
-  [`POST ${CLIENT}/posture-response-bulk`]: { expect: FULL(201), request: (w) => ({ path: `${CLIENT}/posture-response-bulk`, body: [{ id: w.ids.check, typeId: 'OS', type: 'Linux', version: '6.8.0' }] }) },
+  [`POST ${CLIENT}/posture-response`]: {
+    expect: FULL(201),
+    request: (w) => ({
+      path: `${CLIENT}/posture-response`,
+      body: { id: w.ids.check, typeId: 'OS', type: 'Linux', version: '6.8.0' },
+    }),
+  },
+  [`POST ${CLIENT}/posture-response-bulk`]: {
+    expect: FULL(201),
+    request: (w) => ({
+      path: `${CLIENT}/posture-response-bulk`,
+      body: [{ id: w.ids.check, typeId: 'OS', type: 'Linux', version: '6.8.0' }],
+    }),
+  },
   [`GET ${CLIENT}/services`]: { expect: FULL(200), request: fixed(`${CLIENT}/services`) },
   // Only the client's policy selects the service: to anyone else it does not exist.
-  [`GET ${CLIENT}/services/{id}`]: { expect: { none: 401, partial: 401, client: 200, other: 404, admin: 404 }, request: (w) => ({ path: `${CLIENT}/services/${w.ids.service}` }) },
-  [`GET ${CLIENT}/current-api-session/service-updates`]: { expect: FULL(200), request: fixed(`${CLIENT}/current-api-session/service-updates`) },
-  [`POST ${CLIENT}/sessions`]: { expect: { none: 401, partial: 401, client: 201, other: 400, admin: 400 }, request: (w) => ({ path: `${CLIENT}/sessions`, body: { serviceId: w.ids.service, type: 'Dial' } }) },
+  [`GET ${CLIENT}/services/{id}`]: {
+    expect: { none: 401, partial: 401, client: 200, other: 404, admin: 404 },
+    request: (w) => ({ path: `${CLIENT}/services/${w.ids.service}` }),
+  },
+  [`GET ${CLIENT}/current-api-session/service-updates`]: {
+    expect: FULL(200),
+    request: fixed(`${CLIENT}/current-api-session/service-updates`),
+  },
+  [`POST ${CLIENT}/sessions`]: {
+    expect: { none: 401, partial: 401, client: 201, other: 400, admin: 400 },
+    request: (w) => ({ path: `${CLIENT}/sessions`, body: { serviceId: w.ids.service, type: 'Dial' } }),
+  },
   [`GET ${CLIENT}/sessions`]: { expect: FULL(200), request: fixed(`${CLIENT}/sessions`) },
-  [`GET ${CLIENT}/sessions/{id}`]: { expect: { none: 401, partial: 401, client: 200, other: 404, admin: 404 }, request: async (w) => ({ path: `${CLIENT}/sessions/${await w.clientSession()}` }) },
-  [`DELETE ${CLIENT}/sessions/{id}`]: { expect: { none: 401, partial: 401, client: 200, other: 404, admin: 404 }, intactAfterOther: true, request: async (w) => ({ path: `${CLIENT}/sessions/${await w.clientSession()}` }) },
+  [`GET ${CLIENT}/sessions/{id}`]: {
+    expect: { none: 401, partial: 401, client: 200, other: 404, admin: 404 },
+    request: async (w) => ({ path: `${CLIENT}/sessions/${await w.clientSession()}` }),
+  },
+  [`DELETE ${CLIENT}/sessions/{id}`]: {
+    expect: { none: 401, partial: 401, client: 200, other: 404, admin: 404 },
+    intactAfterOther: true,
+    request: async (w) => ({ path: `${CLIENT}/sessions/${await w.clientSession()}` }),
+  },
 
-  ...crud('identities', identityBody, () => ({ name: unique('matrix-renamed') }), async (w) => w.ids.other),
+  ...crud(
+    'identities',
+    identityBody,
+    () => ({ name: unique('matrix-renamed') }),
+    async (w) => w.ids.other,
+  ),
   ...crud(
     'authenticators',
-    async (w) => ({ method: 'updb', identityId: await mgmtUser(w), username: unique('matrix-auth'), password: 'matrix-password' }),
+    async (w) => ({
+      method: 'updb',
+      identityId: await mgmtUser(w),
+      username: unique('matrix-auth'),
+      password: 'matrix-password',
+    }),
     () => ({ password: 'matrix-password-2' }),
     async (w) => (await w.admin.get(`${MGMT}/authenticators?limit=1`)).body.data[0].id as string,
   ),
-  ...crud('services', () => ({ name: unique('matrix-svc') }), () => ({ name: unique('matrix-svc') }), async (w) => w.ids.service),
-  ...crud('service-policies', () => ({ name: unique('matrix-pol'), type: 'Dial', semantic: 'AnyOf' }), () => ({ name: unique('matrix-pol') }), async (w) => w.create('service-policies', { name: unique('matrix-pol'), type: 'Dial', semantic: 'AnyOf' })),
-  ...crud('auth-policies', () => AUTH_POLICY_BODY(unique('matrix-ap'), false), () => ({ name: unique('matrix-ap') }), async (w) => w.ids.totpPolicy),
-  ...crud('posture-checks', () => ({ name: unique('matrix-chk'), typeId: 'MAC', macAddresses: ['aa:bb:cc:dd:ee:ff'] }), () => ({ name: unique('matrix-chk') }), async (w) => w.ids.check),
+  ...crud(
+    'services',
+    () => ({ name: unique('matrix-svc') }),
+    () => ({ name: unique('matrix-svc') }),
+    async (w) => w.ids.service,
+  ),
+  ...crud(
+    'service-policies',
+    () => ({ name: unique('matrix-pol'), type: 'Dial', semantic: 'AnyOf' }),
+    () => ({ name: unique('matrix-pol') }),
+    async (w) =>
+      w.create('service-policies', { name: unique('matrix-pol'), type: 'Dial', semantic: 'AnyOf' }),
+  ),
+  ...crud(
+    'auth-policies',
+    () => AUTH_POLICY_BODY(unique('matrix-ap'), false),
+    () => ({ name: unique('matrix-ap') }),
+    async (w) => w.ids.totpPolicy,
+  ),
+  ...crud(
+    'posture-checks',
+    () => ({ name: unique('matrix-chk'), typeId: 'MAC', macAddresses: ['aa:bb:cc:dd:ee:ff'] }),
+    () => ({ name: unique('matrix-chk') }),
+    async (w) => w.ids.check,
+  ),
 
-  [`GET ${MGMT}/posture-check-types`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/posture-check-types`) },
-  [`GET ${MGMT}/posture-check-types/{id}`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/posture-check-types/OS`) },
-  [`GET ${MGMT}/identities/{id}/posture-data`]: { expect: ADMIN_ONLY(200), request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/posture-data` }) },
-  [`GET ${MGMT}/identities/{id}/failed-service-requests`]: { expect: ADMIN_ONLY(200), request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/failed-service-requests` }) },
+  [`GET ${MGMT}/posture-check-types`]: {
+    expect: ADMIN_ONLY(200),
+    request: fixed(`${MGMT}/posture-check-types`),
+  },
+  [`GET ${MGMT}/posture-check-types/{id}`]: {
+    expect: ADMIN_ONLY(200),
+    request: fixed(`${MGMT}/posture-check-types/OS`),
+  },
+  [`GET ${MGMT}/identities/{id}/posture-data`]: {
+    expect: ADMIN_ONLY(200),
+    request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/posture-data` }),
+  },
+  [`GET ${MGMT}/identities/{id}/failed-service-requests`]: {
+    expect: ADMIN_ONLY(200),
+    request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/failed-service-requests` }),
+  },
   // The `other` identity has nothing enrolled: an admin reset of nothing is still a 200 (and audited).
-  [`DELETE ${MGMT}/identities/{id}/mfa`]: { expect: ADMIN_ONLY(200), request: (w) => ({ path: `${MGMT}/identities/${w.ids.other}/mfa` }) },
+  [`DELETE ${MGMT}/identities/{id}/mfa`]: {
+    expect: ADMIN_ONLY(200),
+    request: (w) => ({ path: `${MGMT}/identities/${w.ids.other}/mfa` }),
+  },
   [`GET ${MGMT}/mfa-audit-events`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/mfa-audit-events`) },
-  [`GET ${MGMT}/identities/{id}/mfa-audit-events`]: { expect: ADMIN_ONLY(200), request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/mfa-audit-events` }) },
+  [`GET ${MGMT}/identities/{id}/mfa-audit-events`]: {
+    expect: ADMIN_ONLY(200),
+    request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/mfa-audit-events` }),
+  },
 };

@@ -22,7 +22,15 @@ export const unique = (prefix: string) => `${prefix}-${++counter}-${Math.random(
 export const AUTH_POLICY_BODY = (name: string, requireTotp: boolean) => ({
   name,
   primary: {
-    updb: { allowed: true, minPasswordLength: 5, requireSpecialChar: false, requireNumberChar: false, requireMixedCase: false, maxAttempts: 0, lockoutDurationMinutes: 0 },
+    updb: {
+      allowed: true,
+      minPasswordLength: 5,
+      requireSpecialChar: false,
+      requireNumberChar: false,
+      requireMixedCase: false,
+      maxAttempts: 0,
+      lockoutDurationMinutes: 0,
+    },
     cert: { allowed: false, allowExpiredCerts: false },
     extJwt: { allowed: false, allowedSigners: [] },
   },
@@ -31,7 +39,14 @@ export const AUTH_POLICY_BODY = (name: string, requireTotp: boolean) => ({
 
 export class AuthWorld {
   readonly tokens = {} as Record<Exclude<Who, 'none'>, string>;
-  readonly ids = {} as { partial: string; client: string; other: string; service: string; check: string; totpPolicy: string };
+  readonly ids = {} as {
+    partial: string;
+    client: string;
+    other: string;
+    service: string;
+    check: string;
+    totpPolicy: string;
+  };
 
   private constructor(
     readonly url: string,
@@ -45,8 +60,19 @@ export class AuthWorld {
     const w = new AuthWorld(url, admin);
     w.ids.totpPolicy = await w.create('auth-policies', AUTH_POLICY_BODY('matrix-totp', true));
     w.ids.service = await w.create('services', { name: 'matrix-service' });
-    w.ids.check = await w.create('posture-checks', { name: 'matrix-os', typeId: 'OS', operatingSystems: [{ type: 'Linux', versions: [] }] });
-    await w.create('service-policies', { name: 'matrix-policy', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#matrix-client'], serviceRoles: [`@${w.ids.service}`], postureCheckRoles: [] });
+    w.ids.check = await w.create('posture-checks', {
+      name: 'matrix-os',
+      typeId: 'OS',
+      operatingSystems: [{ type: 'Linux', versions: [] }],
+    });
+    await w.create('service-policies', {
+      name: 'matrix-policy',
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: ['#matrix-client'],
+      serviceRoles: [`@${w.ids.service}`],
+      postureCheckRoles: [],
+    });
     for (const who of ['partial', 'client', 'other', 'admin'] as const) {
       const { id, token } = await w.newCaller(who);
       w.tokens[who] = token;
@@ -85,13 +111,17 @@ export class AuthWorld {
 
   async create(collection: string, body: Record<string, unknown>): Promise<string> {
     const res = await this.admin.post(`${MGMT}/${collection}`, body);
-    if (res.status !== 201) throw new Error(`POST ${collection} failed (${res.status}): ${JSON.stringify(res.body)}`);
+    if (res.status !== 201)
+      throw new Error(`POST ${collection} failed (${res.status}): ${JSON.stringify(res.body)}`);
     return res.body.data.id as string;
   }
 
   /** The client's edge session for its service (created if it was deleted). */
   async clientSession(): Promise<string> {
-    const res = await this.as('client').post(`${CLIENT}/sessions`, { serviceId: this.ids.service, type: 'Dial' });
+    const res = await this.as('client').post(`${CLIENT}/sessions`, {
+      serviceId: this.ids.service,
+      type: 'Dial',
+    });
     if (res.status !== 201) throw new Error(`client session failed: ${JSON.stringify(res.body)}`);
     return res.body.data.id as string;
   }
@@ -107,6 +137,10 @@ export class AuthWorld {
   async clientIntact(): Promise<{ enrollment: boolean; verified: boolean; sessions: number }> {
     const mfa = await this.as('client').get(`${CLIENT}/current-identity/mfa`);
     const sessions = await this.as('client').get(`${CLIENT}/sessions`);
-    return { enrollment: mfa.status === 200, verified: mfa.body?.data?.isVerified === true, sessions: sessions.body.data.length as number };
+    return {
+      enrollment: mfa.status === 200,
+      verified: mfa.body?.data?.isVerified === true,
+      sessions: sessions.body.data.length as number,
+    };
   }
 }

@@ -13,9 +13,12 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import * as formatsModule from 'ajv-formats';
 
 type AddFormats = (ajv: Ajv) => Ajv;
-const unwrap = (m: unknown): AddFormats => (typeof m === 'function' ? (m as AddFormats) : unwrap((m as { default: unknown }).default));
+const unwrap = (m: unknown): AddFormats =>
+  typeof m === 'function' ? (m as AddFormats) : unwrap((m as { default: unknown }).default);
 // The controller's body validator: no coercion, defaults and additional properties left alone.
-const ajv = unwrap(formatsModule)(new Ajv({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false }));
+const ajv = unwrap(formatsModule)(
+  new Ajv({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false }),
+);
 
 interface JsonSchema {
   type?: string;
@@ -68,23 +71,75 @@ export function operationsOf(doc: { paths: Record<string, Record<string, Operati
 const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', '$where', 'toString', 'hasOwnProperty'];
 
 const hostileText = fc.constantFrom(
-  '', ' ', '..', '../../etc/passwd', '%00', '\u0000', "' OR 1=1 --", '"; DROP TABLE identities; --', '${7*7}', '{{7*7}}',
-  '<script>alert(1)</script>', '#all', '@admin', 'NaN', '-1', '1e309', '99999999999999999999999', 'null', 'true', '[]', '{}',
-  '\u202e\u0301', '😀'.repeat(50), 'x'.repeat(5000), '__proto__', 'constructor',
+  '',
+  ' ',
+  '..',
+  '../../etc/passwd',
+  '%00',
+  '\u0000',
+  "' OR 1=1 --",
+  '"; DROP TABLE identities; --',
+  '${7*7}',
+  '{{7*7}}',
+  '<script>alert(1)</script>',
+  '#all',
+  '@admin',
+  'NaN',
+  '-1',
+  '1e309',
+  '99999999999999999999999',
+  'null',
+  'true',
+  '[]',
+  '{}',
+  '\u202e\u0301',
+  '😀'.repeat(50),
+  'x'.repeat(5000),
+  '__proto__',
+  'constructor',
 );
-const anyText = fc.oneof(hostileText, fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 20 }), fc.uuid());
+const anyText = fc.oneof(
+  hostileText,
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'grapheme', maxLength: 20 }),
+  fc.uuid(),
+);
 
 /** Header values must be visible ASCII (or tab/space) for Node's client to send them at all. */
 const headerText = fc.oneof(
   fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 60 }),
-  fc.constantFrom('', 'null', 'x'.repeat(4000), '000000', '123456', 'AAAA-BBBB-CCCC', 'Bearer x', "' OR 1=1 --"),
+  fc.constantFrom(
+    '',
+    'null',
+    'x'.repeat(4000),
+    '000000',
+    '123456',
+    'AAAA-BBBB-CCCC',
+    'Bearer x',
+    "' OR 1=1 --",
+  ),
 );
 
 /** A value of any JSON kind, including awkward ones. */
 const anyJson: fc.Arbitrary<unknown> = fc.oneof(
   { depthSize: 'small' },
   fc.jsonValue({ maxDepth: 3 }),
-  fc.constantFrom(null, true, false, 0, -1, 1.5, 2 ** 53, -(2 ** 63), '', 'x'.repeat(70_000), [], {}, [null], { '': '' }),
+  fc.constantFrom(
+    null,
+    true,
+    false,
+    0,
+    -1,
+    1.5,
+    2 ** 53,
+    -(2 ** 63),
+    '',
+    'x'.repeat(70_000),
+    [],
+    {},
+    [null],
+    { '': '' },
+  ),
   hostileText,
 );
 
@@ -98,7 +153,11 @@ function poisonedObject(schema: JsonSchema): fc.Arbitrary<unknown> | undefined {
   const props = Object.keys(schema.properties ?? {});
   const required = schema.required ?? [];
   if (props.length === 0 && required.length === 0) return undefined;
-  const filler = fc.dictionary(fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom(...HOSTILE_KEYS)), anyJson, { maxKeys: 4 });
+  const filler = fc.dictionary(
+    fc.oneof(fc.string({ maxLength: 10 }), fc.constantFrom(...HOSTILE_KEYS)),
+    anyJson,
+    { maxKeys: 4 },
+  );
   const validish = fc.record(Object.fromEntries(props.map((p) => [p, anyJson])), { requiredKeys: [] });
   return fc
     .tuple(filler, validish, fc.constantFrom(...(props.length ? props : required)), anyJson, fc.boolean())
@@ -123,14 +182,27 @@ export function bodyArbitrary(op: FuzzOperation): fc.Arbitrary<string | undefine
         return true;
       }
     }),
-    fc.constantFrom('{', '{"a":', '[1,2', "{'a':1}", '{"a":1}}', 'NaN', 'undefined', '\uFEFF{}x', '{"__proto__":', '\u0000'),
+    fc.constantFrom(
+      '{',
+      '{"a":',
+      '[1,2',
+      "{'a':1}",
+      '{"a":1}}',
+      'NaN',
+      'undefined',
+      '\uFEFF{}x',
+      '{"__proto__":',
+      '\u0000',
+    ),
   );
   const schema = op.bodySchema;
   const invalid = (v: unknown) => !op.validBody || !op.validBody(v);
   // Deep nesting: `{"a":{"a":...}}` is a valid PATCH body (unknown keys are allowed), so it is filtered too.
   const deep = fc
     .integer({ min: 50, max: 20_000 })
-    .chain((depth) => fc.constantFrom('['.repeat(depth) + ']'.repeat(depth), '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)))
+    .chain((depth) =>
+      fc.constantFrom('['.repeat(depth) + ']'.repeat(depth), '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)),
+    )
     .filter((text) => invalid(JSON.parse(text)));
   const oversized = fc.constant(OVERSIZED);
   const choices: fc.Arbitrary<string | undefined>[] = [fc.constant(undefined), notJson, deep, oversized];
@@ -140,12 +212,21 @@ export function bodyArbitrary(op: FuzzOperation): fc.Arbitrary<string | undefine
     const item = schema.items && poisonedObject(schema.items);
     const items = fc.array(anyJson, { maxLength: 3 });
     const poisonedItems = item ? fc.tuple(items, item).map(([a, bad]) => [...a, bad]) : items;
-    const tooMany = fc.constant(Array.from({ length: (schema.maxItems ?? 1000) + 1 }, () => ({ typeId: 'OS' })));
-    choices.push(fc.oneof(poisonedItems, tooMany, anyJson).filter(invalid).map((v) => JSON.stringify(v)));
+    const tooMany = fc.constant(
+      Array.from({ length: (schema.maxItems ?? 1000) + 1 }, () => ({ typeId: 'OS' })),
+    );
+    choices.push(
+      fc
+        .oneof(poisonedItems, tooMany, anyJson)
+        .filter(invalid)
+        .map((v) => JSON.stringify(v)),
+    );
   } else {
     const poisoned = poisonedObject(schema);
     const wrongKind = anyJson.filter((v) => typeof v !== 'object' || v === null || Array.isArray(v));
-    choices.push((poisoned ? fc.oneof(poisoned, wrongKind) : wrongKind).filter(invalid).map((v) => JSON.stringify(v)));
+    choices.push(
+      (poisoned ? fc.oneof(poisoned, wrongKind) : wrongKind).filter(invalid).map((v) => JSON.stringify(v)),
+    );
   }
   return fc.oneof(...choices);
 }
@@ -154,14 +235,29 @@ export function bodyArbitrary(op: FuzzOperation): fc.Arbitrary<string | undefine
 const OVERSIZED = JSON.stringify({ name: 'x'.repeat(1_100_000) });
 
 const CONTENT_TYPES = [
-  'application/json', 'application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON', 'application/json; charset=utf-16',
-  'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=xyz', 'application/xml', 'application/octet-stream',
-  'application/vnd.api+json', 'application/json, text/plain', '',
+  'application/json',
+  'application/json',
+  'application/json; charset=utf-8',
+  'APPLICATION/JSON',
+  'application/json; charset=utf-16',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=xyz',
+  'application/xml',
+  'application/octet-stream',
+  'application/vnd.api+json',
+  'application/json, text/plain',
+  '',
 ];
 
 /** Query strings: the documented parameters with hostile values, plus random parameters and repeats. */
 function queryArbitrary(op: FuzzOperation): fc.Arbitrary<string> {
-  const names = fc.oneof(...[...op.queryParams, 'limit', 'offset', 'filter', 'method', 'sort', '__proto__'].map((n) => fc.constant(n)), fc.string({ maxLength: 8 }));
+  const names = fc.oneof(
+    ...[...op.queryParams, 'limit', 'offset', 'filter', 'method', 'sort', '__proto__'].map((n) =>
+      fc.constant(n),
+    ),
+    fc.string({ maxLength: 8 }),
+  );
   return fc.array(fc.tuple(names, anyText), { maxLength: 5 }).map((pairs) => {
     const params = new URLSearchParams();
     for (const [k, v] of pairs) params.append(k, v);
@@ -172,22 +268,34 @@ function queryArbitrary(op: FuzzOperation): fc.Arbitrary<string> {
 
 function pathArbitrary(op: FuzzOperation, knownIds: readonly string[]): fc.Arbitrary<string> {
   // DELETE with an existing id is a legitimate write, so only strangers' ids there.
-  const ids = op.method !== 'DELETE' && knownIds.length ? fc.oneof(anyText, fc.constantFrom(...knownIds)) : anyText;
+  const ids =
+    op.method !== 'DELETE' && knownIds.length ? fc.oneof(anyText, fc.constantFrom(...knownIds)) : anyText;
   // Mostly encoded (so the router sees the hostile value), sometimes raw broken escapes.
   const raw = fc.constantFrom('%', '%zz', '%E0%A4%A', '%00', '.', '..', '%2e%2e%2f', '%2F', '%C0%AF', '~');
   const segment = fc.oneof(
-    { arbitrary: ids.chain((v) => fc.constantFrom(encodeURIComponent(v), encodeURIComponent(encodeURIComponent(v)))), weight: 4 },
+    {
+      arbitrary: ids.chain((v) =>
+        fc.constantFrom(encodeURIComponent(v), encodeURIComponent(encodeURIComponent(v))),
+      ),
+      weight: 4,
+    },
     { arbitrary: raw, weight: 1 },
   );
-  return fc.array(segment, { minLength: op.pathParams.length, maxLength: op.pathParams.length }).map((values) => {
-    let path = op.template;
-    op.pathParams.forEach((name, i) => (path = path.replace(`{${name}}`, values[i]!)));
-    return path;
-  });
+  return fc
+    .array(segment, { minLength: op.pathParams.length, maxLength: op.pathParams.length })
+    .map((values) => {
+      let path = op.template;
+      op.pathParams.forEach((name, i) => (path = path.replace(`{${name}}`, values[i]!)));
+      return path;
+    });
 }
 
 /** Requests for `op`; `token` is the caller's zt-session (undefined: anonymous, then random tokens are tried). */
-export function requestArbitrary(op: FuzzOperation, token: string | undefined, knownIds: readonly string[]): fc.Arbitrary<FuzzRequest> {
+export function requestArbitrary(
+  op: FuzzOperation,
+  token: string | undefined,
+  knownIds: readonly string[],
+): fc.Arbitrary<FuzzRequest> {
   const session = token ? fc.constant(token) : fc.option(headerText, { nil: undefined });
   return fc
     .record({
@@ -196,7 +304,18 @@ export function requestArbitrary(op: FuzzOperation, token: string | undefined, k
       session,
       contentType: fc.constantFrom(...CONTENT_TYPES),
       code: fc.option(headerText, { nil: undefined }),
-      extra: fc.dictionary(fc.constantFrom('x-forwarded-for', 'accept', 'accept-encoding', 'origin', 'x-request-id', 'zt-session-x'), headerText, { maxKeys: 2 }),
+      extra: fc.dictionary(
+        fc.constantFrom(
+          'x-forwarded-for',
+          'accept',
+          'accept-encoding',
+          'origin',
+          'x-request-id',
+          'zt-session-x',
+        ),
+        headerText,
+        { maxKeys: 2 },
+      ),
       body: bodyArbitrary(op),
     })
     .map(({ path, query, session: zt, contentType, code, extra, body }) => {

@@ -19,10 +19,18 @@ export interface SimAgent {
   mac: string;
 }
 
-export const macOf = (i: number) => `02:00:00:00:${(i >> 8).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`;
+export const macOf = (i: number) =>
+  `02:00:00:00:${(i >> 8).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`;
 
 export class LoadWorld {
-  readonly ids = {} as { osCheck: string; macCheck: string; osService: string; macService: string; openService: string; macPolicy: string };
+  readonly ids = {} as {
+    osCheck: string;
+    macCheck: string;
+    osService: string;
+    macService: string;
+    openService: string;
+    macPolicy: string;
+  };
   agents: SimAgent[] = [];
   admin!: Api;
   controller!: ControllerProcess;
@@ -37,22 +45,49 @@ export class LoadWorld {
       const names = Array.from({ length: count }, (_, i) => `load-agent-${i}`);
       await seedUsers(store, ['admin'], ADMIN_PASSWORD, [], true);
       const ids = await seedUsers(store, names, 'load-password', ['load-agents']);
-      sessions = store.transaction(() => ids.map((identityId) => ({ identityId, token: seedApiSession(store, identityId, 'postern-load').token })));
+      sessions = store.transaction(() =>
+        ids.map((identityId) => ({
+          identityId,
+          token: seedApiSession(store, identityId, 'postern-load').token,
+        })),
+      );
     } finally {
       store.close();
     }
-    w.controller = await spawnController(['--data-dir', w.dataDir, '--port', '0', '--log-level', 'warn'], { POSTERN_ADMIN_PASSWORD: ADMIN_PASSWORD });
+    w.controller = await spawnController(['--data-dir', w.dataDir, '--port', '0', '--log-level', 'warn'], {
+      POSTERN_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    });
     w.admin = new Api(w.controller.url);
     if ((await w.admin.login('admin', ADMIN_PASSWORD)).status !== 200) throw new Error('admin login failed');
-    w.agents = sessions.map((s, index) => ({ index, identityId: s.identityId, api: new Api(w.controller.url, s.token), mac: macOf(index) }));
+    w.agents = sessions.map((s, index) => ({
+      index,
+      identityId: s.identityId,
+      api: new Api(w.controller.url, s.token),
+      mac: macOf(index),
+    }));
 
-    w.ids.osCheck = await w.create('posture-checks', { name: 'load-os', typeId: 'OS', operatingSystems: [{ type: 'Linux', versions: ['>=5.0.0'] }] });
-    w.ids.macCheck = await w.create('posture-checks', { name: 'load-mac', typeId: 'MAC', macAddresses: [macOf(0)] });
+    w.ids.osCheck = await w.create('posture-checks', {
+      name: 'load-os',
+      typeId: 'OS',
+      operatingSystems: [{ type: 'Linux', versions: ['>=5.0.0'] }],
+    });
+    w.ids.macCheck = await w.create('posture-checks', {
+      name: 'load-mac',
+      typeId: 'MAC',
+      macAddresses: [macOf(0)],
+    });
     w.ids.osService = await w.create('services', { name: 'load-os-service' });
     w.ids.macService = await w.create('services', { name: 'load-mac-service' });
     w.ids.openService = await w.create('services', { name: 'load-open-service' });
     const policy = (name: string, service: string, checks: string[]) =>
-      w.create('service-policies', { name, type: 'Dial', semantic: 'AllOf', identityRoles: ['#load-agents'], serviceRoles: [`@${service}`], postureCheckRoles: checks.map((c) => `@${c}`) });
+      w.create('service-policies', {
+        name,
+        type: 'Dial',
+        semantic: 'AllOf',
+        identityRoles: ['#load-agents'],
+        serviceRoles: [`@${service}`],
+        postureCheckRoles: checks.map((c) => `@${c}`),
+      });
     await policy('load-os-policy', w.ids.osService, [w.ids.osCheck]);
     w.ids.macPolicy = await policy('load-mac-policy', w.ids.macService, [w.ids.macCheck]);
     await policy('load-open-policy', w.ids.openService, []);
@@ -61,7 +96,8 @@ export class LoadWorld {
 
   async create(collection: string, body: Record<string, unknown>): Promise<string> {
     const res = await this.admin.post(`${MGMT}/${collection}`, body);
-    if (res.status !== 201) throw new Error(`POST ${collection} failed (${res.status}): ${JSON.stringify(res.body)}`);
+    if (res.status !== 201)
+      throw new Error(`POST ${collection} failed (${res.status}): ${JSON.stringify(res.body)}`);
     return res.body.data.id as string;
   }
 

@@ -63,10 +63,21 @@ function runSession(): Promise<{ code: number | null; stdout: string; stderr: st
     CLI,
     URL: controller.url,
   };
-  for (const name of ['DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'GNOME_KEYRING_CONTROL', 'DISPLAY', 'POSTERN_PASSWORD', 'POSTERN_CONFIG_DIR', 'POSTERN_CREDENTIAL_STORE']) {
+  for (const name of [
+    'DBUS_SESSION_BUS_ADDRESS',
+    'XDG_RUNTIME_DIR',
+    'GNOME_KEYRING_CONTROL',
+    'DISPLAY',
+    'POSTERN_PASSWORD',
+    'POSTERN_CONFIG_DIR',
+    'POSTERN_CREDENTIAL_STORE',
+  ]) {
     delete env[name];
   }
-  const child = spawn('dbus-run-session', ['--', 'sh', '-c', SESSION_SCRIPT], { env, cwd: join(import.meta.dirname, '..', '..') });
+  const child = spawn('dbus-run-session', ['--', 'sh', '-c', SESSION_SCRIPT], {
+    env,
+    cwd: join(import.meta.dirname, '..', '..'),
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -81,25 +92,31 @@ function runSession(): Promise<{ code: number | null; stdout: string; stderr: st
 /** The output of each `== step` up to its `== exit N`. */
 function steps(stdout: string): Record<string, { out: string; exit: number }> {
   const result: Record<string, { out: string; exit: number }> = {};
-  for (const m of stdout.matchAll(/== (\w+)\n([\s\S]*?)== exit (\d+)/g)) result[m[1]!] = { out: m[2]!, exit: Number(m[3]) };
+  for (const m of stdout.matchAll(/== (\w+)\n([\s\S]*?)== exit (\d+)/g))
+    result[m[1]!] = { out: m[2]!, exit: Number(m[3]) };
   return result;
 }
 
-describe.skipIf(missing.length > 0)(`CLI with the OS keychain${missing.length ? ` (skipped: missing ${missing.join(', ')})` : ''}`, () => {
-  it('keeps the login in the keychain: later commands need no password, logout removes it', async () => {
-    const run = await runSession();
-    expect(run.code, run.stderr).toBe(0);
-    const s = steps(run.stdout);
-    expect(s.login).toMatchObject({ exit: 0 });
-    expect(s.login!.out).toContain('Signed in');
-    expect(s.services?.exit, run.stderr).toBe(0);
-    expect(JSON.parse(s.services!.out)).toEqual([expect.objectContaining({ name: 'kr-open', access: 'granted' })]);
-    expect(s.logout).toMatchObject({ exit: 0 });
-    expect(s.after?.exit).toBe(4);
-    expect(run.stderr).toContain('not signed in');
+describe.skipIf(missing.length > 0)(
+  `CLI with the OS keychain${missing.length ? ` (skipped: missing ${missing.join(', ')})` : ''}`,
+  () => {
+    it('keeps the login in the keychain: later commands need no password, logout removes it', async () => {
+      const run = await runSession();
+      expect(run.code, run.stderr).toBe(0);
+      const s = steps(run.stdout);
+      expect(s.login).toMatchObject({ exit: 0 });
+      expect(s.login!.out).toContain('Signed in');
+      expect(s.services?.exit, run.stderr).toBe(0);
+      expect(JSON.parse(s.services!.out)).toEqual([
+        expect.objectContaining({ name: 'kr-open', access: 'granted' }),
+      ]);
+      expect(s.logout).toMatchObject({ exit: 0 });
+      expect(s.after?.exit).toBe(4);
+      expect(run.stderr).toContain('not signed in');
 
-    const settings = readFileSync(join(home, '.config', 'postern', 'agent.json'), 'utf8');
-    expect(JSON.parse(settings)).toEqual({ controllerUrl: controller.url, username: 'keyring-user' });
-    expect(settings).not.toContain('keyring-cli-password');
-  }, 60_000);
-});
+      const settings = readFileSync(join(home, '.config', 'postern', 'agent.json'), 'utf8');
+      expect(JSON.parse(settings)).toEqual({ controllerUrl: controller.url, username: 'keyring-user' });
+      expect(settings).not.toContain('keyring-cli-password');
+    }, 60_000);
+  },
+);

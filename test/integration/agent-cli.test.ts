@@ -22,10 +22,14 @@ interface Run {
 }
 
 function start(args: string[], env: Record<string, string> = {}) {
-  return spawn(process.execPath, ['--import', 'tsx', CLI, '--credential-store', 'memory', '--config-dir', configDir, ...args], {
-    env: { ...process.env, POSTERN_PASSWORD: 'cli-password', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  return spawn(
+    process.execPath,
+    ['--import', 'tsx', CLI, '--credential-store', 'memory', '--config-dir', configDir, ...args],
+    {
+      env: { ...process.env, POSTERN_PASSWORD: 'cli-password', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
 }
 
 function cli(args: string[], env: Record<string, string> = {}, input?: string): Promise<Run> {
@@ -44,7 +48,10 @@ beforeAll(async () => {
   controller = await startTestController();
   const admin = await adminApi(controller.url);
   await createUser(admin, 'cli-user', 'cli-password', { roleAttributes: ['cli'] });
-  await guardedService(admin, 'kernel-gated', 'cli', { typeId: 'OS', operatingSystems: [{ type: 'Linux', versions: [machineFacts().osRange] }] });
+  await guardedService(admin, 'kernel-gated', 'cli', {
+    typeId: 'OS',
+    operatingSystems: [{ type: 'Linux', versions: [machineFacts().osRange] }],
+  });
   await guardedService(admin, 'everyone', 'cli');
 });
 
@@ -67,8 +74,15 @@ describe.runIf(process.platform === 'linux')('postern-agent CLI', () => {
   it('lists services as JSON, blocked until posture is reported', async () => {
     const run = await cli(['services', '--json']);
     expect(run.code).toBe(0);
-    const services = JSON.parse(run.stdout) as { name: string; access: string; failing: { explanation: string }[] }[];
-    expect(services.map((s) => [s.name, s.access])).toEqual([['everyone', 'granted'], ['kernel-gated', 'blocked']]);
+    const services = JSON.parse(run.stdout) as {
+      name: string;
+      access: string;
+      failing: { explanation: string }[];
+    }[];
+    expect(services.map((s) => [s.name, s.access])).toEqual([
+      ['everyone', 'granted'],
+      ['kernel-gated', 'blocked'],
+    ]);
     expect(services[1]!.failing[0]!.explanation).toMatch(/^Update Linux to /);
   });
 
@@ -78,14 +92,22 @@ describe.runIf(process.platform === 'linux')('postern-agent CLI', () => {
     expect(run.stdout).toContain('Sent 1 posture response:');
     expect(run.stdout).toMatch(/OS\s+Linux \d+\.\d+/);
     expect(run.stdout).toMatch(/kernel-gated\s+yes/);
-    const services = JSON.parse((await cli(['services', '--json'])).stdout) as { name: string; access: string }[];
+    const services = JSON.parse((await cli(['services', '--json'])).stdout) as {
+      name: string;
+      access: string;
+    }[];
     expect(services.every((s) => s.access === 'granted')).toBe(true);
   });
 
   it('status --json tells the session state and counts', async () => {
     const run = await cli(['status', '--json']);
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ state: 'active', username: 'cli-user', mfa: 'not-enrolled', services: { total: 2, granted: 2 } });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      state: 'active',
+      username: 'cli-user',
+      mfa: 'not-enrolled',
+      services: { total: 2, granted: 2 },
+    });
   });
 
   it('says "wrong username or password" in one line, exit 4', async () => {
@@ -99,14 +121,18 @@ describe.runIf(process.platform === 'linux')('postern-agent CLI', () => {
     expect(run.code).toBe(3);
     const down = await cli(['--controller', 'http://127.0.0.1:9', 'services']);
     expect(down.code).toBe(3);
-    expect(down.stderr.trim()).toMatch(/^postern-agent: cannot reach the controller at http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\)$/);
+    expect(down.stderr.trim()).toMatch(
+      /^postern-agent: cannot reach the controller at http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\)$/,
+    );
   });
 
   it('refuses a wrong MFA code in one line, exit 5', async () => {
     await cli(['mfa', 'enroll', '--json']);
     const run = await cli(['mfa', 'verify', '000000']);
     expect(run.code).toBe(5);
-    expect(run.stderr.trim()).toBe('postern-agent: wrong code: enter the current code from your authenticator app');
+    expect(run.stderr.trim()).toBe(
+      'postern-agent: wrong code: enter the current code from your authenticator app',
+    );
     expect((await cli(['mfa', 'remove'])).stdout).toContain('abandoned');
   });
 

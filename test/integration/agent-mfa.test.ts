@@ -11,7 +11,13 @@ import { MemoryCredentialStore } from '../../src/agent/credentials/memory-creden
 import { secretOfProvisioningUrl } from '../../src/api/mfa.js';
 import { createUser, MGMT, type Api } from '../helpers/api.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
-import { adminApi, guardedService, ScriptedPromptPort, shiftControllerClock, totpAt } from '../helpers/agent-setup.js';
+import {
+  adminApi,
+  guardedService,
+  ScriptedPromptPort,
+  shiftControllerClock,
+  totpAt,
+} from '../helpers/agent-setup.js';
 
 const ROLE = 'mfa-users';
 const GRACE_MS = 300_000;
@@ -32,7 +38,14 @@ beforeAll(async () => {
   controller = await startTestController();
   admin = await adminApi(controller.url);
   identityId = await createUser(admin, 'mfa-user', 'mfa-password', { roleAttributes: [ROLE] });
-  mfaServiceId = (await guardedService(admin, 'mfa', ROLE, { typeId: 'MFA', timeoutSeconds: -1, promptOnUnlock: true, promptOnWake: true })).serviceId;
+  mfaServiceId = (
+    await guardedService(admin, 'mfa', ROLE, {
+      typeId: 'MFA',
+      timeoutSeconds: -1,
+      promptOnUnlock: true,
+      promptOnWake: true,
+    })
+  ).serviceId;
   await guardedService(admin, 'open', ROLE);
   agent = new Agent({ controllerUrl: controller.url, credentials: store, prompt: port, platform: 'linux' });
 });
@@ -47,7 +60,9 @@ describe('agent MFA against the real controller', () => {
     await agent.login({ username: 'mfa-user', password: 'mfa-password' });
     await agent.refreshServices();
     expect(access('mfa')).toBe('blocked');
-    expect(agent.services().find((s) => s.name === 'mfa')?.failing[0]?.explanation).toBe('Set up an authenticator app (MFA) for your account');
+    expect(agent.services().find((s) => s.name === 'mfa')?.failing[0]?.explanation).toBe(
+      'Set up an authenticator app (MFA) for your account',
+    );
 
     const enrollment = await agent.mfa.enroll();
     expect(enrollment.provisioningUrl).toMatch(/^otpauth:\/\/totp\//);
@@ -70,7 +85,11 @@ describe('agent MFA against the real controller', () => {
     await agent.simulatePowerEvent('unlock-screen');
     expect(port.prompts).toHaveLength(1);
     const prompt = port.prompts[0]!;
-    expect(prompt).toMatchObject({ reason: 'unlock', services: [{ id: mfaServiceId, name: 'mfa' }], acceptsRecoveryCode: true });
+    expect(prompt).toMatchObject({
+      reason: 'unlock',
+      services: [{ id: mfaServiceId, name: 'mfa' }],
+      acceptsRecoveryCode: true,
+    });
     expect(prompt.deadline).toBeGreaterThanOrEqual(before + GRACE_MS);
     expect(prompt.deadline).toBeLessThanOrEqual(Date.now() + GRACE_MS);
 
@@ -103,11 +122,18 @@ describe('agent MFA against the real controller', () => {
     const prompts = port.prompts.length;
     // A code one step later than the last accepted one: the controller refuses replays.
     port.answer = () => totpAt(secret, controllerNow() + 30_000);
-    const fresh = new Agent({ controllerUrl: controller.url, credentials: new MemoryCredentialStore(), prompt: port, platform: 'linux' });
+    const fresh = new Agent({
+      controllerUrl: controller.url,
+      credentials: new MemoryCredentialStore(),
+      prompt: port,
+      platform: 'linux',
+    });
     try {
       const status = await fresh.login({ username: 'mfa-user', password: 'mfa-password' });
       expect(status.state).toBe('active');
-      expect(port.prompts.slice(prompts)).toEqual([expect.objectContaining({ reason: 'login', services: [] })]);
+      expect(port.prompts.slice(prompts)).toEqual([
+        expect.objectContaining({ reason: 'login', services: [] }),
+      ]);
     } finally {
       await fresh.stop();
     }

@@ -10,7 +10,13 @@ import { MemoryCredentialStore } from '../../src/agent/credentials/memory-creden
 import type { ServiceAccessView } from '../../src/api/service-access.js';
 import { createUser, MGMT, type Api } from '../helpers/api.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
-import { adminApi, guardedService, machineFacts, ScriptedPromptPort, shiftControllerClock } from '../helpers/agent-setup.js';
+import {
+  adminApi,
+  guardedService,
+  machineFacts,
+  ScriptedPromptPort,
+  shiftControllerClock,
+} from '../helpers/agent-setup.js';
 
 const ROLE = 'posture-users';
 let controller: TestController;
@@ -30,12 +36,29 @@ beforeAll(async () => {
   const services: [string, Record<string, unknown> | undefined][] = [
     ['os', { typeId: 'OS', operatingSystems: [{ type: 'Linux', versions: [facts.osRange] }] }],
     ['mac', { typeId: 'MAC', macAddresses: [facts.mac.toUpperCase().replaceAll(':', '-')] }],
-    ['process', { typeId: 'PROCESS', process: { osType: 'Linux', path: facts.processPath, hashes: [facts.processHash] } }],
-    ['multi', { typeId: 'PROCESS_MULTI', semantic: 'AllOf', processes: [{ osType: 'Linux', path: facts.processPath, hashes: [facts.processHash] }] }],
-    ['wrong-hash', { typeId: 'PROCESS', process: { osType: 'Linux', path: facts.processPath, hashes: [WRONG_HASH] } }],
+    [
+      'process',
+      {
+        typeId: 'PROCESS',
+        process: { osType: 'Linux', path: facts.processPath, hashes: [facts.processHash] },
+      },
+    ],
+    [
+      'multi',
+      {
+        typeId: 'PROCESS_MULTI',
+        semantic: 'AllOf',
+        processes: [{ osType: 'Linux', path: facts.processPath, hashes: [facts.processHash] }],
+      },
+    ],
+    [
+      'wrong-hash',
+      { typeId: 'PROCESS', process: { osType: 'Linux', path: facts.processPath, hashes: [WRONG_HASH] } },
+    ],
     ['open', undefined],
   ];
-  for (const [name, check] of services) ids[name] = (await guardedService(admin, name, ROLE, check)).serviceId;
+  for (const [name, check] of services)
+    ids[name] = (await guardedService(admin, name, ROLE, check)).serviceId;
   agent = new Agent({
     controllerUrl: controller.url,
     credentials: new MemoryCredentialStore(),
@@ -55,7 +78,8 @@ describe.runIf(process.platform === 'linux')('agent posture against the real con
     expect(status).toMatchObject({ state: 'active', mfa: 'not-enrolled' });
     const views = await agent.refreshServices();
     expect(byName(views, 'open')?.access).toBe('granted');
-    for (const name of ['os', 'mac', 'process', 'multi', 'wrong-hash']) expect(byName(views, name)?.access).toBe('blocked');
+    for (const name of ['os', 'mac', 'process', 'multi', 'wrong-hash'])
+      expect(byName(views, name)?.access).toBe('blocked');
   });
 
   it("reports this machine's real posture once, and the checks built from it pass", async () => {
@@ -63,10 +87,15 @@ describe.runIf(process.platform === 'linux')('agent posture against the real con
     expect(result.error).toBeUndefined();
     // One OS, one MAC and one PROCESS for the path three checks share.
     expect(result.sent.map((r) => r.typeId).sort()).toEqual(['MAC', 'OS', 'PROCESS']);
-    expect(result.sent.find((r) => r.typeId === 'PROCESS')).toMatchObject({ path: facts.processPath, isRunning: true, hash: facts.processHash });
+    expect(result.sent.find((r) => r.typeId === 'PROCESS')).toMatchObject({
+      path: facts.processPath,
+      isRunning: true,
+      hash: facts.processHash,
+    });
 
     const views = agent.services();
-    for (const name of ['os', 'mac', 'process', 'multi', 'open']) expect(byName(views, name)?.access, name).toBe('granted');
+    for (const name of ['os', 'mac', 'process', 'multi', 'open'])
+      expect(byName(views, name)?.access, name).toBe('granted');
     for (const name of ['os', 'mac', 'process', 'multi']) {
       await expect(agent.api.createSession(ids[name]!)).resolves.toMatchObject({ serviceId: ids[name] });
     }

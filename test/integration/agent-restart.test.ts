@@ -25,7 +25,11 @@ afterAll(async () => {
 });
 
 /** Resolves with the first report matching `predicate`. */
-function nextReport(a: Agent, predicate: (r: ReportResult) => boolean, timeoutMs = 20_000): Promise<ReportResult> {
+function nextReport(
+  a: Agent,
+  predicate: (r: ReportResult) => boolean,
+  timeoutMs = 20_000,
+): Promise<ReportResult> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       off();
@@ -46,9 +50,14 @@ describe.runIf(process.platform === 'linux')('agent across a controller restart'
     const url = controller.url;
     const port = new URL(url).port;
     const admin = await adminApi(url);
-    const identityId = await createUser(admin, 'restart-user', 'restart-password', { roleAttributes: ['restarters'] });
+    const identityId = await createUser(admin, 'restart-user', 'restart-password', {
+      roleAttributes: ['restarters'],
+    });
     const facts = machineFacts();
-    await guardedService(admin, 'os', 'restarters', { typeId: 'OS', operatingSystems: [{ type: 'Linux', versions: [facts.osRange] }] });
+    await guardedService(admin, 'os', 'restarters', {
+      typeId: 'OS',
+      operatingSystems: [{ type: 'Linux', versions: [facts.osRange] }],
+    });
     await guardedService(admin, 'mac', 'restarters', { typeId: 'MAC', macAddresses: [facts.mac] });
 
     const prompt = new ScriptedPromptPort();
@@ -81,7 +90,10 @@ describe.runIf(process.platform === 'linux')('agent across a controller restart'
     expect(after.sent.map((r) => r.typeId).sort()).toEqual(['MAC', 'OS']);
     expect(prompt.notices).toContainEqual({ type: 'controller-reachable', controllerUrl: url });
     expect(agent.status()).toMatchObject({ state: 'active', reachable: true });
-    expect(agent.services().map((s) => [s.name, s.access])).toEqual([['mac', 'granted'], ['os', 'granted']]);
+    expect(agent.services().map((s) => [s.name, s.access])).toEqual([
+      ['mac', 'granted'],
+      ['os', 'granted'],
+    ]);
 
     const data = await (await adminApi(url)).get(`${MGMT}/identities/${identityId}/posture-data`);
     expect(Date.parse(data.body.data.os.lastUpdatedAt)).toBeGreaterThanOrEqual(restartedAt - 1_000);

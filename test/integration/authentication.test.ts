@@ -48,7 +48,10 @@ describe('POST /authenticate?method=password', () => {
 
   it('refuses an unknown method and a missing field, naming it', async () => {
     const api = new Api(controller.url);
-    const method = await api.post(`${CLIENT}/authenticate?method=cert`, { username: 'alice', password: 'alice-password' });
+    const method = await api.post(`${CLIENT}/authenticate?method=cert`, {
+      username: 'alice',
+      password: 'alice-password',
+    });
     expect(method.status).toBe(400);
     expect(method.body.error.code).toBe('INVALID_AUTH_METHOD');
     const missing = await api.post(`${CLIENT}/authenticate?method=password`, { username: 'alice' });
@@ -60,7 +63,8 @@ describe('POST /authenticate?method=password', () => {
   it('rate-limits repeated wrong passwords with 429 RATE_LIMITED and Retry-After', async () => {
     await createUser(admin, 'mallory', 'mallory-password');
     const api = new Api(controller.url);
-    for (let i = 0; i < 5; i++) expect((await api.login('mallory', `guess-${i}-xx`, CLIENT)).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await api.login('mallory', `guess-${i}-xx`, CLIENT)).status).toBe(401);
     const blocked = await api.login('mallory', 'mallory-password', CLIENT);
     expect(blocked.status).toBe(429);
     expect(blocked.body.error.code).toBe('RATE_LIMITED');
@@ -103,7 +107,9 @@ describe('API sessions', () => {
     expect(none.status).toBe(401);
     expect(none.body.error.code).toBe('UNAUTHORIZED');
     expect(none.body.meta.apiVersion).toBeDefined();
-    const bogus = await new Api(controller.url, 'c0ffee00-0000-4000-8000-000000000000').get(`${MGMT}/identities`);
+    const bogus = await new Api(controller.url, 'c0ffee00-0000-4000-8000-000000000000').get(
+      `${MGMT}/identities`,
+    );
     expect(bogus.status).toBe(401);
   });
 
@@ -128,7 +134,14 @@ describe('API sessions', () => {
   it('keeps the management API for administrators: a client identity gets 401', async () => {
     const api = new Api(controller.url);
     expect((await api.login('alice', 'alice-password', MGMT)).status).toBe(200);
-    for (const path of ['/identities', '/services', '/service-policies', '/posture-checks', '/auth-policies', '/authenticators']) {
+    for (const path of [
+      '/identities',
+      '/services',
+      '/service-policies',
+      '/posture-checks',
+      '/auth-policies',
+      '/authenticators',
+    ]) {
       const res = await api.get(`${MGMT}${path}`);
       expect(res.status, path).toBe(401);
       expect(res.body.error.code).toBe('UNAUTHORIZED');

@@ -24,7 +24,9 @@ async function start(args: string[], env: Record<string, string | undefined> = {
 
 describe('npm run controller', () => {
   it('picks a free port with --port 0, binds loopback and prints the listening line', async () => {
-    const p = await start(['--data-dir', newDir(), '--port', '0'], { POSTERN_ADMIN_PASSWORD: 'first-password' });
+    const p = await start(['--data-dir', newDir(), '--port', '0'], {
+      POSTERN_ADMIN_PASSWORD: 'first-password',
+    });
     expect(p.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(Number(new URL(p.url).port)).toBeGreaterThan(0);
     const version = await new Api(p.url).get('/version');
@@ -50,12 +52,17 @@ describe('npm run controller', () => {
     const first = await start(['--data-dir', dir, '--port', '0'], env);
     const admin = new Api(first.url);
     await admin.login('admin', 'restart-password');
-    const created = await admin.post(`${MGMT}/services`, { name: 'kept-service', roleAttributes: ['finance'] });
+    const created = await admin.post(`${MGMT}/services`, {
+      name: 'kept-service',
+      roleAttributes: ['finance'],
+    });
     expect(created.status).toBe(201);
     expect(await first.stop('SIGTERM')).toBe(0);
     running.splice(running.indexOf(first), 1);
 
-    const second = await start(['--data-dir', dir, '--port', '0'], { POSTERN_ADMIN_PASSWORD: 'a-different-one' });
+    const second = await start(['--data-dir', dir, '--port', '0'], {
+      POSTERN_ADMIN_PASSWORD: 'a-different-one',
+    });
     expect(second.output()).not.toContain('created admin');
     const again = new Api(second.url);
     expect((await again.login('admin', 'a-different-one')).status).toBe(401);
@@ -90,18 +97,45 @@ describe('npm run controller', () => {
       return false;
     }
   })();
-  it.skipIf(!hasOpenssl)('serves HTTPS with --tls-cert/--tls-key (skipped when openssl is not installed)', async () => {
-    const dir = newDir();
-    const cert = join(dir, 'cert.pem');
-    const key = join(dir, 'key.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
-    const p = await start(['--data-dir', join(dir, 'data'), '--port', '0', '--tls-cert', cert, '--tls-key', key], {
-      POSTERN_ADMIN_PASSWORD: 'tls-password',
-      NODE_EXTRA_CA_CERTS: cert,
-    });
-    expect(p.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
-    const out = execFileSync('curl', ['-s', '--cacert', cert, `${p.url}/version`]).toString();
-    expect(JSON.parse(out).data.version).toMatch(/^v\d/);
-  });
+  it.skipIf(!hasOpenssl)(
+    'serves HTTPS with --tls-cert/--tls-key (skipped when openssl is not installed)',
+    async () => {
+      const dir = newDir();
+      const cert = join(dir, 'cert.pem');
+      const key = join(dir, 'key.pem');
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:prime256v1',
+          '-nodes',
+          '-keyout',
+          key,
+          '-out',
+          cert,
+          '-days',
+          '1',
+          '-subj',
+          '/CN=127.0.0.1',
+          '-addext',
+          'subjectAltName=IP:127.0.0.1',
+        ],
+        { stdio: 'ignore' },
+      );
+      const p = await start(
+        ['--data-dir', join(dir, 'data'), '--port', '0', '--tls-cert', cert, '--tls-key', key],
+        {
+          POSTERN_ADMIN_PASSWORD: 'tls-password',
+          NODE_EXTRA_CA_CERTS: cert,
+        },
+      );
+      expect(p.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      const out = execFileSync('curl', ['-s', '--cacert', cert, `${p.url}/version`]).toString();
+      expect(JSON.parse(out).data.version).toMatch(/^v\d/);
+    },
+  );
 });

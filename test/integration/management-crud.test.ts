@@ -41,8 +41,21 @@ const cases: Case[] = [
   },
   {
     collection: 'service-policies',
-    create: { name: 'sales-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#sales'], serviceRoles: ['#sales-apps'], postureCheckRoles: [] },
-    put: { name: 'sales-dial-2', type: 'Bind', semantic: 'AllOf', identityRoles: ['#all'], serviceRoles: ['#sales-apps'] },
+    create: {
+      name: 'sales-dial',
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: ['#sales'],
+      serviceRoles: ['#sales-apps'],
+      postureCheckRoles: [],
+    },
+    put: {
+      name: 'sales-dial-2',
+      type: 'Bind',
+      semantic: 'AllOf',
+      identityRoles: ['#all'],
+      serviceRoles: ['#sales-apps'],
+    },
     patch: { postureCheckRoles: ['#healthy'] },
     patched: ['postureCheckRoles', ['#healthy']],
   },
@@ -51,7 +64,15 @@ const cases: Case[] = [
     create: {
       name: 'strict',
       primary: {
-        updb: { allowed: true, minPasswordLength: 12, requireSpecialChar: true, requireNumberChar: true, requireMixedCase: true, maxAttempts: 5, lockoutDurationMinutes: 10 },
+        updb: {
+          allowed: true,
+          minPasswordLength: 12,
+          requireSpecialChar: true,
+          requireNumberChar: true,
+          requireMixedCase: true,
+          maxAttempts: 5,
+          lockoutDurationMinutes: 10,
+        },
         cert: { allowed: false, allowExpiredCerts: false },
         extJwt: { allowed: false, allowedSigners: [] },
       },
@@ -60,7 +81,15 @@ const cases: Case[] = [
     put: {
       name: 'strict-2',
       primary: {
-        updb: { allowed: true, minPasswordLength: 10, requireSpecialChar: false, requireNumberChar: false, requireMixedCase: false, maxAttempts: 0, lockoutDurationMinutes: 0 },
+        updb: {
+          allowed: true,
+          minPasswordLength: 10,
+          requireSpecialChar: false,
+          requireNumberChar: false,
+          requireMixedCase: false,
+          maxAttempts: 0,
+          lockoutDurationMinutes: 0,
+        },
         cert: { allowed: false, allowExpiredCerts: false },
         extJwt: { allowed: false, allowedSigners: [] },
       },
@@ -71,8 +100,18 @@ const cases: Case[] = [
   },
   {
     collection: 'posture-checks',
-    create: { typeId: 'MAC', name: 'office-nics', attributes: ['office'], macAddresses: ['AA-BB-CC-DD-EE-FF'] },
-    put: { typeId: 'MAC', name: 'office-nics-2', roleAttributes: ['office'], macAddresses: ['aa:bb:cc:dd:ee:00'] },
+    create: {
+      typeId: 'MAC',
+      name: 'office-nics',
+      attributes: ['office'],
+      macAddresses: ['AA-BB-CC-DD-EE-FF'],
+    },
+    put: {
+      typeId: 'MAC',
+      name: 'office-nics-2',
+      roleAttributes: ['office'],
+      macAddresses: ['aa:bb:cc:dd:ee:00'],
+    },
     patch: { typeId: 'MAC', macAddresses: ['11-22-33-44-55-66'] },
     patched: ['macAddresses', ['112233445566']],
   },
@@ -127,7 +166,10 @@ describe.each(cases)('management CRUD: $collection', (c) => {
     expect(second.body.error.cause.field).toBe('name');
     expect((await admin.get(base)).body.meta.pagination.totalCount).toBe(count);
     for (const method of ['put', 'patch', 'delete'] as const) {
-      const res = method === 'delete' ? await admin.delete(`${base}/no-such-id`) : await admin[method](`${base}/no-such-id`, c.put);
+      const res =
+        method === 'delete'
+          ? await admin.delete(`${base}/no-such-id`)
+          : await admin[method](`${base}/no-such-id`, c.put);
       expect(res.status, method).toBe(404);
     }
   });
@@ -135,7 +177,10 @@ describe.each(cases)('management CRUD: $collection', (c) => {
 
 describe('lists', () => {
   it('paginates with limit and offset and reports the total', async () => {
-    for (let i = 0; i < 12; i++) expect((await admin.post(`${MGMT}/services`, { name: `page-svc-${String(i).padStart(2, '0')}` })).status).toBe(201);
+    for (let i = 0; i < 12; i++)
+      expect(
+        (await admin.post(`${MGMT}/services`, { name: `page-svc-${String(i).padStart(2, '0')}` })).status,
+      ).toBe(201);
     const first = await admin.get(`${MGMT}/services?filter=name contains "page-svc"&limit=5`);
     expect(first.body.data).toHaveLength(5);
     expect(first.body.meta.pagination).toEqual({ limit: 5, offset: 0, totalCount: 12 });
@@ -159,12 +204,19 @@ describe('service policy roles', () => {
   it('accepts #attribute, @id, @name (stored as @id) and #all; shows names in *RolesDisplay', async () => {
     const svc = (await admin.post(`${MGMT}/services`, { name: 'payroll' })).body.data.id;
     const res = await admin.post(`${MGMT}/service-policies`, {
-      name: 'roles-ok', type: 'Dial', semantic: 'AllOf', identityRoles: ['#all'], serviceRoles: ['@payroll', '#hr'],
+      name: 'roles-ok',
+      type: 'Dial',
+      semantic: 'AllOf',
+      identityRoles: ['#all'],
+      serviceRoles: ['@payroll', '#hr'],
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const detail = (await admin.get(`${MGMT}/service-policies/${res.body.data.id}`)).body.data;
     expect(detail.serviceRoles).toEqual([`@${svc}`, '#hr']);
-    expect(detail.serviceRolesDisplay).toEqual([{ role: `@${svc}`, name: '@payroll' }, { role: '#hr', name: '#hr' }]);
+    expect(detail.serviceRolesDisplay).toEqual([
+      { role: `@${svc}`, name: '@payroll' },
+      { role: '#hr', name: '#hr' },
+    ]);
   });
 
   it.each([
@@ -176,7 +228,12 @@ describe('service policy roles', () => {
     [{ semantic: 'OneOf' }, 'semantic'],
   ])('refuses %j naming %s, and stores nothing', async (override, field) => {
     const before = (await admin.get(`${MGMT}/service-policies`)).body.meta.pagination.totalCount;
-    const res = await admin.post(`${MGMT}/service-policies`, { name: 'roles-bad', type: 'Dial', semantic: 'AnyOf', ...override });
+    const res = await admin.post(`${MGMT}/service-policies`, {
+      name: 'roles-bad',
+      type: 'Dial',
+      semantic: 'AnyOf',
+      ...override,
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('COULD_NOT_VALIDATE');
     expect(res.body.error.cause.field).toBe(field);
@@ -186,8 +243,14 @@ describe('service policy roles', () => {
 
 describe('identities, authenticators and auth policies', () => {
   it('creates a password login for an identity; the password is never returned', async () => {
-    const id = (await admin.post(`${MGMT}/identities`, { name: 'bob', type: 'User', isAdmin: false })).body.data.id;
-    const auth = await admin.post(`${MGMT}/authenticators`, { method: 'updb', identityId: id, username: 'bobby', password: 'bob-password' });
+    const id = (await admin.post(`${MGMT}/identities`, { name: 'bob', type: 'User', isAdmin: false })).body
+      .data.id;
+    const auth = await admin.post(`${MGMT}/authenticators`, {
+      method: 'updb',
+      identityId: id,
+      username: 'bobby',
+      password: 'bob-password',
+    });
     expect(auth.status).toBe(201);
     const detail = await admin.get(`${MGMT}/authenticators/${auth.body.data.id}`);
     schemas.assert('GET', `${MGMT}/authenticators/{id}`, detail);
@@ -196,18 +259,32 @@ describe('identities, authenticators and auth policies', () => {
     expect(identity.authenticators.updb.username).toBe('bobby');
     expect((await new Api(controller.url).login('bobby', 'bob-password')).status).toBe(200);
 
-    expect((await admin.patch(`${MGMT}/authenticators/${auth.body.data.id}`, { password: 'bob-new-password' })).status).toBe(200);
+    expect(
+      (await admin.patch(`${MGMT}/authenticators/${auth.body.data.id}`, { password: 'bob-new-password' }))
+        .status,
+    ).toBe(200);
     expect((await new Api(controller.url).login('bobby', 'bob-password')).status).toBe(401);
     expect((await new Api(controller.url).login('bobby', 'bob-new-password')).status).toBe(200);
 
-    const unknown = await admin.post(`${MGMT}/authenticators`, { method: 'updb', identityId: 'nope', username: 'ghost', password: 'ghost-pass' });
+    const unknown = await admin.post(`${MGMT}/authenticators`, {
+      method: 'updb',
+      identityId: 'nope',
+      username: 'ghost',
+      password: 'ghost-pass',
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.cause.field).toBe('identityId');
   });
 
   it('deleting an identity ends its sessions and removes its login', async () => {
-    const id = (await admin.post(`${MGMT}/identities`, { name: 'carol', type: 'User', isAdmin: false })).body.data.id;
-    await admin.post(`${MGMT}/authenticators`, { method: 'updb', identityId: id, username: 'carol', password: 'carol-password' });
+    const id = (await admin.post(`${MGMT}/identities`, { name: 'carol', type: 'User', isAdmin: false })).body
+      .data.id;
+    await admin.post(`${MGMT}/authenticators`, {
+      method: 'updb',
+      identityId: id,
+      username: 'carol',
+      password: 'carol-password',
+    });
     const carol = new Api(controller.url);
     await carol.login('carol', 'carol-password');
     expect((await admin.delete(`${MGMT}/identities/${id}`)).status).toBe(200);
@@ -224,19 +301,39 @@ describe('identities, authenticators and auth policies', () => {
     expect(demote.body.error.cause.field).toBe('isAdmin');
     expect((await admin.delete(`${MGMT}/auth-policies/default`)).status).toBe(409);
 
-    const policy = (await admin.post(`${MGMT}/auth-policies`, {
-      name: 'in-use',
-      primary: {
-        updb: { allowed: true, minPasswordLength: 5, requireSpecialChar: false, requireNumberChar: false, requireMixedCase: false, maxAttempts: 0, lockoutDurationMinutes: 0 },
-        cert: { allowed: false, allowExpiredCerts: false },
-        extJwt: { allowed: false, allowedSigners: [] },
-      },
-      secondary: { requireTotp: false },
-    })).body.data.id;
-    const user = await admin.post(`${MGMT}/identities`, { name: 'dave', type: 'User', isAdmin: false, authPolicyId: policy });
+    const policy = (
+      await admin.post(`${MGMT}/auth-policies`, {
+        name: 'in-use',
+        primary: {
+          updb: {
+            allowed: true,
+            minPasswordLength: 5,
+            requireSpecialChar: false,
+            requireNumberChar: false,
+            requireMixedCase: false,
+            maxAttempts: 0,
+            lockoutDurationMinutes: 0,
+          },
+          cert: { allowed: false, allowExpiredCerts: false },
+          extJwt: { allowed: false, allowedSigners: [] },
+        },
+        secondary: { requireTotp: false },
+      })
+    ).body.data.id;
+    const user = await admin.post(`${MGMT}/identities`, {
+      name: 'dave',
+      type: 'User',
+      isAdmin: false,
+      authPolicyId: policy,
+    });
     expect(user.status).toBe(201);
     expect((await admin.delete(`${MGMT}/auth-policies/${policy}`)).status).toBe(409);
-    const badRef = await admin.post(`${MGMT}/identities`, { name: 'erin', type: 'User', isAdmin: false, authPolicyId: 'missing' });
+    const badRef = await admin.post(`${MGMT}/identities`, {
+      name: 'erin',
+      type: 'User',
+      isAdmin: false,
+      authPolicyId: 'missing',
+    });
     expect(badRef.status).toBe(400);
     expect(badRef.body.error.cause.field).toBe('authPolicyId');
   });
@@ -244,7 +341,14 @@ describe('identities, authenticators and auth policies', () => {
   it('lists the posture check types', async () => {
     const res = await admin.get(`${MGMT}/posture-check-types`);
     schemas.assert('GET', `${MGMT}/posture-check-types`, res);
-    expect(res.body.data.map((t: { id: string }) => t.id).sort()).toEqual(['DOMAIN', 'MAC', 'MFA', 'OS', 'PROCESS', 'PROCESS_MULTI']);
+    expect(res.body.data.map((t: { id: string }) => t.id).sort()).toEqual([
+      'DOMAIN',
+      'MAC',
+      'MFA',
+      'OS',
+      'PROCESS',
+      'PROCESS_MULTI',
+    ]);
     expect((await admin.get(`${MGMT}/posture-check-types/OS`)).body.data.name).toBe('Operating System Check');
   });
 });

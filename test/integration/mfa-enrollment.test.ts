@@ -61,7 +61,9 @@ describe('MFA enrollment, state table 3.1', () => {
     expect(res.body.data.isVerified).toBe(false);
     expect(res.body.data.recoveryCodes).toHaveLength(10);
     for (const code of res.body.data.recoveryCodes) expect(code).toMatch(RECOVERY_CODE);
-    expect(res.body.data.provisioningUrl).toMatch(/^otpauth:\/\/totp\/Postern:walker\?issuer=Postern&secret=[A-Z2-7]{32}&algorithm=SHA1&digits=6&period=30$/);
+    expect(res.body.data.provisioningUrl).toMatch(
+      /^otpauth:\/\/totp\/Postern:walker\?issuer=Postern&secret=[A-Z2-7]{32}&algorithm=SHA1&digits=6&period=30$/,
+    );
     expect(await mfaEnabled(id)).toBe(false);
 
     const png = await fetch(tc.url + `${MFA}/qr-code`, { headers: { 'zt-session': api.token! } });
@@ -127,7 +129,9 @@ describe('MFA enrollment, state table 3.1', () => {
   it('escapes the identity name in the provisioning URL', async () => {
     const { api } = await newUser('Ann Lee: laptop');
     const { status } = await startEnrollment(api);
-    expect(status.body.data.provisioningUrl).toMatch(/^otpauth:\/\/totp\/Postern:Ann%20Lee%3A%20laptop\?issuer=Postern&secret=/);
+    expect(status.body.data.provisioningUrl).toMatch(
+      /^otpauth:\/\/totp\/Postern:Ann%20Lee%3A%20laptop\?issuer=Postern&secret=/,
+    );
   });
 
   it('accepts POST with no body at all, like OpenZiti clients send it', async () => {
@@ -135,5 +139,4 @@ describe('MFA enrollment, state table 3.1', () => {
     const res = await fetch(tc.url + MFA, { method: 'POST', headers: { 'zt-session': api.token! } });
     expect(res.status).toBe(201);
   });
-
 });

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestController } from '../helpers/controller.js';
 import { Api, CLIENT } from '../helpers/api.js';
 import type { ResponseSchemas } from '../helpers/openapi-check.js';
-import { FakeClock, STEP_MS, enrollVerified, rawRequest, startMfaTestbed, type AuthenticatorApp, type MfaTestbed } from '../helpers/mfa.js';
+import {
+  FakeClock,
+  STEP_MS,
+  enrollVerified,
+  rawRequest,
+  startMfaTestbed,
+  type AuthenticatorApp,
+  type MfaTestbed,
+} from '../helpers/mfa.js';
 
 /**
  * What Postern adds to OpenZiti's TOTP: single-use codes (RFC 6238 §5.2), a ±1 step window, and attempt
@@ -56,7 +64,10 @@ describe('single-use codes', () => {
     // replayed into another session: refused, with the same error as a wrong code
     res = await (await partial()).post(AUTH_MFA, { code: fresh });
     expect(res.status).toBe(400);
-    expect(res.body.error).toMatchObject({ code: 'MFA_INVALID_TOKEN', message: 'The MFA code is missing, invalid or already used' });
+    expect(res.body.error).toMatchObject({
+      code: 'MFA_INVALID_TOKEN',
+      message: 'The MFA code is missing, invalid or already used',
+    });
   });
 
   it('accepts one step either side of now, never further, and never a step at or before the last accepted one', async () => {
@@ -138,7 +149,11 @@ describe('attempt limits', () => {
       ['DELETE', MFA],
       ['GET', `${MFA}/recovery-codes`],
     ]) {
-      const res = await rawRequest(tc.url, method!, path!, { token: session.token, headers: bad, localAddress: '127.0.0.8' });
+      const res = await rawRequest(tc.url, method!, path!, {
+        token: session.token,
+        headers: bad,
+        localAddress: '127.0.0.8',
+      });
       expect(res.status, `${method} ${path}`).toBe(400);
     }
     clock.nextStep();

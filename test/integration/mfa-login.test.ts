@@ -2,7 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestController } from '../helpers/controller.js';
 import { Api, CLIENT, MGMT } from '../helpers/api.js';
 import type { ResponseSchemas } from '../helpers/openapi-check.js';
-import { AuthenticatorApp, FakeClock, enrollVerified, startEnrollment, startMfaTestbed, type MfaTestbed } from '../helpers/mfa.js';
+import {
+  AuthenticatorApp,
+  FakeClock,
+  enrollVerified,
+  startEnrollment,
+  startMfaTestbed,
+  type MfaTestbed,
+} from '../helpers/mfa.js';
 
 /**
  * N-factor authentication (seed 5): who is partially authenticated, what a partial session may call,
@@ -75,7 +82,9 @@ describe('a verified enrollment makes every later login partial', () => {
 
     clock.nextStep();
     const code = await app.code(clock.now());
-    let auth = await partial.post(AUTH_MFA, { code: String((Number(code) + 1) % 1_000_000).padStart(6, '0') });
+    let auth = await partial.post(AUTH_MFA, {
+      code: String((Number(code) + 1) % 1_000_000).padStart(6, '0'),
+    });
     expect(auth.status).toBe(400);
     expect(auth.body.error.code).toBe('MFA_INVALID_TOKEN');
     schemas.assert('POST', AUTH_MFA, auth);
@@ -106,15 +115,23 @@ describe('a verified enrollment makes every later login partial', () => {
   it('keeps a partial administrator out of the management API until MFA passes', async () => {
     const { api: first } = await newUser('mfa-admin', MGMT, { isAdmin: true });
     expect(await statusOf(first, 'POST', `${MGMT}/current-identity/mfa`, {})).toBe(201);
-    const app = new AuthenticatorApp((await first.get(`${MGMT}/current-identity/mfa`)).body.data.provisioningUrl);
-    expect(await statusOf(first, 'POST', `${MGMT}/current-identity/mfa/verify`, { code: await app.code(clock.now()) })).toBe(200);
+    const app = new AuthenticatorApp(
+      (await first.get(`${MGMT}/current-identity/mfa`)).body.data.provisioningUrl,
+    );
+    expect(
+      await statusOf(first, 'POST', `${MGMT}/current-identity/mfa/verify`, {
+        code: await app.code(clock.now()),
+      }),
+    ).toBe(200);
     expect(await statusOf(first, 'GET', `${MGMT}/identities`)).toBe(200);
 
     const partial = await login('mfa-admin', MGMT);
     expect(await statusOf(partial, 'GET', `${MGMT}/identities`)).toBe(401);
     expect(await statusOf(partial, 'GET', `${MGMT}/mfa-audit-events`)).toBe(401);
     clock.nextStep();
-    expect(await statusOf(partial, 'POST', `${MGMT}/authenticate/mfa`, { code: await app.code(clock.now()) })).toBe(200);
+    expect(
+      await statusOf(partial, 'POST', `${MGMT}/authenticate/mfa`, { code: await app.code(clock.now()) }),
+    ).toBe(200);
     expect(await statusOf(partial, 'GET', `${MGMT}/identities`)).toBe(200);
   });
 });
@@ -142,7 +159,15 @@ describe('an auth policy with secondary.requireTotp', () => {
     const policy = await admin.post(`${MGMT}/auth-policies`, {
       name: 'totp-required',
       primary: {
-        updb: { allowed: true, minPasswordLength: 5, requireSpecialChar: false, requireNumberChar: false, requireMixedCase: false, maxAttempts: 0, lockoutDurationMinutes: 0 },
+        updb: {
+          allowed: true,
+          minPasswordLength: 5,
+          requireSpecialChar: false,
+          requireNumberChar: false,
+          requireMixedCase: false,
+          maxAttempts: 0,
+          lockoutDurationMinutes: 0,
+        },
         cert: { allowed: false, allowExpiredCerts: false },
         extJwt: { allowed: false, allowedSigners: [] },
       },
@@ -153,7 +178,9 @@ describe('an auth policy with secondary.requireTotp', () => {
 
     const api = new Api(tc.url);
     const res = await api.login('must-enroll', 'password-1', CLIENT);
-    expect(res.body.data.authQueries).toEqual([expect.objectContaining({ typeId: 'MFA', isTotpEnrolled: false })]);
+    expect(res.body.data.authQueries).toEqual([
+      expect.objectContaining({ typeId: 'MFA', isTotpEnrolled: false }),
+    ]);
     // "everything else", listing services included, is closed; the current identity stands in for it
     expect(await statusOf(api, 'GET', `${CLIENT}/current-identity`)).toBe(401);
     expect((await api.post(AUTH_MFA, { code: '123456' })).body.error.code).toBe('MFA_NOT_ENROLLED');
@@ -167,7 +194,9 @@ describe('an auth policy with secondary.requireTotp', () => {
 
     const next = new Api(tc.url);
     const again = await next.login('must-enroll', 'password-1', CLIENT);
-    expect(again.body.data.authQueries).toEqual([expect.objectContaining({ typeId: 'MFA', isTotpEnrolled: true })]);
+    expect(again.body.data.authQueries).toEqual([
+      expect.objectContaining({ typeId: 'MFA', isTotpEnrolled: true }),
+    ]);
     expect(await statusOf(next, 'GET', `${CLIENT}/current-identity`)).toBe(401);
   });
 });

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestController } from '../helpers/controller.js';
 import { Api, CLIENT } from '../helpers/api.js';
 import type { ResponseSchemas } from '../helpers/openapi-check.js';
-import { FakeClock, enrollVerified, rawRequest, startEnrollment, startMfaTestbed, type MfaTestbed } from '../helpers/mfa.js';
+import {
+  FakeClock,
+  enrollVerified,
+  rawRequest,
+  startEnrollment,
+  startMfaTestbed,
+  type MfaTestbed,
+} from '../helpers/mfa.js';
 
 /**
  * Recovery codes through the real controller: shown at enrollment, accepted once in place of a TOTP,
@@ -45,7 +52,10 @@ describe('recovery codes', () => {
     expect(res.body.data.recoveryCodes).toEqual(first.slice(1));
 
     // the seed's form: the code in a JSON body on the GET (here a recovery code, typed loosely)
-    const raw = await rawRequest(tc.url, 'GET', `${MFA}/recovery-codes`, { token: api.token, body: { code: ` ${first[1]!.toLowerCase()} ` } });
+    const raw = await rawRequest(tc.url, 'GET', `${MFA}/recovery-codes`, {
+      token: api.token,
+      body: { code: ` ${first[1]!.toLowerCase()} ` },
+    });
     expect(raw.status).toBe(200);
     expect(raw.body.data.recoveryCodes).toEqual(first.slice(2));
 

@@ -2,7 +2,14 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestController } from '../helpers/controller.js';
 import { Api, CLIENT, MGMT } from '../helpers/api.js';
 import type { ResponseSchemas } from '../helpers/openapi-check.js';
-import { AuthenticatorApp, FakeClock, enrollVerified, startEnrollment, startMfaTestbed, type MfaTestbed } from '../helpers/mfa.js';
+import {
+  AuthenticatorApp,
+  FakeClock,
+  enrollVerified,
+  startEnrollment,
+  startMfaTestbed,
+  type MfaTestbed,
+} from '../helpers/mfa.js';
 
 /**
  * Removal from every side: the user with a code, an administrator at any time, the identity's deletion,

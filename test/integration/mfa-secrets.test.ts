@@ -8,7 +8,13 @@ import { startController } from '../../controller/app.js';
 import { defaultConfig } from '../../controller/config.js';
 import { Api, CLIENT, MGMT, createUser } from '../helpers/api.js';
 import type { ResponseSchemas } from '../helpers/openapi-check.js';
-import { FakeClock, enrollVerified, startEnrollment, startMfaTestbed, type MfaTestbed } from '../helpers/mfa.js';
+import {
+  FakeClock,
+  enrollVerified,
+  startEnrollment,
+  startMfaTestbed,
+  type MfaTestbed,
+} from '../helpers/mfa.js';
 
 /**
  * Secrets at rest: the TOTP secret and the recovery codes never reach the SQLite file or its WAL in
@@ -60,14 +66,16 @@ describe('with master.key in the data dir', () => {
     const bytes = databaseBytes(tc.dataDir);
     // positive control: what is stored in clear is found, so a clear secret would be too
     expect(bytes.includes(Buffer.from('at-rest-user'))).toBe(true);
-    for (const form of forms(app.secret, recoveryCodes)) expect(bytes.includes(form), form.toString()).toBe(false);
+    for (const form of forms(app.secret, recoveryCodes))
+      expect(bytes.includes(form), form.toString()).toBe(false);
 
     expect((await api.post(`${MFA}/verify`, { code: await app.code(clock.now()) })).status).toBe(200);
     clock.nextStep();
     const regenerated = await api.post(`${MFA}/recovery-codes`, { code: await app.code(clock.now()) });
     const fresh: string[] = regenerated.body.data.recoveryCodes;
     const after = databaseBytes(tc.dataDir);
-    for (const form of forms(app.secret, [...recoveryCodes, ...fresh])) expect(after.includes(form), form.toString()).toBe(false);
+    for (const form of forms(app.secret, [...recoveryCodes, ...fresh]))
+      expect(after.includes(form), form.toString()).toBe(false);
 
     const keyFile = join(tc.dataDir, 'master.key');
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
@@ -86,7 +94,9 @@ describe('with master.key in the data dir', () => {
     let res = await admin.get(`${MGMT}/identities/${id}/mfa-audit-events?limit=20`);
     expect(res.status).toBe(200);
     schemas.assert('GET', `${MGMT}/identities/{id}/mfa-audit-events`, res);
-    const trail = (res.body.data as Record<string, unknown>[]).reverse().map((e) => [e.eventType, e.outcome, e.factor, e.reason]);
+    const trail = (res.body.data as Record<string, unknown>[])
+      .reverse()
+      .map((e) => [e.eventType, e.outcome, e.factor, e.reason]);
     expect(trail).toEqual([
       ['enroll', 'success', null, null],
       ['verify', 'success', 'totp', null],
@@ -97,17 +107,23 @@ describe('with master.key in the data dir', () => {
     const removal = res.body.data.at(-1);
     expect(removal.actorIdentityId).not.toBe(id);
     expect(removal.sourceIp).toBe('127.0.0.1');
-    expect(res.body.data[2].apiSessionId).toBe((await partial.get(`${CLIENT}/current-api-session`)).body.data.id);
+    expect(res.body.data[2].apiSessionId).toBe(
+      (await partial.get(`${CLIENT}/current-api-session`)).body.data.id,
+    );
     const text = JSON.stringify(res.body);
     for (const secret of [app.secret, ...recoveryCodes, ...recoveryCodes.map((c) => c.replaceAll('-', ''))]) {
       expect(text).not.toContain(secret);
     }
 
-    res = await admin.get(`${MGMT}/mfa-audit-events?filter=${encodeURIComponent(`identityId = "${id}" and outcome = "failure"`)}`);
+    res = await admin.get(
+      `${MGMT}/mfa-audit-events?filter=${encodeURIComponent(`identityId = "${id}" and outcome = "failure"`)}`,
+    );
     schemas.assert('GET', `${MGMT}/mfa-audit-events`, res);
     expect(res.body.data).toHaveLength(1);
     expect(res.body.meta.pagination.totalCount).toBe(1);
-    res = await admin.get(`${MGMT}/mfa-audit-events?limit=2&filter=${encodeURIComponent(`identityId = "${id}"`)}`);
+    res = await admin.get(
+      `${MGMT}/mfa-audit-events?limit=2&filter=${encodeURIComponent(`identityId = "${id}"`)}`,
+    );
     expect(res.body.data).toHaveLength(2);
     expect(res.body.meta.pagination).toEqual({ limit: 2, offset: 0, totalCount: 5 });
 
@@ -170,7 +186,10 @@ describe('logs', () => {
     const sink = new PassThrough();
     let log = '';
     sink.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    const running = await startController({ ...defaultConfig(dataDir), port: 0, logLevel: 'trace' }, { adminPassword: ADMIN_PASSWORD, logDestination: sink });
+    const running = await startController(
+      { ...defaultConfig(dataDir), port: 0, logLevel: 'trace' },
+      { adminPassword: ADMIN_PASSWORD, logDestination: sink },
+    );
     try {
       const clock = new FakeClock(running.ctx);
       const admin = new Api(running.url);
@@ -188,7 +207,12 @@ describe('logs', () => {
       expect((await api.delete(MFA, undefined, { 'mfa-validation-code': last })).status).toBe(200);
 
       expect(log).toContain('/current-identity/mfa');
-      for (const secret of [app.secret, last, ...recoveryCodes, ...recoveryCodes.map((c) => c.replaceAll('-', ''))]) {
+      for (const secret of [
+        app.secret,
+        last,
+        ...recoveryCodes,
+        ...recoveryCodes.map((c) => c.replaceAll('-', '')),
+      ]) {
         expect(log).not.toContain(secret);
       }
     } finally {

@@ -60,14 +60,29 @@ describe.runIf(process.platform === 'linux')('the agent across a controller outa
     const url = controller.url;
     const port = new URL(url).port;
     const admin = await adminApi(url);
-    const identityId = await createUser(admin, 'resilient-user', 'resilient-password', { roleAttributes: ['resilient'] });
+    const identityId = await createUser(admin, 'resilient-user', 'resilient-password', {
+      roleAttributes: ['resilient'],
+    });
     const facts = machineFacts();
-    await guardedService(admin, 'res-os', 'resilient', { typeId: 'OS', operatingSystems: [{ type: 'Linux', versions: [facts.osRange] }] });
+    await guardedService(admin, 'res-os', 'resilient', {
+      typeId: 'OS',
+      operatingSystems: [{ type: 'Linux', versions: [facts.osRange] }],
+    });
     await guardedService(admin, 'res-mac', 'resilient', { typeId: 'MAC', macAddresses: [facts.mac] });
-    await guardedService(admin, 'res-mfa', 'resilient', { typeId: 'MFA', promptOnUnlock: true, timeoutSeconds: -1 });
+    await guardedService(admin, 'res-mfa', 'resilient', {
+      typeId: 'MFA',
+      promptOnUnlock: true,
+      timeoutSeconds: -1,
+    });
     const recoveryCodes = await enroll(url, 'resilient-user', 'resilient-password');
 
-    agent = startAgentRun({ controllerUrl: url, username: 'resilient-user', password: 'resilient-password', intervalSeconds: 1, verbose: true });
+    agent = startAgentRun({
+      controllerUrl: url,
+      username: 'resilient-user',
+      password: 'resilient-password',
+      intervalSeconds: 1,
+      verbose: true,
+    });
     // Event 1, the login: one prompt, answered with a recovery code.
     await agent.waitFor(PROMPT);
     agent.type(recoveryCodes[0]!);
@@ -93,7 +108,8 @@ describe.runIf(process.platform === 'linux')('the agent across a controller outa
     await agent.waitFor(/could not send the unlock event/, 30_000, unlockMark);
     const outage = agent.output().slice(mark);
     const delays = retryDelays(outage);
-    const mean = (n: number) => (delays.get(n) ?? []).reduce((a, b) => a + b, 0) / (delays.get(n)?.length || 1);
+    const mean = (n: number) =>
+      (delays.get(n) ?? []).reduce((a, b) => a + b, 0) / (delays.get(n)?.length || 1);
     expect(delays.get(1)?.length, outage).toBeGreaterThan(0);
     expect(mean(2)).toBeGreaterThan(mean(1));
     expect(mean(3)).toBeGreaterThan(mean(2));

@@ -23,17 +23,30 @@ afterAll(async () => {
 });
 
 /** Makes `who`'s request for the row; `beforeSend` runs once the request is prepared (its fixtures exist). */
-async function call(key: string, row: MatrixRow, who: Who, beforeSend: () => Promise<void>): Promise<{ status: number; body: unknown }> {
+async function call(
+  key: string,
+  row: MatrixRow,
+  who: Who,
+  beforeSend: () => Promise<void>,
+): Promise<{ status: number; body: unknown }> {
   const method = key.split(' ')[0]!;
-  const token = row.fresh?.includes(who) && who !== 'none' ? (await world.newCaller(who)).token : world.token(who);
+  const token =
+    row.fresh?.includes(who) && who !== 'none' ? (await world.newCaller(who)).token : world.token(who);
   const req = await row.request(world, who);
   await beforeSend();
   const headers: Record<string, string> = { ...req.headers };
   if (token) headers['zt-session'] = token;
   if (req.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(tc.url + req.path, { method, headers, body: req.body === undefined ? undefined : JSON.stringify(req.body) });
+  const res = await fetch(tc.url + req.path, {
+    method,
+    headers,
+    body: req.body === undefined ? undefined : JSON.stringify(req.body),
+  });
   const text = await res.text();
-  return { status: res.status, body: (res.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : text };
+  return {
+    status: res.status,
+    body: (res.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : text,
+  };
 }
 
 describe('authorization matrix', () => {
@@ -57,7 +70,11 @@ describe('authorization matrix', () => {
         seen[who] = res.status;
         wanted[who] = expected;
         if (res.status !== expected) seen[`${who} body`] = JSON.stringify(res.body).slice(0, 200);
-        if (before) expect(await world.clientIntact(), `${key}: another identity changed the client's resources`).toEqual(before);
+        if (before)
+          expect(
+            await world.clientIntact(),
+            `${key}: another identity changed the client's resources`,
+          ).toEqual(before);
       }
       expect(seen).toEqual(wanted);
     });

@@ -29,13 +29,19 @@ afterAll(async () => {
 
 const isEnvelope = (body: unknown) => {
   const b = body as { error?: { code?: unknown; message?: unknown }; meta?: unknown };
-  return typeof b?.error?.code === 'string' && typeof b.error.message === 'string' && typeof b.meta === 'object';
+  return (
+    typeof b?.error?.code === 'string' && typeof b.error.message === 'string' && typeof b.meta === 'object'
+  );
 };
 
 /** One request on `agent`; resolves with the status, or 0 when no answer comes within `hangMs` (a hang). */
 function raw(agent: Agent, method: string, path: string, body?: string, hangMs = 5_000): Promise<number> {
   const headers: Record<string, string> = { 'zt-session': admin.token! };
-  if (body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+  if (body !== undefined)
+    Object.assign(headers, {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+    });
   return new Promise((resolve) => {
     const r = request(new URL(tc.url), { method, path, headers, agent }, (res) => {
       res.resume();
@@ -63,12 +69,15 @@ describe('inputs the fuzzer found', () => {
     expect(isEnvelope(res.body), JSON.stringify(res.body)).toBe(true);
   });
 
-  it.each(['1e21', '99999999999999999999999', '9223372036854775808'])('refuses offset=%s without a 5xx', async (offset) => {
-    for (const path of [`${MGMT}/identities`, `${MGMT}/services`, `${MGMT}/mfa-audit-events`]) {
-      const res = await admin.get(`${path}?offset=${offset}`);
-      expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBeLessThan(500);
-    }
-  });
+  it.each(['1e21', '99999999999999999999999', '9223372036854775808'])(
+    'refuses offset=%s without a 5xx',
+    async (offset) => {
+      for (const path of [`${MGMT}/identities`, `${MGMT}/services`, `${MGMT}/mfa-audit-events`]) {
+        const res = await admin.get(`${path}?offset=${offset}`);
+        expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBeLessThan(500);
+      }
+    },
+  );
 
   it('keeps the connection usable after refusing an oversized GET recovery-codes body', async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });

@@ -20,7 +20,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqliteStore } from '../../controller/store/sqlite-store.js';
 import { Api, MGMT, createUser } from '../helpers/api.js';
 import { ADMIN_PASSWORD, startTestController, type TestController } from '../helpers/controller.js';
-import { operationsOf, requestArbitrary, type FuzzOperation, type FuzzRequest } from '../helpers/reliability-fuzz.js';
+import {
+  operationsOf,
+  requestArbitrary,
+  type FuzzOperation,
+  type FuzzRequest,
+} from '../helpers/reliability-fuzz.js';
 import { storeDigest } from '../helpers/reliability-digest.js';
 
 const RUNS = Number(process.env.POSTERN_FUZZ_RUNS ?? 25);
@@ -31,7 +36,13 @@ const ADMIN_EXCLUDED = new Set([
   'POST /edge/client/v1/current-identity/mfa',
   'POST /edge/management/v1/current-identity/mfa',
 ]);
-const PUBLIC = new Set(['GET /version', 'GET /edge/client/v1/version', 'GET /edge/management/v1/version', 'POST /edge/client/v1/authenticate', 'POST /edge/management/v1/authenticate']);
+const PUBLIC = new Set([
+  'GET /version',
+  'GET /edge/client/v1/version',
+  'GET /edge/management/v1/version',
+  'POST /edge/client/v1/authenticate',
+  'POST /edge/management/v1/authenticate',
+]);
 
 interface Answer {
   status: number;
@@ -50,18 +61,28 @@ function send(baseUrl: string, req: FuzzRequest): Promise<Answer> {
   const headers: Record<string, string> = { ...req.headers };
   if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
   return new Promise((resolve, reject) => {
-    const r = request(new URL(baseUrl), { method: req.method, path: req.path, headers, agent: keepAlive }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const contentType = String(res.headers['content-type'] ?? '');
-        let body: unknown = text;
-        if (contentType.includes('json') && text) body = JSON.parse(text);
-        resolve({ status: res.statusCode ?? 0, contentType, body, text });
-      });
-    });
-    r.setTimeout(HANG_MS, () => r.destroy(new Error(`no answer to ${req.method} ${req.path.slice(0, 100)} within ${HANG_MS} ms: the connection hangs`)));
+    const r = request(
+      new URL(baseUrl),
+      { method: req.method, path: req.path, headers, agent: keepAlive },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const contentType = String(res.headers['content-type'] ?? '');
+          let body: unknown = text;
+          if (contentType.includes('json') && text) body = JSON.parse(text);
+          resolve({ status: res.statusCode ?? 0, contentType, body, text });
+        });
+      },
+    );
+    r.setTimeout(HANG_MS, () =>
+      r.destroy(
+        new Error(
+          `no answer to ${req.method} ${req.path.slice(0, 100)} within ${HANG_MS} ms: the connection hangs`,
+        ),
+      ),
+    );
     r.on('error', reject);
     r.end(req.body);
   });
@@ -69,7 +90,13 @@ function send(baseUrl: string, req: FuzzRequest): Promise<Answer> {
 
 function isEnvelope(body: unknown): boolean {
   const b = body as { error?: { code?: unknown; message?: unknown }; meta?: unknown };
-  return typeof b === 'object' && b !== null && typeof b.error?.code === 'string' && typeof b.error?.message === 'string' && typeof b.meta === 'object';
+  return (
+    typeof b === 'object' &&
+    b !== null &&
+    typeof b.error?.code === 'string' &&
+    typeof b.error?.message === 'string' &&
+    typeof b.meta === 'object'
+  );
 }
 
 // Started while the file is collected, so there is one named test per operation the spec lists.
@@ -89,8 +116,37 @@ beforeAll(async () => {
   for (const [collection, body] of [
     ['services', { name: 'fuzz-service', roleAttributes: ['fuzz'] }],
     ['posture-checks', { name: 'fuzz-check', typeId: 'MAC', macAddresses: ['aa:bb:cc:dd:ee:ff'] }],
-    ['service-policies', { name: 'fuzz-policy', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#fuzz'], serviceRoles: ['#fuzz'], postureCheckRoles: ['#fuzz'] }],
-    ['auth-policies', { name: 'fuzz-auth', primary: { updb: { allowed: true, minPasswordLength: 5, requireSpecialChar: false, requireNumberChar: false, requireMixedCase: false, maxAttempts: 0, lockoutDurationMinutes: 0 }, cert: { allowed: false, allowExpiredCerts: false }, extJwt: { allowed: false, allowedSigners: [] } }, secondary: { requireTotp: false, requireExtJwtSigner: null } }],
+    [
+      'service-policies',
+      {
+        name: 'fuzz-policy',
+        type: 'Dial',
+        semantic: 'AnyOf',
+        identityRoles: ['#fuzz'],
+        serviceRoles: ['#fuzz'],
+        postureCheckRoles: ['#fuzz'],
+      },
+    ],
+    [
+      'auth-policies',
+      {
+        name: 'fuzz-auth',
+        primary: {
+          updb: {
+            allowed: true,
+            minPasswordLength: 5,
+            requireSpecialChar: false,
+            requireNumberChar: false,
+            requireMixedCase: false,
+            maxAttempts: 0,
+            lockoutDurationMinutes: 0,
+          },
+          cert: { allowed: false, allowExpiredCerts: false },
+          extJwt: { allowed: false, allowedSigners: [] },
+        },
+        secondary: { requireTotp: false, requireExtJwtSigner: null },
+      },
+    ],
   ] as const) {
     const res = await admin.post(`${MGMT}/${collection}`, body);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -115,7 +171,9 @@ async function fuzz(op: FuzzOperation, token: string | undefined): Promise<void>
       const res = await send(tc.url, req);
       const what = `${req.method} ${req.path.slice(0, 200)} -> ${res.status} ${res.text.slice(0, 300)}`;
       // The same connection must still serve the next request.
-      const probe = await send(tc.url, { method: 'GET', path: '/version', headers: {} }).catch((e: Error) => ({ status: 0, text: e.message }));
+      const probe = await send(tc.url, { method: 'GET', path: '/version', headers: {} }).catch(
+        (e: Error) => ({ status: 0, text: e.message }),
+      );
       expect(probe.status, `after ${what}: ${probe.text}`).toBe(200);
       expect(res.status, what).toBeLessThan(500);
       if (res.status >= 400) {
@@ -138,10 +196,14 @@ describe('every documented route refuses hostile input without a 5xx', () => {
 
   for (const op of operations) {
     const key = `${op.method} ${op.template}`;
-    it(key, async () => {
-      await fuzz(op, undefined);
-      if (!ADMIN_EXCLUDED.has(key)) await fuzz(op, adminToken);
-    }, 120_000);
+    it(
+      key,
+      async () => {
+        await fuzz(op, undefined);
+        if (!ADMIN_EXCLUDED.has(key)) await fuzz(op, adminToken);
+      },
+      120_000,
+    );
   }
 
   it('is still healthy and has stored nothing', async () => {

@@ -40,8 +40,10 @@ async function createUntilDown(api: Api, worker: number, round: number): Promise
   const acked: Acked[] = [];
   const kinds = [
     (n: string) => ['services', { name: n, roleAttributes: ['crash'] }] as const,
-    (n: string) => ['identities', { name: n, type: 'User', isAdmin: false, roleAttributes: ['crash'] }] as const,
-    (n: string) => ['posture-checks', { name: n, typeId: 'MAC', macAddresses: ['aa:bb:cc:dd:ee:ff'] }] as const,
+    (n: string) =>
+      ['identities', { name: n, type: 'User', isAdmin: false, roleAttributes: ['crash'] }] as const,
+    (n: string) =>
+      ['posture-checks', { name: n, typeId: 'MAC', macAddresses: ['aa:bb:cc:dd:ee:ff'] }] as const,
   ];
   for (let i = 0; ; i++) {
     const [collection, body] = kinds[i % kinds.length]!(`crash-${round}-${worker}-${i}`);
@@ -50,8 +52,7 @@ async function createUntilDown(api: Api, worker: number, round: number): Promise
       if (res.status === 201) {
         acked.push({ collection, id: res.body.data.id });
         ackedThisRound++;
-      }
-      else throw new Error(`unexpected ${res.status}: ${JSON.stringify(res.body)}`);
+      } else throw new Error(`unexpected ${res.status}: ${JSON.stringify(res.body)}`);
     } catch (error) {
       if (error instanceof TypeError) return acked; // fetch failed: the controller is gone
       throw error;
@@ -64,7 +65,9 @@ async function reportUntilDown(api: Api, checkId: string, round: number): Promis
   let last = -1;
   for (let seq = 0; ; seq++) {
     try {
-      const res = await api.post(`${CLIENT}/posture-response-bulk`, [{ id: checkId, typeId: 'OS', type: 'Linux', version: `1.${round}.${seq}` }]);
+      const res = await api.post(`${CLIENT}/posture-response-bulk`, [
+        { id: checkId, typeId: 'OS', type: 'Linux', version: `1.${round}.${seq}` },
+      ]);
       if (res.status !== 201) throw new Error(`unexpected ${res.status}: ${JSON.stringify(res.body)}`);
       last = seq;
     } catch (error) {
@@ -77,7 +80,9 @@ async function reportUntilDown(api: Api, checkId: string, round: number): Promis
 function integrity(): string {
   const db = new Database(join(dataDir, 'postern.db'));
   try {
-    return (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check).join('; ');
+    return (db.pragma('integrity_check') as { integrity_check: string }[])
+      .map((r) => r.integrity_check)
+      .join('; ');
   } finally {
     db.close();
   }
@@ -88,7 +93,13 @@ describe('SIGKILL during a burst of writes', () => {
     controller = await start();
     let admin = new Api(controller.url);
     expect((await admin.login('admin', ADMIN_PASSWORD)).status).toBe(200);
-    const checkId = (await admin.post(`${MGMT}/posture-checks`, { name: 'crash-os', typeId: 'OS', operatingSystems: [{ type: 'Linux', versions: [] }] })).body.data.id as string;
+    const checkId = (
+      await admin.post(`${MGMT}/posture-checks`, {
+        name: 'crash-os',
+        typeId: 'OS',
+        operatingSystems: [{ type: 'Linux', versions: [] }],
+      })
+    ).body.data.id as string;
     const agents: { id: string; token: string }[] = [];
     for (let a = 0; a < AGENTS; a++) {
       const id = await createUser(admin, `crash-agent-${a}`, 'crash-password');
@@ -101,13 +112,16 @@ describe('SIGKILL during a burst of writes', () => {
     for (let round = 0; round < ROUNDS; round++) {
       const url = controller.url;
       ackedThisRound = 0;
-      const creates = Array.from({ length: WRITERS }, (_, w) => createUntilDown(new Api(url, admin.token), w, round));
+      const creates = Array.from({ length: WRITERS }, (_, w) =>
+        createUntilDown(new Api(url, admin.token), w, round),
+      );
       const reports = agents.map((a) => reportUntilDown(new Api(url, a.token), checkId, round));
       // Kill once the burst is well under way (a different amount each round), with writes in flight. A writer
       // that stopped early (an unexpected answer) ends the wait; awaiting it below reports why.
       let writerStopped = false;
       for (const c of creates) void c.catch(() => undefined).finally(() => (writerStopped = true));
-      while (!writerStopped && ackedThisRound < 50 * (round + 1)) await new Promise((resolve) => setTimeout(resolve, 10));
+      while (!writerStopped && ackedThisRound < 50 * (round + 1))
+        await new Promise((resolve) => setTimeout(resolve, 10));
       expect(await controller.stop('SIGKILL')).toBeNull();
       controller = undefined;
       const acked = (await Promise.all(creates)).flat();
@@ -131,7 +145,9 @@ describe('SIGKILL during a burst of writes', () => {
         const last = lastReports[a]!;
         if (last < 0) continue;
         const stored = data.body.data.os?.version as string | undefined;
-        expect([`1.${round}.${last}`, `1.${round}.${last + 1}`], `agent ${a} round ${round}`).toContain(stored);
+        expect([`1.${round}.${last}`, `1.${round}.${last + 1}`], `agent ${a} round ${round}`).toContain(
+          stored,
+        );
       }
     }
   }, 120_000);

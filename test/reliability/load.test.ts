@@ -32,10 +32,15 @@ afterAll(async () => {
 });
 
 /** Runs a request, recording anything but the expected statuses (a thrown fetch is a connection error). */
-async function expectStatus(what: string, call: Promise<ApiResponse>, ok: number[]): Promise<ApiResponse | undefined> {
+async function expectStatus(
+  what: string,
+  call: Promise<ApiResponse>,
+  ok: number[],
+): Promise<ApiResponse | undefined> {
   try {
     const res = await call;
-    if (!ok.includes(res.status)) errors.push(`${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+    if (!ok.includes(res.status))
+      errors.push(`${what}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
     return res;
   } catch (error) {
     errors.push(`${what}: ${(error as Error).message}`);
@@ -51,11 +56,23 @@ async function runAgent(agent: SimAgent, until: number): Promise<void> {
       { id: world.ids.osCheck, typeId: 'OS', type: 'Linux', version },
       { id: world.ids.macCheck, typeId: 'MAC', macAddresses: [agent.mac] },
     ];
-    const sent = await expectStatus(`agent ${agent.index} report`, agent.api.post(`${CLIENT}/posture-response-bulk`, body), [201]);
+    const sent = await expectStatus(
+      `agent ${agent.index} report`,
+      agent.api.post(`${CLIENT}/posture-response-bulk`, body),
+      [201],
+    );
     if (sent?.status === 201) lastReported.set(agent.index, version);
     if (round % 3 === 1) {
-      await expectStatus(`agent ${agent.index} services`, agent.api.get(`${CLIENT}/services?limit=500`), [200]);
-      await expectStatus(`agent ${agent.index} session`, agent.api.post(`${CLIENT}/sessions`, { serviceId: world.ids.osService }), [201, 409]);
+      await expectStatus(
+        `agent ${agent.index} services`,
+        agent.api.get(`${CLIENT}/services?limit=500`),
+        [200],
+      );
+      await expectStatus(
+        `agent ${agent.index} session`,
+        agent.api.post(`${CLIENT}/sessions`, { serviceId: world.ids.osService }),
+        [201, 409],
+      );
     }
     await sleep(2_000 + Math.random() * 2_000);
   }
@@ -65,14 +82,34 @@ async function runAdmin(until: number): Promise<number> {
   let changes = 0;
   for (let step = 1; Date.now() < until; step++) {
     const minMinor = Math.floor(Math.random() * AGENTS);
-    const macs = new Set(Array.from({ length: AGENTS }, (_, i) => i).filter((i) => (i + step) % 3 === 0).slice(0, 250));
+    const macs = new Set(
+      Array.from({ length: AGENTS }, (_, i) => i)
+        .filter((i) => (i + step) % 3 === 0)
+        .slice(0, 250),
+    );
     const needsOs = step % 2 === 0;
-    const os = await expectStatus('admin os check', world.admin.patch(`${MGMT}/posture-checks/${world.ids.osCheck}`, { operatingSystems: [{ type: 'Linux', versions: [`>=5.${minMinor}.0`] }] }), [200]);
+    const os = await expectStatus(
+      'admin os check',
+      world.admin.patch(`${MGMT}/posture-checks/${world.ids.osCheck}`, {
+        operatingSystems: [{ type: 'Linux', versions: [`>=5.${minMinor}.0`] }],
+      }),
+      [200],
+    );
     if (os?.status === 200) final.minMinor = minMinor;
-    const mac = await expectStatus('admin mac check', world.admin.patch(`${MGMT}/posture-checks/${world.ids.macCheck}`, { macAddresses: [...macs].map(macOf) }), [200]);
+    const mac = await expectStatus(
+      'admin mac check',
+      world.admin.patch(`${MGMT}/posture-checks/${world.ids.macCheck}`, {
+        macAddresses: [...macs].map(macOf),
+      }),
+      [200],
+    );
     if (mac?.status === 200) final.macs = macs;
     const roles = needsOs ? [`@${world.ids.macCheck}`, `@${world.ids.osCheck}`] : [`@${world.ids.macCheck}`];
-    const policy = await expectStatus('admin mac policy', world.admin.patch(`${MGMT}/service-policies/${world.ids.macPolicy}`, { postureCheckRoles: roles }), [200]);
+    const policy = await expectStatus(
+      'admin mac policy',
+      world.admin.patch(`${MGMT}/service-policies/${world.ids.macPolicy}`, { postureCheckRoles: roles }),
+      [200],
+    );
     if (policy?.status === 200) final.macPolicyNeedsOs = needsOs;
     changes += 3;
     await sleep(1_000 + Math.random() * 1_000);
@@ -97,21 +134,35 @@ describe(`${AGENTS} agents reporting while policies change`, () => {
     for (const agent of world.agents) {
       const i = agent.index;
       const data = (await world.admin.get(`${MGMT}/identities/${agent.identityId}/posture-data`)).body.data;
-      if (data.os.version !== lastReported.get(i)) wrong.push(`agent ${i}: stored OS ${data.os.version}, last reported ${lastReported.get(i)}`);
-      if (JSON.stringify(data.mac.addresses) !== JSON.stringify([agent.mac.replaceAll(':', '')])) wrong.push(`agent ${i}: stored MAC ${JSON.stringify(data.mac.addresses)}`);
+      if (data.os.version !== lastReported.get(i))
+        wrong.push(`agent ${i}: stored OS ${data.os.version}, last reported ${lastReported.get(i)}`);
+      if (JSON.stringify(data.mac.addresses) !== JSON.stringify([agent.mac.replaceAll(':', '')]))
+        wrong.push(`agent ${i}: stored MAC ${JSON.stringify(data.mac.addresses)}`);
 
-      const services = (await agent.api.get(`${CLIENT}/services?limit=500`)).body.data as { id: string; postureQueries?: { policyType: string; isPassing: boolean }[] }[];
+      const services = (await agent.api.get(`${CLIENT}/services?limit=500`)).body.data as {
+        id: string;
+        postureQueries?: { policyType: string; isPassing: boolean }[];
+      }[];
       const byId = (id: string) => services.find((s) => s.id === id);
-      if (granted(byId(world.ids.osService)) !== osPasses(i)) wrong.push(`agent ${i}: os service listed ${granted(byId(world.ids.osService))}`);
-      if (granted(byId(world.ids.macService)) !== macPasses(i)) wrong.push(`agent ${i}: mac service listed ${granted(byId(world.ids.macService))}`);
+      if (granted(byId(world.ids.osService)) !== osPasses(i))
+        wrong.push(`agent ${i}: os service listed ${granted(byId(world.ids.osService))}`);
+      if (granted(byId(world.ids.macService)) !== macPasses(i))
+        wrong.push(`agent ${i}: mac service listed ${granted(byId(world.ids.macService))}`);
       if (!granted(byId(world.ids.openService))) wrong.push(`agent ${i}: open service not granted`);
 
       // A session the final state no longer allows must have been revoked.
       const held = (await agent.api.get(`${CLIENT}/sessions?limit=500`)).body.data as { serviceId: string }[];
-      if (held.some((s) => s.serviceId === world.ids.osService) && !osPasses(i)) wrong.push(`agent ${i}: still holds an os-service session`);
-      for (const [serviceId, expected] of [[world.ids.osService, osPasses(i)], [world.ids.macService, macPasses(i)]] as const) {
+      if (held.some((s) => s.serviceId === world.ids.osService) && !osPasses(i))
+        wrong.push(`agent ${i}: still holds an os-service session`);
+      for (const [serviceId, expected] of [
+        [world.ids.osService, osPasses(i)],
+        [world.ids.macService, macPasses(i)],
+      ] as const) {
         const res = await agent.api.post(`${CLIENT}/sessions`, { serviceId });
-        if (res.status !== (expected ? 201 : 409)) wrong.push(`agent ${i}: session for ${serviceId} answered ${res.status}, expected ${expected ? 201 : 409}`);
+        if (res.status !== (expected ? 201 : 409))
+          wrong.push(
+            `agent ${i}: session for ${serviceId} answered ${res.status}, expected ${expected ? 201 : 409}`,
+          );
       }
     }
     expect(wrong.slice(0, 20), `${wrong.length} inconsistencies`).toEqual([]);

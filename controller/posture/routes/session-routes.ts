@@ -54,7 +54,9 @@ export function registerSessionRoutes(
       // requests. A refusal is returned, not thrown, so its failure record is kept, not rolled back.
       const outcome = await store.batch(() => {
         try {
-          return { created: requestSession(ctx, engine, authOf(request), body.serviceId, body.type ?? 'Dial') };
+          return {
+            created: requestSession(ctx, engine, authOf(request), body.serviceId, body.type ?? 'Dial'),
+          };
         } catch (error) {
           if (error instanceof ApiError) return { refused: error };
           throw error;

@@ -30,23 +30,36 @@ const deepPartial = <T extends TProperties>(o: TObject<T>): TObject =>
     Object.fromEntries(
       Object.entries(o.properties).map(([k, v]) => [
         k,
-        Type.Optional(Type.Union([(v as TObject).type === 'object' ? deepPartial(v as TObject) : v, Type.Null()])),
+        Type.Optional(
+          Type.Union([(v as TObject).type === 'object' ? deepPartial(v as TObject) : v, Type.Null()]),
+        ),
       ]),
     ),
   );
 
-const AuthPolicyCreate = Type.Object({ name: Name, primary: Primary, secondary: Secondary, tags: Type.Optional(Tags) });
+const AuthPolicyCreate = Type.Object({
+  name: Name,
+  primary: Primary,
+  secondary: Secondary,
+  tags: Type.Optional(Tags),
+});
 const AuthPolicyPatch = Type.Object({
   name: Type.Optional(Name),
   primary: Type.Optional(deepPartial(Primary)),
   secondary: Type.Optional(deepPartial(Secondary)),
   tags: Type.Optional(Tags),
 });
-const AuthPolicyDetail = Type.Object({ ...BaseEntity, name: Type.String(), primary: Primary, secondary: Secondary });
+const AuthPolicyDetail = Type.Object({
+  ...BaseEntity,
+  name: Type.String(),
+  primary: Primary,
+  secondary: Secondary,
+});
 
 function merge<T>(base: T, patch: unknown): T {
   if (patch === null || patch === undefined) return base;
-  if (typeof patch !== 'object' || Array.isArray(patch) || typeof base !== 'object' || base === null) return patch as T;
+  if (typeof patch !== 'object' || Array.isArray(patch) || typeof base !== 'object' || base === null)
+    return patch as T;
   const out = { ...base } as Record<string, unknown>;
   for (const [k, v] of Object.entries(patch)) out[k] = merge(out[k], v);
   return out as T;
@@ -57,18 +70,34 @@ export function registerAuthPolicies(app: FastifyInstance, ctx: ControllerContex
     collection: 'auth-policies',
     tag: 'Auth Policy',
     repo: ctx.store.authPolicies,
-    schemas: { create: AuthPolicyCreate, update: AuthPolicyCreate, patch: AuthPolicyPatch, detail: AuthPolicyDetail },
+    schemas: {
+      create: AuthPolicyCreate,
+      update: AuthPolicyCreate,
+      patch: AuthPolicyPatch,
+      detail: AuthPolicyDetail,
+    },
     toWire: (p) => ({
       ...entityBase('auth-policies', p),
       primary: p.primary,
-      secondary: { requireTotp: p.secondary.requireTotp, requireExtJwtSigner: p.secondary.requireExtJwtSigner ?? null },
+      secondary: {
+        requireTotp: p.secondary.requireTotp,
+        requireExtJwtSigner: p.secondary.requireExtJwtSigner ?? null,
+      },
     }),
     build(body, mode, existing, id, now) {
-      const primary = mode === 'patch' ? merge(existing!.primary, body.primary) : (body.primary as AuthPolicy['primary']);
-      const secondary = mode === 'patch' ? merge(existing!.secondary, body.secondary) : (body.secondary as AuthPolicy['secondary']);
+      const primary =
+        mode === 'patch' ? merge(existing!.primary, body.primary) : (body.primary as AuthPolicy['primary']);
+      const secondary =
+        mode === 'patch'
+          ? merge(existing!.secondary, body.secondary)
+          : (body.secondary as AuthPolicy['secondary']);
       if (secondary.requireExtJwtSigner) {
         throw validationError([
-          { field: 'secondary.requireExtJwtSigner', reason: 'external JWT signers are not supported', value: secondary.requireExtJwtSigner },
+          {
+            field: 'secondary.requireExtJwtSigner',
+            reason: 'external JWT signers are not supported',
+            value: secondary.requireExtJwtSigner,
+          },
         ]);
       }
       return {
@@ -82,10 +111,19 @@ export function registerAuthPolicies(app: FastifyInstance, ctx: ControllerContex
       };
     },
     beforeDelete(policy) {
-      if (policy.id === 'default') throw new ApiError(409, 'CAN_NOT_DELETE_REFERENCED_ENTITY', 'The default auth policy cannot be deleted');
+      if (policy.id === 'default')
+        throw new ApiError(
+          409,
+          'CAN_NOT_DELETE_REFERENCED_ENTITY',
+          'The default auth policy cannot be deleted',
+        );
       const users = ctx.store.countIdentitiesWithAuthPolicy(policy.id);
       if (users > 0) {
-        throw new ApiError(409, 'CAN_NOT_DELETE_REFERENCED_ENTITY', `The auth policy is used by ${users} identities`);
+        throw new ApiError(
+          409,
+          'CAN_NOT_DELETE_REFERENCED_ENTITY',
+          `The auth policy is used by ${users} identities`,
+        );
       }
     },
     afterWrite: () => void ctx.events.emit('policy.changed'),

@@ -56,67 +56,121 @@ export function registerAuthenticators(app: FastifyInstance, ctx: ControllerCont
     identity: ref('identities', a.identityId, identities.get(a.identityId)?.name ?? a.identityId),
     username: a.username,
   });
-  const load = (id: string) => authenticators.get(id) ?? (() => { throw notFound(`authenticators/${id}`); })();
+  const load = (id: string) =>
+    authenticators.get(id) ??
+    (() => {
+      throw notFound(`authenticators/${id}`);
+    })();
   const minLength = (identityId: string) => {
     const policyId = identities.get(identityId)?.authPolicyId ?? 'default';
     return ctx.store.authPolicies.get(policyId)?.primary.updb.minPasswordLength ?? 5;
   };
   const checkPassword = (identityId: string, password: string) => {
     const min = minLength(identityId);
-    if (password.length < min) throw validationError([{ field: 'password', reason: `must be at least ${min} characters` }]);
+    if (password.length < min)
+      throw validationError([{ field: 'password', reason: `must be at least ${min} characters` }]);
   };
 
-  app.get('/authenticators', { schema: { tags, querystring: ListQuerystring, response: { 200: listEnvelope(Detail), ...errorResponses(400, 401) } } }, async (request) => {
-    const q = parseListQuery(request.query as Record<string, never>);
-    const page = authenticators.list(q);
-    return list(page.items.map(toWire), { limit: q.limit, offset: q.offset, totalCount: page.totalCount });
-  });
-
-  app.get('/authenticators/:id', { schema: { tags, params: IdParams, response: { 200: detailEnvelope(Detail), ...errorResponses(401, 404) } } }, async (request) =>
-    detail(toWire(load((request.params as { id: string }).id))),
+  app.get(
+    '/authenticators',
+    {
+      schema: {
+        tags,
+        querystring: ListQuerystring,
+        response: { 200: listEnvelope(Detail), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const q = parseListQuery(request.query as Record<string, never>);
+      const page = authenticators.list(q);
+      return list(page.items.map(toWire), { limit: q.limit, offset: q.offset, totalCount: page.totalCount });
+    },
   );
 
-  app.post('/authenticators', { schema: { tags, body: Create, response: { 201: CreateEnvelope, ...errorResponses(400, 401) } } }, async (request, reply) => {
-    const body = request.body as { identityId: string; username: string; password: string };
-    if (!identities.get(body.identityId)) {
-      throw validationError([{ field: 'identityId', reason: `no identity with id '${body.identityId}'`, value: body.identityId }]);
-    }
-    if (authenticators.listByIdentity(body.identityId).length) {
-      throw validationError([{ field: 'identityId', reason: 'the identity already has a updb authenticator', value: body.identityId }]);
-    }
-    checkPassword(body.identityId, body.password);
-    const now = ctx.clock.now();
-    const authenticator: Authenticator = {
-      id: randomUUID(),
-      identityId: body.identityId,
-      method: 'updb',
-      username: body.username,
-      passwordHash: await hashPassword(body.password),
-      createdAt: now,
-      updatedAt: now,
-    };
-    authenticators.create(authenticator);
-    return reply.status(201).send(created('authenticators', authenticator.id));
-  });
+  app.get(
+    '/authenticators/:id',
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        response: { 200: detailEnvelope(Detail), ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => detail(toWire(load((request.params as { id: string }).id))),
+  );
 
-  for (const [method, schema] of [['put', Update], ['patch', Patch]] as const) {
-    app[method]('/authenticators/:id', { schema: { tags, params: IdParams, body: schema, response: { 200: EmptyEnvelope, ...errorResponses(400, 401, 404) } } }, async (request) => {
-      const existing = load((request.params as { id: string }).id);
-      const body = request.body as { username?: string; password?: string };
-      if (body.password !== undefined) checkPassword(existing.identityId, body.password);
-      authenticators.update({
-        ...existing,
-        username: body.username ?? existing.username,
-        passwordHash: body.password !== undefined ? await hashPassword(body.password) : existing.passwordHash,
-        updatedAt: ctx.clock.now(),
-      });
-      return empty();
-    });
+  app.post(
+    '/authenticators',
+    { schema: { tags, body: Create, response: { 201: CreateEnvelope, ...errorResponses(400, 401) } } },
+    async (request, reply) => {
+      const body = request.body as { identityId: string; username: string; password: string };
+      if (!identities.get(body.identityId)) {
+        throw validationError([
+          { field: 'identityId', reason: `no identity with id '${body.identityId}'`, value: body.identityId },
+        ]);
+      }
+      if (authenticators.listByIdentity(body.identityId).length) {
+        throw validationError([
+          {
+            field: 'identityId',
+            reason: 'the identity already has a updb authenticator',
+            value: body.identityId,
+          },
+        ]);
+      }
+      checkPassword(body.identityId, body.password);
+      const now = ctx.clock.now();
+      const authenticator: Authenticator = {
+        id: randomUUID(),
+        identityId: body.identityId,
+        method: 'updb',
+        username: body.username,
+        passwordHash: await hashPassword(body.password),
+        createdAt: now,
+        updatedAt: now,
+      };
+      authenticators.create(authenticator);
+      return reply.status(201).send(created('authenticators', authenticator.id));
+    },
+  );
+
+  for (const [method, schema] of [
+    ['put', Update],
+    ['patch', Patch],
+  ] as const) {
+    app[method](
+      '/authenticators/:id',
+      {
+        schema: {
+          tags,
+          params: IdParams,
+          body: schema,
+          response: { 200: EmptyEnvelope, ...errorResponses(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const existing = load((request.params as { id: string }).id);
+        const body = request.body as { username?: string; password?: string };
+        if (body.password !== undefined) checkPassword(existing.identityId, body.password);
+        authenticators.update({
+          ...existing,
+          username: body.username ?? existing.username,
+          passwordHash:
+            body.password !== undefined ? await hashPassword(body.password) : existing.passwordHash,
+          updatedAt: ctx.clock.now(),
+        });
+        return empty();
+      },
+    );
   }
 
-  app.delete('/authenticators/:id', { schema: { tags, params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses(401, 404) } } }, async (request) => {
-    const existing = load((request.params as { id: string }).id);
-    authenticators.delete(existing.id);
-    return empty();
-  });
+  app.delete(
+    '/authenticators/:id',
+    { schema: { tags, params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses(401, 404) } } },
+    async (request) => {
+      const existing = load((request.params as { id: string }).id);
+      authenticators.delete(existing.id);
+      return empty();
+    },
+  );
 }

@@ -54,7 +54,12 @@ export function identityToWire(ctx: ControllerContext, identity: Identity): Reco
   const authPolicy = ctx.store.authPolicies.get(identity.authPolicyId);
   return {
     ...entityBase('identities', identity),
-    type: { id: identity.type, name: identity.type, entity: 'identity-types', _links: selfLinks('identity-types', identity.type) },
+    type: {
+      id: identity.type,
+      name: identity.type,
+      entity: 'identity-types',
+      _links: selfLinks('identity-types', identity.type),
+    },
     typeId: identity.type,
     isAdmin: identity.isAdmin,
     isDefaultAdmin: identity.isDefaultAdmin,
@@ -88,13 +93,22 @@ export function registerIdentities(app: FastifyInstance, ctx: ControllerContext)
     toWire: (identity) => identityToWire(ctx, identity),
     build(body, mode, existing, id, now) {
       const problems: FieldCause[] = [];
-      const authPolicyId = pick<string | null>(body, 'authPolicyId', mode, existing?.authPolicyId ?? 'default') ?? 'default';
+      const authPolicyId =
+        pick<string | null>(body, 'authPolicyId', mode, existing?.authPolicyId ?? 'default') ?? 'default';
       if (!ctx.store.authPolicies.get(authPolicyId)) {
-        problems.push({ field: 'authPolicyId', reason: `no auth policy with id '${authPolicyId}'`, value: authPolicyId });
+        problems.push({
+          field: 'authPolicyId',
+          reason: `no auth policy with id '${authPolicyId}'`,
+          value: authPolicyId,
+        });
       }
       const isAdmin = pick(body, 'isAdmin', mode, existing?.isAdmin ?? false);
       if (existing?.isDefaultAdmin && !isAdmin) {
-        problems.push({ field: 'isAdmin', reason: 'the default admin must stay an administrator', value: false });
+        problems.push({
+          field: 'isAdmin',
+          reason: 'the default admin must stay an administrator',
+          value: false,
+        });
       }
       if (problems.length) throw validationError(problems);
       return {
@@ -103,7 +117,9 @@ export function registerIdentities(app: FastifyInstance, ctx: ControllerContext)
         type: pick(body, 'type', mode, existing?.type ?? 'Default'),
         isAdmin,
         isDefaultAdmin: existing?.isDefaultAdmin ?? false,
-        roleAttributes: normaliseAttributes(pick(body, 'roleAttributes', mode, existing?.roleAttributes ?? []) ?? []),
+        roleAttributes: normaliseAttributes(
+          pick(body, 'roleAttributes', mode, existing?.roleAttributes ?? []) ?? [],
+        ),
         authPolicyId,
         externalId: pick(body, 'externalId', mode, existing?.externalId ?? null),
         disabled: pick(body, 'disabled', mode, existing?.disabled ?? false),
@@ -114,7 +130,11 @@ export function registerIdentities(app: FastifyInstance, ctx: ControllerContext)
     },
     beforeDelete(identity) {
       if (identity.isDefaultAdmin) {
-        throw new ApiError(409, 'CAN_NOT_DELETE_REFERENCED_ENTITY', 'The default admin identity cannot be deleted');
+        throw new ApiError(
+          409,
+          'CAN_NOT_DELETE_REFERENCED_ENTITY',
+          'The default admin identity cannot be deleted',
+        );
       }
     },
     afterWrite(identity, op) {

@@ -3,7 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../http/api-error.js';
 import { detail, list, selfLinks } from '../../http/envelope.js';
 import { parseListQuery } from '../../http/list-query.js';
-import { BaseEntity, IdParams, ListQuerystring, detailEnvelope, errorResponses, listEnvelope } from '../../http/schemas.js';
+import {
+  BaseEntity,
+  IdParams,
+  ListQuerystring,
+  detailEnvelope,
+  errorResponses,
+  listEnvelope,
+} from '../../http/schemas.js';
 import type { PostureCheckType } from '../../posture/types.js';
 
 const ALL_OS = ['Windows', 'WindowsServer', 'Linux', 'macOS', 'iOS', 'Android'];
@@ -41,7 +48,13 @@ export function registerPostureCheckTypes(app: FastifyInstance): void {
   const tags = ['Posture Checks'];
   app.get(
     '/posture-check-types',
-    { schema: { tags, querystring: ListQuerystring, response: { 200: listEnvelope(TypeDetail), ...errorResponses(400, 401) } } },
+    {
+      schema: {
+        tags,
+        querystring: ListQuerystring,
+        response: { 200: listEnvelope(TypeDetail), ...errorResponses(400, 401) },
+      },
+    },
     async (request) => {
       const q = parseListQuery(request.query as Record<string, never>);
       const matching = TYPES.filter(
@@ -56,7 +69,13 @@ export function registerPostureCheckTypes(app: FastifyInstance): void {
   );
   app.get(
     '/posture-check-types/:id',
-    { schema: { tags, params: IdParams, response: { 200: detailEnvelope(TypeDetail), ...errorResponses(401, 404) } } },
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        response: { 200: detailEnvelope(TypeDetail), ...errorResponses(401, 404) },
+      },
+    },
     async (request) => {
       const type = TYPES.find((t) => t.id === (request.params as { id: string }).id);
       if (!type) throw notFound('posture-check-types');

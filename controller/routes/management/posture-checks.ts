@@ -47,16 +47,28 @@ export function postureCheckToWire(check: PostureCheck): Record<string, unknown>
   };
 }
 
-function buildCheck(body: Record<string, unknown>, mode: WriteMode, existing: PostureCheck | undefined, id: string, now: Date): PostureCheck {
+function buildCheck(
+  body: Record<string, unknown>,
+  mode: WriteMode,
+  existing: PostureCheck | undefined,
+  id: string,
+  now: Date,
+): PostureCheck {
   const typeId = (body.typeId ?? existing?.typeId) as string | undefined;
   const module = typeId === undefined ? undefined : getCheckModule(typeId);
   if (!module) {
     throw validationError([
-      { field: 'typeId', reason: `must be one of ${POSTURE_CHECK_TYPES.join(', ')}`, value: body.typeId ?? null },
+      {
+        field: 'typeId',
+        reason: `must be one of ${POSTURE_CHECK_TYPES.join(', ')}`,
+        value: body.typeId ?? null,
+      },
     ]);
   }
   if (existing && typeId !== existing.typeId) {
-    throw validationError([{ field: 'typeId', reason: `a ${existing.typeId} check cannot change its type`, value: typeId }]);
+    throw validationError([
+      { field: 'typeId', reason: `a ${existing.typeId} check cannot change its type`, value: typeId },
+    ]);
   }
   const problems: FieldCause[] = [];
   const parsed = module.parse(body, mode, existing as never);

@@ -18,13 +18,15 @@ export function normaliseRoles<T extends Entity>(
   roles.forEach((role, i) => {
     const where = at(field, i);
     if (role === '#all') {
-      if (roles.length > 1) problems.push({ field: where, reason: '#all must be the only role when used', value: role });
+      if (roles.length > 1)
+        problems.push({ field: where, reason: '#all must be the only role when used', value: role });
       out.push(role);
     } else if (role.startsWith('#') && role.length > 1) {
       out.push(role);
     } else if (role.startsWith('@') && role.length > 1) {
       const target = repo.getByIdOrName(role.slice(1));
-      if (!target) problems.push({ field: where, reason: `no entity with id or name '${role.slice(1)}'`, value: role });
+      if (!target)
+        problems.push({ field: where, reason: `no entity with id or name '${role.slice(1)}'`, value: role });
       else out.push(`@${target.id}`);
     } else {
       problems.push({
@@ -48,7 +50,9 @@ export function rolesDisplay<T extends Entity>(roles: readonly string[], repo: E
 
 /** Role attributes as given: names, optionally written with a leading `#`, which is dropped. */
 export function normaliseAttributes(attributes: readonly string[]): string[] {
-  return [...new Set(attributes.map((a) => (a.startsWith('#') ? a.slice(1) : a)).filter((a) => a.length > 0))];
+  return [
+    ...new Set(attributes.map((a) => (a.startsWith('#') ? a.slice(1) : a)).filter((a) => a.length > 0)),
+  ];
 }
 
 export type { ControllerContext };

@@ -56,7 +56,10 @@ export function registerServicePolicies(app: FastifyInstance, ctx: ControllerCon
     }),
     build(body, mode, existing, id, now) {
       const problems: FieldCause[] = [];
-      const roles = (field: 'identityRoles' | 'serviceRoles' | 'postureCheckRoles', repo: Parameters<typeof normaliseRoles>[2]) =>
+      const roles = (
+        field: 'identityRoles' | 'serviceRoles' | 'postureCheckRoles',
+        repo: Parameters<typeof normaliseRoles>[2],
+      ) =>
         mode === 'patch' && !(field in body)
           ? (existing?.[field] ?? [])
           : normaliseRoles((body[field] as string[] | null) ?? [], field, repo, problems);

@@ -54,9 +54,16 @@ export function registerServices(app: FastifyInstance, ctx: ControllerContext): 
     build: (body, mode, existing, id, now) => ({
       id,
       name: pick(body, 'name', mode, existing?.name ?? ''),
-      roleAttributes: normaliseAttributes(pick(body, 'roleAttributes', mode, existing?.roleAttributes ?? []) ?? []),
+      roleAttributes: normaliseAttributes(
+        pick(body, 'roleAttributes', mode, existing?.roleAttributes ?? []) ?? [],
+      ),
       encryptionRequired: pick(body, 'encryptionRequired', mode, existing?.encryptionRequired ?? true),
-      terminatorStrategy: pick(body, 'terminatorStrategy', mode, existing?.terminatorStrategy ?? 'smartrouting'),
+      terminatorStrategy: pick(
+        body,
+        'terminatorStrategy',
+        mode,
+        existing?.terminatorStrategy ?? 'smartrouting',
+      ),
       maxIdleTimeMillis: pick(body, 'maxIdleTimeMillis', mode, existing?.maxIdleTimeMillis ?? 0),
       tags: pick(body, 'tags', mode, existing?.tags ?? {}),
       createdAt: existing?.createdAt ?? now,

@@ -26,7 +26,10 @@ const AuthenticateBody = Type.Object(
 const AuthenticateQuery = Type.Object({ method: Type.String() });
 
 const stringsOnly = (o: Record<string, unknown> | undefined) =>
-  Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+  Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => typeof v === 'string')) as Record<
+    string,
+    string
+  >;
 
 /** POST /authenticate?method=password: a new API session for a username and password. */
 export function registerAuthenticate(app: FastifyInstance, ctx: ControllerContext): void {
@@ -44,13 +47,24 @@ export function registerAuthenticate(app: FastifyInstance, ctx: ControllerContex
     async (request, reply) => {
       const { method } = request.query as { method: string };
       if (method !== 'password') {
-        throw new ApiError(400, 'INVALID_AUTH_METHOD', `Authentication method '${method}' is not supported; use password`, {
-          field: 'method',
-          reason: 'must be password',
-          value: method,
-        });
+        throw new ApiError(
+          400,
+          'INVALID_AUTH_METHOD',
+          `Authentication method '${method}' is not supported; use password`,
+          {
+            field: 'method',
+            reason: 'must be password',
+            value: method,
+          },
+        );
       }
-      const body = request.body as { username: string; password: string; envInfo?: object; sdkInfo?: object; configTypes?: string[] };
+      const body = request.body as {
+        username: string;
+        password: string;
+        envInfo?: object;
+        sdkInfo?: object;
+        configTypes?: string[];
+      };
       // Both the account and the address are limited, so neither guessing one password across many
       // accounts nor many passwords for one account gets far.
       const { account, address } = ctx.loginLimiters;

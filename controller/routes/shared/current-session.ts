@@ -12,16 +12,24 @@ export function registerCurrentSession(app: FastifyInstance, ctx: ControllerCont
   const tags = ['Current API Session'];
   app.get(
     '/current-api-session',
-    { config: { access: 'partial' }, schema: { tags, response: { 200: detailEnvelope(CurrentApiSessionDetail), ...errorResponses(401) } } },
+    {
+      config: { access: 'partial' },
+      schema: { tags, response: { 200: detailEnvelope(CurrentApiSessionDetail), ...errorResponses(401) } },
+    },
     async (request, reply) => {
       const { session, identity, token } = authOf(request);
-      return reply.headers(sessionHeaders(ctx, session)).send(detail(currentSessionToWire(ctx, session, identity, token)));
+      return reply
+        .headers(sessionHeaders(ctx, session))
+        .send(detail(currentSessionToWire(ctx, session, identity, token)));
     },
   );
 
   app.delete(
     '/current-api-session',
-    { config: { access: 'partial' }, schema: { tags, response: { 200: EmptyEnvelope, ...errorResponses(401) } } },
+    {
+      config: { access: 'partial' },
+      schema: { tags, response: { 200: EmptyEnvelope, ...errorResponses(401) } },
+    },
     async (request) => {
       deleteApiSession(ctx, authOf(request).session);
       return empty();
@@ -30,7 +38,13 @@ export function registerCurrentSession(app: FastifyInstance, ctx: ControllerCont
 
   app.get(
     '/current-identity',
-    { config: { access: 'full' }, schema: { tags: ['Current Identity'], response: { 200: detailEnvelope(IdentityDetail), ...errorResponses(401) } } },
+    {
+      config: { access: 'full' },
+      schema: {
+        tags: ['Current Identity'],
+        response: { 200: detailEnvelope(IdentityDetail), ...errorResponses(401) },
+      },
+    },
     async (request) => detail(identityToWire(ctx, authOf(request).identity)),
   );
 }

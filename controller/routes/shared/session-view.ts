@@ -40,7 +40,12 @@ export const CurrentApiSessionDetail = Type.Object(
 );
 
 /** The current API session as OpenZiti's `currentApiSessionDetail`. */
-export function currentSessionToWire(ctx: ControllerContext, session: ApiSession, identity: Identity, token: string) {
+export function currentSessionToWire(
+  ctx: ControllerContext,
+  session: ApiSession,
+  identity: Identity,
+  token: string,
+) {
   const queries = outstandingAuthQueries(ctx, session, identity);
   const expires = expiresAt(ctx, session);
   const requireTotp = queries.length > 0 || session.isMfaRequired;
@@ -72,6 +77,8 @@ export function sessionHeaders(ctx: ControllerContext, session: ApiSession): Rec
   const expires = expiresAt(ctx, session);
   return {
     'expires-at': expires.toISOString(),
-    'expiration-seconds': String(Math.max(0, Math.round((expires.getTime() - ctx.clock.now().getTime()) / 1000))),
+    'expiration-seconds': String(
+      Math.max(0, Math.round((expires.getTime() - ctx.clock.now().getTime()) / 1000)),
+    ),
   };
 }

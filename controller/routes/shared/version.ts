@@ -4,7 +4,11 @@ import { detail } from '../../http/envelope.js';
 import { detailEnvelope } from '../../http/schemas.js';
 import { POSTERN_VERSION } from '../../version.js';
 
-const ApiVersion = Type.Object({ path: Type.String(), version: Type.String(), apiBaseUrls: Type.Array(Type.String()) });
+const ApiVersion = Type.Object({
+  path: Type.String(),
+  version: Type.String(),
+  apiBaseUrls: Type.Array(Type.String()),
+});
 const VersionDetail = Type.Object({
   version: Type.String(),
   revision: Type.String(),
@@ -16,20 +20,27 @@ const VersionDetail = Type.Object({
 
 /** GET /version: what this controller is and which APIs it serves (OpenZiti's shape). */
 export function registerVersion(app: FastifyInstance, path = '/version'): void {
-  app.get(path, { config: { access: 'public' }, schema: { tags: ['Informational'], response: { 200: detailEnvelope(VersionDetail) } } }, async (request) => {
-    const base = `${request.protocol}://${request.host}`;
-    const api = (p: string) => ({ v1: { path: p, version: '1', apiBaseUrls: [`${base}${p}`] } });
-    return detail({
-      version: `v${POSTERN_VERSION}`,
-      revision: 'postern',
-      buildDate: '',
-      runtimeVersion: process.version,
-      capabilities: [],
-      apiVersions: {
-        edge: api('/edge/client/v1'),
-        'edge-client': api('/edge/client/v1'),
-        'edge-management': api('/edge/management/v1'),
-      },
-    });
-  });
+  app.get(
+    path,
+    {
+      config: { access: 'public' },
+      schema: { tags: ['Informational'], response: { 200: detailEnvelope(VersionDetail) } },
+    },
+    async (request) => {
+      const base = `${request.protocol}://${request.host}`;
+      const api = (p: string) => ({ v1: { path: p, version: '1', apiBaseUrls: [`${base}${p}`] } });
+      return detail({
+        version: `v${POSTERN_VERSION}`,
+        revision: 'postern',
+        buildDate: '',
+        runtimeVersion: process.version,
+        capabilities: [],
+        apiVersions: {
+          edge: api('/edge/client/v1'),
+          'edge-client': api('/edge/client/v1'),
+          'edge-management': api('/edge/management/v1'),
+        },
+      });
+    },
+  );
 }

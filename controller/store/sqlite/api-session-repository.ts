@@ -12,7 +12,10 @@ interface Row {
   last_activity_at: string;
 }
 
-type SessionDoc = Omit<ApiSession, 'id' | 'identityId' | 'authenticatorId' | 'createdAt' | 'updatedAt' | 'lastActivityAt'>;
+type SessionDoc = Omit<
+  ApiSession,
+  'id' | 'identityId' | 'authenticatorId' | 'createdAt' | 'updatedAt' | 'lastActivityAt'
+>;
 
 function fromRow(r: Row): ApiSession {
   const doc = JSON.parse(r.doc) as SessionDoc;
@@ -28,7 +31,15 @@ function fromRow(r: Row): ApiSession {
 }
 
 function docOf(s: ApiSession): string {
-  const { id: _i, identityId: _d, authenticatorId: _a, createdAt: _c, updatedAt: _u, lastActivityAt: _l, ...doc } = s;
+  const {
+    id: _i,
+    identityId: _d,
+    authenticatorId: _a,
+    createdAt: _c,
+    updatedAt: _u,
+    lastActivityAt: _l,
+    ...doc
+  } = s;
   return JSON.stringify(doc);
 }
 
@@ -45,7 +56,9 @@ export class SqliteApiSessionRepository implements ApiSessionRepository {
         `INSERT INTO api_sessions (id, token_hash, identity_id, authenticator_id, doc, created_at, updated_at, last_activity_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      update: db.prepare(`UPDATE api_sessions SET doc = ?, updated_at = ?, last_activity_at = ? WHERE id = ?`),
+      update: db.prepare(
+        `UPDATE api_sessions SET doc = ?, updated_at = ?, last_activity_at = ? WHERE id = ?`,
+      ),
       touch: db.prepare(`UPDATE api_sessions SET last_activity_at = ? WHERE id = ?`),
       delete: db.prepare(`DELETE FROM api_sessions WHERE id = ?`),
       idle: db.prepare(`SELECT id, identity_id FROM api_sessions WHERE last_activity_at < ?`),

@@ -41,12 +41,15 @@ export class SqliteAuthenticatorRepository implements AuthenticatorRepository {
   }
 
   getByUsername(username: string): Authenticator | undefined {
-    const row = this.db.prepare(`SELECT * FROM authenticators WHERE username = ?`).get(username) as Row | undefined;
+    const row = this.db.prepare(`SELECT * FROM authenticators WHERE username = ?`).get(username) as
+      Row | undefined;
     return row && fromRow(row);
   }
 
   listByIdentity(identityId: string): Authenticator[] {
-    return (this.db.prepare(`SELECT * FROM authenticators WHERE identity_id = ?`).all(identityId) as Row[]).map(fromRow);
+    return (
+      this.db.prepare(`SELECT * FROM authenticators WHERE identity_id = ?`).all(identityId) as Row[]
+    ).map(fromRow);
   }
 
   list(query: ListQuery): Page<Authenticator> {

@@ -18,9 +18,9 @@ export type DocReviver<T> = (doc: Record<string, unknown>) => Partial<T>;
  * One entity kind stored as JSON documents in `table`. When `roleKind` is given, the entity's
  * `roleAttributes` are mirrored into the indexed `role_attributes` table on every write.
  */
-export class DocumentRepository<T extends Entity & { roleAttributes?: string[] }>
-  implements AttributedRepository<T>
-{
+export class DocumentRepository<
+  T extends Entity & { roleAttributes?: string[] },
+> implements AttributedRepository<T> {
   private readonly stmts;
   /** SQL that varies with its inputs (IN lists, filters), prepared once per distinct text. */
   private readonly prepared = new Map<string, Database.Statement>();
@@ -51,8 +51,12 @@ export class DocumentRepository<T extends Entity & { roleAttributes?: string[] }
       ),
       delete: db.prepare(`DELETE FROM ${table} WHERE id = ?`),
       clearAttributes: db.prepare(`DELETE FROM role_attributes WHERE kind = ? AND entity_id = ?`),
-      addAttribute: db.prepare(`INSERT OR IGNORE INTO role_attributes (kind, entity_id, attribute) VALUES (?, ?, ?)`),
-      attributes: db.prepare(`SELECT DISTINCT attribute FROM role_attributes WHERE kind = ? ORDER BY attribute`),
+      addAttribute: db.prepare(
+        `INSERT OR IGNORE INTO role_attributes (kind, entity_id, attribute) VALUES (?, ?, ?)`,
+      ),
+      attributes: db.prepare(
+        `SELECT DISTINCT attribute FROM role_attributes WHERE kind = ? ORDER BY attribute`,
+      ),
     };
   }
 
@@ -68,7 +72,9 @@ export class DocumentRepository<T extends Entity & { roleAttributes?: string[] }
       params.push(query.nameContains);
     }
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const total = this.sql(`SELECT COUNT(*) AS n FROM ${this.table} ${clause}`).get(...params) as { n: number };
+    const total = this.sql(`SELECT COUNT(*) AS n FROM ${this.table} ${clause}`).get(...params) as {
+      n: number;
+    };
     const rows = this.sql(`SELECT * FROM ${this.table} ${clause} ORDER BY name LIMIT ? OFFSET ?`).all(
       ...params,
       query.limit,
@@ -177,7 +183,8 @@ export class DocumentRepository<T extends Entity & { roleAttributes?: string[] }
   private syncAttributes(entity: T): void {
     if (!this.roleKind) return;
     this.stmts.clearAttributes.run(this.roleKind, entity.id);
-    for (const attribute of entity.roleAttributes ?? []) this.stmts.addAttribute.run(this.roleKind, entity.id, attribute);
+    for (const attribute of entity.roleAttributes ?? [])
+      this.stmts.addAttribute.run(this.roleKind, entity.id, attribute);
   }
 
   protected toRow(entity: T): Record<string, unknown> {

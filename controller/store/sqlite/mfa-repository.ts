@@ -133,7 +133,10 @@ export class SqliteMfaRepository implements MfaRepository {
   }
 
   recoveryCodes(identityId: string): SealedRecoveryCode[] {
-    return (this.stmts.codes.all(identityId) as { id: string; code: Buffer }[]).map((r) => ({ id: r.id, sealed: r.code }));
+    return (this.stmts.codes.all(identityId) as { id: string; code: Buffer }[]).map((r) => ({
+      id: r.id,
+      sealed: r.code,
+    }));
   }
 
   countRecoveryCodes(identityId: string): number {
@@ -176,7 +179,9 @@ export class SqliteMfaRepository implements MfaRepository {
       values.push(value);
     }
     const where = clauses.length ? `WHERE ${clauses.join(' AND ')}` : '';
-    const total = this.db.prepare(`SELECT COUNT(*) AS n FROM mfa_audit_events ${where}`).get(...values) as { n: number };
+    const total = this.db.prepare(`SELECT COUNT(*) AS n FROM mfa_audit_events ${where}`).get(...values) as {
+      n: number;
+    };
     const rows = this.db
       .prepare(`SELECT * FROM mfa_audit_events ${where} ORDER BY seq DESC LIMIT ? OFFSET ?`)
       .all(...values, query.limit, query.offset) as AuditRow[];

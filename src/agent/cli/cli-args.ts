@@ -82,7 +82,8 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
   let intervalSeconds: number | undefined;
   if (values.interval !== undefined) {
     intervalSeconds = Number(values.interval);
-    if (!Number.isFinite(intervalSeconds) || intervalSeconds < 1) throw new UsageError(`--interval must be at least 1 second, got '${values.interval}'`);
+    if (!Number.isFinite(intervalSeconds) || intervalSeconds < 1)
+      throw new UsageError(`--interval must be at least 1 second, got '${values.interval}'`);
   }
   return {
     command,
@@ -108,6 +109,7 @@ export function normaliseControllerUrl(text: string): string {
   } catch {
     throw new UsageError(`'${text}' is not a URL; use e.g. https://controller.example.com:1280`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`the controller URL must be http(s), got '${text}'`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`the controller URL must be http(s), got '${text}'`);
   return url.toString().replace(/\/+$/, '');
 }

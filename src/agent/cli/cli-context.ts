@@ -25,7 +25,11 @@ export interface CliContext {
   logger: AgentLogger;
 }
 
-export async function createCliContext(args: CliArgs, env: NodeJS.ProcessEnv, terminal: Terminal): Promise<CliContext> {
+export async function createCliContext(
+  args: CliArgs,
+  env: NodeJS.ProcessEnv,
+  terminal: Terminal,
+): Promise<CliContext> {
   const settingsFile = new SettingsFile(args.configDir);
   return {
     args,
@@ -40,7 +44,8 @@ export async function createCliContext(args: CliArgs, env: NodeJS.ProcessEnv, te
 
 export function controllerUrlOf(ctx: CliContext): string {
   const url = ctx.args.controller ?? ctx.settings.controllerUrl;
-  if (!url) throw new CliError('no controller: pass --controller URL (or set POSTERN_CONTROLLER_URL)', EXIT.usage);
+  if (!url)
+    throw new CliError('no controller: pass --controller URL (or set POSTERN_CONTROLLER_URL)', EXIT.usage);
   return normaliseControllerUrl(url);
 }
 
@@ -87,10 +92,16 @@ export function signIn(agent: Agent, ctx: CliContext): Promise<AgentStatus> {
 /** Commands that list or report need a complete session. */
 export function requireActive(status: AgentStatus): void {
   if (status.state === 'needs-totp') {
-    throw new CliError('no valid authenticator code was entered; this account needs one to sign in', EXIT.mfa);
+    throw new CliError(
+      'no valid authenticator code was entered; this account needs one to sign in',
+      EXIT.mfa,
+    );
   }
   if (status.state === 'needs-enrollment') {
-    throw new CliError('this account must set up an authenticator app first: run `postern-agent mfa enroll`', EXIT.mfa);
+    throw new CliError(
+      'this account must set up an authenticator app first: run `postern-agent mfa enroll`',
+      EXIT.mfa,
+    );
   }
   if (status.state !== 'active') throw new CliError('not signed in: run `postern-agent login`', EXIT.auth);
 }

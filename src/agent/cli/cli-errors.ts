@@ -27,18 +27,31 @@ function controllerFailure(error: ControllerError): { message: string; exitCode:
     case ERROR_CODES.invalidAuth:
       return { message: 'wrong username or password', exitCode: EXIT.auth };
     case ERROR_CODES.unauthorized:
-      return { message: 'the controller refused the session; sign in again with `postern-agent login`', exitCode: EXIT.auth };
+      return {
+        message: 'the controller refused the session; sign in again with `postern-agent login`',
+        exitCode: EXIT.auth,
+      };
     case ERROR_CODES.mfaInvalidToken:
-      return { message: 'wrong code: enter the current code from your authenticator app', exitCode: EXIT.mfa };
+      return {
+        message: 'wrong code: enter the current code from your authenticator app',
+        exitCode: EXIT.mfa,
+      };
     case ERROR_CODES.mfaNotEnrolled:
-      return { message: 'no authenticator app is set up; run `postern-agent mfa enroll`', exitCode: EXIT.mfa };
+      return {
+        message: 'no authenticator app is set up; run `postern-agent mfa enroll`',
+        exitCode: EXIT.mfa,
+      };
     case ERROR_CODES.rateLimited: {
-      const wait = error.retryAfterMs === undefined ? 'later' : `in ${Math.ceil(error.retryAfterMs / 1000)} s`;
+      const wait =
+        error.retryAfterMs === undefined ? 'later' : `in ${Math.ceil(error.retryAfterMs / 1000)} s`;
       return { message: `too many attempts; try again ${wait}`, exitCode: EXIT.error };
     }
     default: {
       const field = error.field ? ` (${error.field})` : '';
-      return { message: `the controller answered ${error.code}${field}: ${error.message}`, exitCode: EXIT.error };
+      return {
+        message: `the controller answered ${error.code}${field}: ${error.message}`,
+        exitCode: EXIT.error,
+      };
     }
   }
 }
@@ -47,7 +60,10 @@ export function explainError(error: unknown): { message: string; exitCode: ExitC
   if (error instanceof UsageError) return { message: `${error.message} (see --help)`, exitCode: EXIT.usage };
   if (error instanceof CliError) return { message: error.message, exitCode: error.exitCode };
   if (error instanceof NotSignedInError) {
-    return { message: 'not signed in: run `postern-agent login` (or set POSTERN_PASSWORD)', exitCode: EXIT.auth };
+    return {
+      message: 'not signed in: run `postern-agent login` (or set POSTERN_PASSWORD)',
+      exitCode: EXIT.auth,
+    };
   }
   if (error instanceof ControllerError) return controllerFailure(error);
   if (error instanceof CredentialStoreError) {

@@ -52,7 +52,11 @@ export function statusLines(status: AgentStatus, services: readonly ServiceAcces
     'needs-enrollment': 'signed in, must set up an authenticator app (mfa enroll)',
     active: 'signed in',
   }[status.state];
-  const mfa = { enrolled: 'set up', unverified: 'setup not finished (mfa verify)', 'not-enrolled': 'not set up' };
+  const mfa = {
+    enrolled: 'set up',
+    unverified: 'setup not finished (mfa verify)',
+    'not-enrolled': 'not set up',
+  };
   const granted = services.filter((s) => s.access === 'granted').length;
   const lines = [
     `controller  ${status.controllerUrl}${status.reachable === false ? ' (unreachable)' : ''}`,

@@ -32,7 +32,10 @@ export class Terminal {
   }
 
   /** Asks one question; null when stdin has ended or the signal aborted. */
-  async ask(question: string, options: { hidden?: boolean; signal?: AbortSignal } = {}): Promise<string | null> {
+  async ask(
+    question: string,
+    options: { hidden?: boolean; signal?: AbortSignal } = {},
+  ): Promise<string | null> {
     this.open();
     this.io.output.write(question);
     this.muted = Boolean(options.hidden);
@@ -116,14 +119,17 @@ export class TerminalPromptPort implements PromptPort {
     t.print();
     if (prompt.error) t.print(prompt.error);
     else t.print(describeTotpPrompt(prompt, (this.options.now ?? Date.now)()));
-    if (prompt.services.length && prompt.attempt === 1) t.print(`  services: ${prompt.services.map((s) => s.name).join(', ')}`);
+    if (prompt.services.length && prompt.attempt === 1)
+      t.print(`  services: ${prompt.services.map((s) => s.name).join(', ')}`);
     const answer = await t.ask('Authenticator code (or a recovery code; empty to skip): ', { signal });
     if (signal.aborted) t.print('(code prompt closed)');
     return answer;
   }
 
   updatePrompt(prompt: TotpPrompt): void {
-    this.terminal.print(`(the code you enter now also covers: ${prompt.services.map((s) => s.name).join(', ')})`);
+    this.terminal.print(
+      `(the code you enter now also covers: ${prompt.services.map((s) => s.name).join(', ')})`,
+    );
   }
 
   notify(notice: AgentNotice): void {

@@ -135,7 +135,12 @@ export class ControllerClient {
     return this.reauthInFlight;
   }
 
-  private async withRetries<T>(method: string, path: string, options: RequestOptions, token?: string): Promise<Envelope<T>> {
+  private async withRetries<T>(
+    method: string,
+    path: string,
+    options: RequestOptions,
+    token?: string,
+  ): Promise<Envelope<T>> {
     for (let retry = 0; ; retry++) {
       try {
         return await this.send<T>(method, path, options, token);
@@ -149,7 +154,12 @@ export class ControllerClient {
     }
   }
 
-  private async send<T>(method: string, path: string, options: RequestOptions, token?: string): Promise<Envelope<T>> {
+  private async send<T>(
+    method: string,
+    path: string,
+    options: RequestOptions,
+    token?: string,
+  ): Promise<Envelope<T>> {
     let response: AxiosResponse<unknown>;
     try {
       response = await this.http.request({

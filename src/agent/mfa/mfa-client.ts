@@ -4,7 +4,12 @@
  * answer a TOTP prompt. Calls carrying a code are never retried: a code is good once.
  */
 import { ERROR_CODES } from '../../api/envelopes.js';
-import { secretOfProvisioningUrl, type MfaDetail, type MfaRecoveryCodes, type MfaState } from '../../api/mfa.js';
+import {
+  secretOfProvisioningUrl,
+  type MfaDetail,
+  type MfaRecoveryCodes,
+  type MfaState,
+} from '../../api/mfa.js';
 import { MFA_CODE_HEADER, PATHS } from '../../api/paths.js';
 import type { ControllerClient } from '../client/controller-client.js';
 import { isControllerError } from '../client/controller-error.js';
@@ -56,13 +61,18 @@ export class MfaClient {
   async enroll(): Promise<MfaEnrollment> {
     try {
       // Postern answers the create with the URL and codes; OpenZiti only with the id, hence the read below.
-      const created = await this.client.request<Partial<MfaDetail>>('POST', PATHS.mfa, { body: {}, retry: false });
+      const created = await this.client.request<Partial<MfaDetail>>('POST', PATHS.mfa, {
+        body: {},
+        retry: false,
+      });
       if (created?.provisioningUrl && created.recoveryCodes) {
         const { provisioningUrl, recoveryCodes } = created;
         return { provisioningUrl, secret: secretOfProvisioningUrl(provisioningUrl) ?? '', recoveryCodes };
       }
     } catch (error) {
-      const exists = isControllerError(error, ERROR_CODES.mfaExists) || isControllerError(error, ERROR_CODES.alreadyMfaEnrolled);
+      const exists =
+        isControllerError(error, ERROR_CODES.mfaExists) ||
+        isControllerError(error, ERROR_CODES.alreadyMfaEnrolled);
       if (!exists) throw error;
     }
     const status = await this.status();
@@ -103,10 +113,14 @@ export class MfaClient {
    * returns an empty body, and the new list must then be read with the next code.
    */
   async regenerateRecoveryCodes(code: string): Promise<string[] | undefined> {
-    const reply = await this.client.request<Partial<MfaRecoveryCodes> | undefined>('POST', PATHS.mfaRecoveryCodes, {
-      body: { code },
-      retry: false,
-    });
+    const reply = await this.client.request<Partial<MfaRecoveryCodes> | undefined>(
+      'POST',
+      PATHS.mfaRecoveryCodes,
+      {
+        body: { code },
+        retry: false,
+      },
+    );
     return Array.isArray(reply?.recoveryCodes) ? reply.recoveryCodes : undefined;
   }
 

@@ -110,7 +110,8 @@ export class PostureReporter {
     this.timer = undefined;
     const run = this.cycle().finally(() => {
       this.inFlight = undefined;
-      if (this.started && !this.queued) this.timer = this.clock.setTimeout(() => void this.runNow(), this.intervalMs);
+      if (this.started && !this.queued)
+        this.timer = this.clock.setTimeout(() => void this.runNow(), this.intervalMs);
     });
     this.inFlight = run;
     return run;
@@ -118,20 +119,28 @@ export class PostureReporter {
 
   private async cycle(): Promise<ReportResult> {
     const status = this.options.session();
-    const base = { sent: [], unchanged: [], full: false, services: this.options.directory.snapshot?.services ?? [] };
+    const base = {
+      sent: [],
+      unchanged: [],
+      full: false,
+      services: this.options.directory.snapshot?.services ?? [],
+    };
     if (status.state !== 'active') return this.publish({ ...base, skipped: status.state });
     let full = this.fullResend;
     try {
       const { directory, api } = this.options;
       await directory.refreshIfChanged();
       // Read after the first request: an expired session has been replaced by a new login by now.
-      if (this.options.session().apiSessionId !== this.sentSessionId) this.requestFullResend('new API session');
+      if (this.options.session().apiSessionId !== this.sentSessionId)
+        this.requestFullResend('new API session');
       const generation = this.generation;
       full = this.fullResend;
       const services = directory.snapshot?.services ?? [];
       const responses = await this.collect(planCollection(services, this.options.platform));
       this.forgetObsolete(responses);
-      const sent = full ? responses : responses.filter((r) => this.acknowledged.get(responseKey(r)) !== JSON.stringify(r));
+      const sent = full
+        ? responses
+        : responses.filter((r) => this.acknowledged.get(responseKey(r)) !== JSON.stringify(r));
       const unchanged = responses.filter((r) => !sent.includes(r));
       if (sent.length > 0) {
         await api.postPostureBulk(sent);
@@ -146,7 +155,11 @@ export class PostureReporter {
     } catch (error) {
       this.requestFullResend(`cycle failed: ${errorMessage(error)}`);
       this.log.warn(`posture report failed: ${errorMessage(error)}`);
-      return this.publish({ ...base, full, error: error instanceof Error ? error : new Error(String(error)) });
+      return this.publish({
+        ...base,
+        full,
+        error: error instanceof Error ? error : new Error(String(error)),
+      });
     }
   }
 

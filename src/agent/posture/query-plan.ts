@@ -32,7 +32,10 @@ function pick(current: string | undefined, id: string): string {
   return current === undefined || id < current ? id : current;
 }
 
-export function planCollection(services: readonly ServiceDetail[], platform: NodeJS.Platform = process.platform): CollectionPlan {
+export function planCollection(
+  services: readonly ServiceDetail[],
+  platform: NodeJS.Platform = process.platform,
+): CollectionPlan {
   const plan: CollectionPlan = { processes: [] };
   const processes = new Map<string, string>();
   const addProcess = (query: PostureQuery, entry: PostureQueryProcess | undefined) => {

@@ -23,7 +23,8 @@ const SCREENSAVERS = new Set([
 ]);
 
 // dbus-monitor: `signal time=… sender=… -> destination=… serial=… path=/x; interface=a.b; member=M`
-const MONITOR_HEADER = /^(signal|method call|method return|error)\b.*?\bpath=([^;]*);\s*interface=([^;]*);\s*member=(\S+)/;
+const MONITOR_HEADER =
+  /^(signal|method call|method return|error)\b.*?\bpath=([^;]*);\s*interface=([^;]*);\s*member=(\S+)/;
 const MONITOR_ARG = /^\s+(boolean|string|u?int(?:16|32|64)|byte|double|object path)\s+(.*)$/;
 // gdbus monitor: `/org/freedesktop/login1: org.freedesktop.login1.Manager.PrepareForSleep (true,)`
 const GDBUS_LINE = /^(\/\S*): ([\w.]+)\.(\w+) \((.*)\)\s*$/;
@@ -39,7 +40,15 @@ function gdbusArgs(text: string): (string | boolean | number)[] {
     .split(',')
     .map((a) => a.trim())
     .filter((a) => a !== '')
-    .map((a) => (a === 'true' ? true : a === 'false' ? false : /^-?\d+(\.\d+)?$/.test(a) ? Number(a) : a.replace(/^'(.*)'$/, '$1')));
+    .map((a) =>
+      a === 'true'
+        ? true
+        : a === 'false'
+          ? false
+          : /^-?\d+(\.\d+)?$/.test(a)
+            ? Number(a)
+            : a.replace(/^'(.*)'$/, '$1'),
+    );
 }
 
 /** Feed lines in order; each call returns the signals completed by that line. */
@@ -51,7 +60,9 @@ export class DbusSignalParser {
     if (gdbus) {
       this.pending = undefined;
       const [, path, iface, member, args] = gdbus;
-      return member! in ARG_COUNT ? [{ path: path!, iface: iface!, member: member!, args: gdbusArgs(args!) }] : [];
+      return member! in ARG_COUNT
+        ? [{ path: path!, iface: iface!, member: member!, args: gdbusArgs(args!) }]
+        : [];
     }
     const header = MONITOR_HEADER.exec(line);
     if (header) {
@@ -81,7 +92,11 @@ export class DbusSignalParser {
  */
 export function logindSessionPath(sessionId: string): string {
   const encoded = [...sessionId]
-    .map((c, i) => (/[A-Za-z0-9]/.test(c) && !(i === 0 && /\d/.test(c)) ? c : `_${c.charCodeAt(0).toString(16).padStart(2, '0')}`))
+    .map((c, i) =>
+      /[A-Za-z0-9]/.test(c) && !(i === 0 && /\d/.test(c))
+        ? c
+        : `_${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+    )
     .join('');
   return `/org/freedesktop/login1/session/${encoded}`;
 }
@@ -98,7 +113,11 @@ export function powerEventOf(signal: DbusSignal, sessionPath?: string): PowerEve
     if (signal.member === 'Unlock') return 'unlock-screen';
     return undefined;
   }
-  if (signal.iface === 'org.freedesktop.login1.Manager' && signal.member === 'PrepareForSleep' && typeof flag === 'boolean') {
+  if (
+    signal.iface === 'org.freedesktop.login1.Manager' &&
+    signal.member === 'PrepareForSleep' &&
+    typeof flag === 'boolean'
+  ) {
     return flag ? 'suspend' : 'resume';
   }
   if (SCREENSAVERS.has(signal.iface) && signal.member === 'ActiveChanged' && typeof flag === 'boolean') {

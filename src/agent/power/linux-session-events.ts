@@ -48,7 +48,8 @@ const MONITORS: Monitor[] = [
   },
 ];
 
-const defaultSpawn: Spawn = (command, args) => nodeSpawn(command, [...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+const defaultSpawn: Spawn = (command, args) =>
+  nodeSpawn(command, [...args], { stdio: ['ignore', 'pipe', 'pipe'] });
 
 export class LinuxSessionEvents implements PowerEventSource {
   private readonly listeners = new Listeners<PowerEvent>();
@@ -86,7 +87,10 @@ export class LinuxSessionEvents implements PowerEventSource {
   }
 
   private watch(monitor: Monitor, tool: 'dbus-monitor' | 'gdbus'): void {
-    const args = tool === 'dbus-monitor' ? [`--${monitor.bus}`, ...monitor.dbusMonitor] : ['monitor', `--${monitor.bus}`, ...monitor.gdbus];
+    const args =
+      tool === 'dbus-monitor'
+        ? [`--${monitor.bus}`, ...monitor.dbusMonitor]
+        : ['monitor', `--${monitor.bus}`, ...monitor.gdbus];
     let child: ChildProcess;
     try {
       child = this.spawn(tool, args);
@@ -115,7 +119,10 @@ export class LinuxSessionEvents implements PowerEventSource {
     });
     child.on('exit', (code) => {
       this.children.delete(child);
-      if (!this.closed) this.log.debug(`${tool} on the ${monitor.bus} bus exited (${String(code)}); no ${monitor.bus} bus events`);
+      if (!this.closed)
+        this.log.debug(
+          `${tool} on the ${monitor.bus} bus exited (${String(code)}); no ${monitor.bus} bus events`,
+        );
     });
   }
 

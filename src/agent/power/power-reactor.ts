@@ -35,14 +35,22 @@ export interface PowerReactorOptions {
 }
 
 /** Services whose MFA check prompts on this event, with the seconds left if the list says. */
-function promptingServices(services: readonly ServiceDetail[], event: 'wake' | 'unlock'): { service: PromptService; remaining?: number }[] {
+function promptingServices(
+  services: readonly ServiceDetail[],
+  event: 'wake' | 'unlock',
+): { service: PromptService; remaining?: number }[] {
   const found: { service: PromptService; remaining?: number }[] = [];
   for (const service of services) {
-    const queries = service.postureQueries.flatMap((p) => p.postureQueries).filter((q) => q.queryType === 'MFA');
+    const queries = service.postureQueries
+      .flatMap((p) => p.postureQueries)
+      .filter((q) => q.queryType === 'MFA');
     const prompting = queries.filter((q) => (event === 'wake' ? q.promptOnWake : q.promptOnUnlock));
     if (prompting.length === 0) continue;
     const remaining = prompting.map((q) => q.timeoutRemaining).filter((r) => r > 0);
-    found.push({ service: { id: service.id, name: service.name }, remaining: remaining.length ? Math.min(...remaining) : undefined });
+    found.push({
+      service: { id: service.id, name: service.name },
+      remaining: remaining.length ? Math.min(...remaining) : undefined,
+    });
   }
   return found;
 }
@@ -78,7 +86,11 @@ export class PowerReactor {
     const at = this.clock.now();
     let replyServices: PostureResponseService[] = [];
     try {
-      const body = { id: randomUUID(), typeId: 'ENDPOINT_STATE' as const, ...(kind === 'wake' ? { woken: true } : { unlocked: true }) };
+      const body = {
+        id: randomUUID(),
+        typeId: 'ENDPOINT_STATE' as const,
+        ...(kind === 'wake' ? { woken: true } : { unlocked: true }),
+      };
       replyServices = (await api.postPosture(body)).services ?? [];
     } catch (error) {
       this.log.warn(`could not send the ${kind} event: ${errorMessage(error)}`);
@@ -87,9 +99,13 @@ export class PowerReactor {
     const snapshot = await directory.refresh().catch(() => directory.snapshot);
     const candidates = new Map<string, { service: PromptService; remaining?: number }>();
     for (const s of replyServices.filter((r) => r.postureQueryType === 'MFA')) {
-      candidates.set(s.id, { service: { id: s.id, name: s.name }, remaining: s.timeoutRemaining > 0 ? s.timeoutRemaining : undefined });
+      candidates.set(s.id, {
+        service: { id: s.id, name: s.name },
+        remaining: s.timeoutRemaining > 0 ? s.timeoutRemaining : undefined,
+      });
     }
-    for (const c of promptingServices(snapshot?.services ?? [], kind)) if (!candidates.has(c.service.id)) candidates.set(c.service.id, c);
+    for (const c of promptingServices(snapshot?.services ?? [], kind))
+      if (!candidates.has(c.service.id)) candidates.set(c.service.id, c);
     if (candidates.size === 0) return;
 
     const services = [...candidates.values()].map((c) => c.service);
@@ -97,7 +113,9 @@ export class PowerReactor {
       this.options.port.notify({ type: 'mfa-enrollment-required', services });
       return;
     }
-    const remaining = [...candidates.values()].map((c) => c.remaining).filter((r): r is number => r !== undefined);
+    const remaining = [...candidates.values()]
+      .map((c) => c.remaining)
+      .filter((r): r is number => r !== undefined);
     const seconds = remaining.length ? Math.min(...remaining) : MFA_GRACE_SECONDS;
     await prompter.request({ reason: kind, services, deadline: at + seconds * 1000, since: at });
   }

@@ -35,7 +35,8 @@ interface OpenPrompt {
   outcome: Promise<boolean>;
 }
 
-export const WRONG_CODE_MESSAGE = 'That code was not accepted. Enter the current code from your authenticator app.';
+export const WRONG_CODE_MESSAGE =
+  'That code was not accepted. Enter the current code from your authenticator app.';
 
 function mergeServices(a: PromptService[], b: PromptService[] = []): PromptService[] {
   const byId = new Map(a.map((s) => [s.id, s]));

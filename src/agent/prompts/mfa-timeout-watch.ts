@@ -33,7 +33,10 @@ function deadlinesOf(snapshot: ServiceSnapshot): Deadline[] {
     for (const policy of service.postureQueries) {
       for (const q of policy.postureQueries) {
         if (q.queryType !== 'MFA' || !q.isPassing || q.timeoutRemaining <= 0) continue;
-        deadlines.push({ service: { id: service.id, name: service.name }, at: snapshot.fetchedAt + q.timeoutRemaining * 1000 });
+        deadlines.push({
+          service: { id: service.id, name: service.name },
+          at: snapshot.fetchedAt + q.timeoutRemaining * 1000,
+        });
       }
     }
   }

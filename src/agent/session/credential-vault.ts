@@ -37,7 +37,11 @@ export class CredentialVault {
   constructor(readonly store: CredentialStore) {}
 
   async loadLogin(controllerUrl?: string): Promise<SavedLogin | undefined> {
-    const login = parse<SavedLogin>(await this.store.get(ACCOUNTS.login), ['controllerUrl', 'username', 'password']);
+    const login = parse<SavedLogin>(await this.store.get(ACCOUNTS.login), [
+      'controllerUrl',
+      'username',
+      'password',
+    ]);
     if (!login || (controllerUrl && !sameController(login.controllerUrl, controllerUrl))) return undefined;
     return login;
   }

@@ -154,7 +154,9 @@ export class SessionManager {
     // A fresh process (the CLI's `logout`) has not loaded the stored token yet; end that session too.
     if (!api.client.sessionToken) api.client.setSessionToken(await vault.loadToken(controllerUrl));
     if (api.client.sessionToken) {
-      await api.logout().catch((error: unknown) => this.log.debug(`logout request failed: ${errorMessage(error)}`));
+      await api
+        .logout()
+        .catch((error: unknown) => this.log.debug(`logout request failed: ${errorMessage(error)}`));
     }
     api.client.setSessionToken(undefined);
     await vault.clearToken();

@@ -18,7 +18,10 @@ export interface AgentSettings {
 export const SETTINGS_FILE = 'agent.json';
 
 /** Per-OS user config folder for Postern. */
-export function defaultConfigDir(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string {
+export function defaultConfigDir(
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Postern');
   if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Postern');
   return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'postern');

@@ -15,7 +15,10 @@ const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LEVELS)[number] | 'silent';
 
 /** Writes `level` and above to stderr, one line each, prefixed so they stand apart from command output. */
-export function stderrLogger(level: LogLevel = 'warn', write: (line: string) => void = (l) => process.stderr.write(l)): AgentLogger {
+export function stderrLogger(
+  level: LogLevel = 'warn',
+  write: (line: string) => void = (l) => process.stderr.write(l),
+): AgentLogger {
   const min = level === 'silent' ? LEVELS.length : LEVELS.indexOf(level);
   const at = (i: number, name: string) => (message: string) => {
     if (i >= min) write(`postern-agent ${name}: ${message}\n`);

@@ -15,7 +15,12 @@ async function scriptedServer(handlers: Handler[]) {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
-      seen.push({ method: req.method!, url: req.url!, token: req.headers['zt-session'] as string | undefined, body });
+      seen.push({
+        method: req.method!,
+        url: req.url!,
+        token: req.headers['zt-session'] as string | undefined,
+        body,
+      });
       const handler = handlers[Math.min(seen.length - 1, handlers.length - 1)]!;
       handler(req, res, body);
     });
@@ -25,13 +30,19 @@ async function scriptedServer(handlers: Handler[]) {
   return { url, seen, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}): Handler => (_req, res) => {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-};
+const json =
+  (status: number, body: unknown, headers: Record<string, string> = {}): Handler =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
 const ok = (data: unknown) => json(200, { data, meta: {} });
-const error = (status: number, code: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
-  json(status, { error: { code, message: `${code} happened`, ...extra }, meta: {} }, headers);
+const error = (
+  status: number,
+  code: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) => json(status, { error: { code, message: `${code} happened`, ...extra }, meta: {} }, headers);
 
 /** A clock whose sleeps return at once but are recorded. */
 function recordingClock(): Clock & { waits: number[] } {
@@ -73,7 +84,9 @@ describe('ControllerClient', () => {
   });
 
   it('maps an error envelope to a ControllerError with status, code and field, without retrying a 4xx', async () => {
-    const { server, client } = await clientFor([error(400, 'COULD_NOT_VALIDATE', { cause: { field: 'serviceId', reason: 'bad' } })]);
+    const { server, client } = await clientFor([
+      error(400, 'COULD_NOT_VALIDATE', { cause: { field: 'serviceId', reason: 'bad' } }),
+    ]);
     const failure = await client.request('POST', '/sessions', { body: {} }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ControllerError);
     expect(failure).toMatchObject({ status: 400, code: 'COULD_NOT_VALIDATE', field: 'serviceId' });
@@ -81,7 +94,11 @@ describe('ControllerClient', () => {
   });
 
   it('retries 5xx with jittered exponential back-off and then succeeds', async () => {
-    const { server, clock, client } = await clientFor([error(503, 'TIMEOUT'), error(502, 'UNHANDLED'), ok('fine')]);
+    const { server, clock, client } = await clientFor([
+      error(503, 'TIMEOUT'),
+      error(502, 'UNHANDLED'),
+      ok('fine'),
+    ]);
     await expect(client.request('GET', '/services')).resolves.toBe('fine');
     expect(server.seen).toHaveLength(3);
     // base 250 ms doubling, half fixed and half random (random = 0.5): 188, 375
@@ -89,7 +106,10 @@ describe('ControllerClient', () => {
   });
 
   it('waits at least what Retry-After says on 429', async () => {
-    const { clock, client } = await clientFor([error(429, 'RATE_LIMITED', {}, { 'retry-after': '2' }), ok('done')]);
+    const { clock, client } = await clientFor([
+      error(429, 'RATE_LIMITED', {}, { 'retry-after': '2' }),
+      ok('done'),
+    ]);
     await expect(client.request('GET', '/services')).resolves.toBe('done');
     expect(clock.waits).toHaveLength(1);
     expect(clock.waits[0]).toBeGreaterThanOrEqual(2_000);
@@ -112,7 +132,9 @@ describe('ControllerClient', () => {
 
   it('does not retry a request marked as carrying a one-time code', async () => {
     const { server, client } = await clientFor([error(503, 'TIMEOUT'), ok({})]);
-    await expect(client.request('POST', '/authenticate/mfa', { body: { code: '1' }, retry: false })).rejects.toMatchObject({ status: 503 });
+    await expect(
+      client.request('POST', '/authenticate/mfa', { body: { code: '1' }, retry: false }),
+    ).rejects.toMatchObject({ status: 503 });
     expect(server.seen).toHaveLength(1);
   });
 
@@ -160,15 +182,20 @@ describe('ControllerClient', () => {
 });
 
 describe('retry policy', () => {
-  const err = (status: number, retryAfterMs?: number) => new ControllerError({ status, code: 'X', message: 'x', retryAfterMs });
+  const err = (status: number, retryAfterMs?: number) =>
+    new ControllerError({ status, code: 'X', message: 'x', retryAfterMs });
 
   it('retries only network failures, 5xx and 429', () => {
     expect(retryDelay(0, err(400), DEFAULT_RETRY)).toBeUndefined();
     expect(retryDelay(0, err(404), DEFAULT_RETRY)).toBeUndefined();
     expect(retryDelay(0, err(500), DEFAULT_RETRY)).toBeDefined();
     expect(retryDelay(0, err(429), DEFAULT_RETRY)).toBeDefined();
-    expect(retryDelay(0, new ControllerError({ status: 0, code: 'UNREACHABLE', message: '' }), DEFAULT_RETRY)).toBeDefined();
-    expect(retryDelay(0, new ControllerError({ status: 0, code: 'TLS_ERROR', message: '' }), DEFAULT_RETRY)).toBeUndefined();
+    expect(
+      retryDelay(0, new ControllerError({ status: 0, code: 'UNREACHABLE', message: '' }), DEFAULT_RETRY),
+    ).toBeDefined();
+    expect(
+      retryDelay(0, new ControllerError({ status: 0, code: 'TLS_ERROR', message: '' }), DEFAULT_RETRY),
+    ).toBeUndefined();
   });
 
   it('caps the exponential step and keeps the jitter within it', () => {

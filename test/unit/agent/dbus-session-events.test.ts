@@ -4,40 +4,73 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { DbusSignalParser, logindSessionPath, powerEventOf } from '../../../src/agent/power/dbus-signal-parser.js';
+import {
+  DbusSignalParser,
+  logindSessionPath,
+  powerEventOf,
+} from '../../../src/agent/power/dbus-signal-parser.js';
 import { LinuxSessionEvents } from '../../../src/agent/power/linux-session-events.js';
 import type { PowerEvent } from '../../../src/agent/power/power-events.js';
 import { FakeClock, settle } from './fake-clock.js';
 
-const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8').split('\n');
+const fixture = (name: string) =>
+  readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8').split('\n');
 
 function eventsOf(lines: string[], sessionPath?: string): PowerEvent[] {
   const parser = new DbusSignalParser();
-  return lines.flatMap((line) => parser.push(line)).map((s) => powerEventOf(s, sessionPath)).filter((e): e is PowerEvent => e !== undefined);
+  return lines
+    .flatMap((line) => parser.push(line))
+    .map((s) => powerEventOf(s, sessionPath))
+    .filter((e): e is PowerEvent => e !== undefined);
 }
 
 describe('D-Bus signal parser', () => {
   it('reads recorded dbus-monitor output: logind lock/unlock, sleep, screensaver', () => {
     expect(eventsOf(fixture('dbus-monitor-signals.txt'))).toEqual([
-      'lock-screen', 'unlock-screen', 'unlock-screen', 'suspend', 'resume', 'lock-screen', 'unlock-screen',
+      'lock-screen',
+      'unlock-screen',
+      'unlock-screen',
+      'suspend',
+      'resume',
+      'lock-screen',
+      'unlock-screen',
     ]);
   });
 
   it("ignores other sessions' lock and unlock when it knows its own session", () => {
     expect(eventsOf(fixture('dbus-monitor-signals.txt'), logindSessionPath('2'))).toEqual([
-      'lock-screen', 'unlock-screen', 'suspend', 'resume', 'lock-screen', 'unlock-screen',
+      'lock-screen',
+      'unlock-screen',
+      'suspend',
+      'resume',
+      'lock-screen',
+      'unlock-screen',
     ]);
   });
 
   it('reads gdbus monitor output', () => {
-    expect(eventsOf(fixture('gdbus-monitor-signals.txt'))).toEqual(['lock-screen', 'unlock-screen', 'suspend', 'resume']);
+    expect(eventsOf(fixture('gdbus-monitor-signals.txt'))).toEqual([
+      'lock-screen',
+      'unlock-screen',
+      'suspend',
+      'resume',
+    ]);
   });
 
   it('waits for the boolean argument on the next line before deciding', () => {
     const parser = new DbusSignalParser();
-    expect(parser.push('signal time=1 sender=:1.4 -> destination=(null destination) serial=2 path=/org/freedesktop/login1; interface=org.freedesktop.login1.Manager; member=PrepareForSleep')).toEqual([]);
+    expect(
+      parser.push(
+        'signal time=1 sender=:1.4 -> destination=(null destination) serial=2 path=/org/freedesktop/login1; interface=org.freedesktop.login1.Manager; member=PrepareForSleep',
+      ),
+    ).toEqual([]);
     expect(parser.push('   boolean false')).toEqual([
-      { path: '/org/freedesktop/login1', iface: 'org.freedesktop.login1.Manager', member: 'PrepareForSleep', args: [false] },
+      {
+        path: '/org/freedesktop/login1',
+        iface: 'org.freedesktop.login1.Manager',
+        member: 'PrepareForSleep',
+        args: [false],
+      },
     ]);
     expect(parser.push('   boolean true')).toEqual([]);
   });
@@ -55,7 +88,8 @@ function fakeChild(lines: string[] | 'missing'): ChildProcess {
   const stdout = new PassThrough();
   Object.assign(child, { stdout, stderr: new PassThrough(), kill: () => true });
   setImmediate(() => {
-    if (lines === 'missing') child.emit('error', Object.assign(new Error('spawn dbus-monitor ENOENT'), { code: 'ENOENT' }));
+    if (lines === 'missing')
+      child.emit('error', Object.assign(new Error('spawn dbus-monitor ENOENT'), { code: 'ENOENT' }));
     else stdout.end(`${lines.join('\n')}\n`);
   });
   return child;
@@ -86,7 +120,12 @@ describe('LinuxSessionEvents', () => {
     const logged: string[] = [];
     const source = new LinuxSessionEvents({
       env: {},
-      logger: { debug: (m) => logged.push(m), info() {}, warn: (m) => logged.push(`WARN ${m}`), error: (m) => logged.push(`ERROR ${m}`) },
+      logger: {
+        debug: (m) => logged.push(m),
+        info() {},
+        warn: (m) => logged.push(`WARN ${m}`),
+        error: (m) => logged.push(`ERROR ${m}`),
+      },
       spawn: (command) => {
         spawned.push(command);
         return fakeChild('missing');

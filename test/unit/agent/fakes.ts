@@ -1,5 +1,9 @@
 /** Hand-made stand-ins for the controller API and the collector, recording what the agent does with them. */
-import type { AnyPostureResponse, PostureResponse, PostureResponseReply } from '../../../src/api/posture-responses.js';
+import type {
+  AnyPostureResponse,
+  PostureResponse,
+  PostureResponseReply,
+} from '../../../src/api/posture-responses.js';
 import type { PostureQuery, ServiceDetail } from '../../../src/api/services.js';
 import type { EdgeApi } from '../../../src/agent/client/edge-api.js';
 import type { PostureCollector, ProcessQuery } from '../../../src/agent/collectors/posture-collector.js';
@@ -7,7 +11,14 @@ import type { PostureCollector, ProcessQuery } from '../../../src/agent/collecto
 let nextId = 0;
 
 export function query(queryType: string, fields: Partial<PostureQuery> = {}): PostureQuery {
-  return { id: `q-${queryType.toLowerCase()}-${++nextId}`, queryType, isPassing: false, timeout: -1, timeoutRemaining: -1, ...fields };
+  return {
+    id: `q-${queryType.toLowerCase()}-${++nextId}`,
+    queryType,
+    isPassing: false,
+    timeout: -1,
+    timeoutRemaining: -1,
+    ...fields,
+  };
 }
 
 export function service(name: string, queries: PostureQuery[], isPassing = false): ServiceDetail {
@@ -95,7 +106,13 @@ export class FakeCollector implements PostureCollector {
 
   collectOs(id: string) {
     this.calls.os++;
-    return this.enter(() => ({ id, typeId: 'OS' as const, type: 'Linux', version: this.kernel, build: '#1' }));
+    return this.enter(() => ({
+      id,
+      typeId: 'OS' as const,
+      type: 'Linux',
+      version: this.kernel,
+      build: '#1',
+    }));
   }
 
   collectMac(id: string) {

@@ -36,7 +36,13 @@ describe('PostureReporter', () => {
       service('one', [query('OS'), query('PROCESS', { process: { osType: 'Linux', path: '/usr/bin/a' } })]),
       service('two', [
         query('OS'),
-        query('PROCESS_MULTI', { processes: [{ osType: 'Linux', path: '/usr/bin/a' }, { osType: 'Linux', path: '/usr/bin/b' }, { osType: 'Windows', path: 'C:\\x.exe' }] }),
+        query('PROCESS_MULTI', {
+          processes: [
+            { osType: 'Linux', path: '/usr/bin/a' },
+            { osType: 'Linux', path: '/usr/bin/b' },
+            { osType: 'Windows', path: 'C:\\x.exe' },
+          ],
+        }),
         query('MFA'),
       ]),
     ];
@@ -60,7 +66,9 @@ describe('PostureReporter', () => {
     collector.macs = ['11:22:33:44:55:66'];
     const changed = await reporter.runNow();
     expect(typesOf(changed.sent)).toEqual(['MAC']);
-    expect(api.bulkSends[1]).toEqual([expect.objectContaining({ typeId: 'MAC', macAddresses: ['11:22:33:44:55:66'] })]);
+    expect(api.bulkSends[1]).toEqual([
+      expect.objectContaining({ typeId: 'MAC', macAddresses: ['11:22:33:44:55:66'] }),
+    ]);
   });
 
   it('resends everything to a new API session', async () => {

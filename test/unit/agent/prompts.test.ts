@@ -46,8 +46,19 @@ describe('MfaPrompter', () => {
     const port = new ScriptedPort();
     const submit = vi.fn(async () => {});
     const prompter = new MfaPrompter({ port, submit, clock: new FakeClock() });
-    const a = prompter.request({ reason: 'unlock', services: [{ id: '1', name: 'wiki' }], deadline: 300_000 });
-    const b = prompter.request({ reason: 'timeout', services: [{ id: '2', name: 'git' }, { id: '1', name: 'wiki' }], deadline: 60_000 });
+    const a = prompter.request({
+      reason: 'unlock',
+      services: [{ id: '1', name: 'wiki' }],
+      deadline: 300_000,
+    });
+    const b = prompter.request({
+      reason: 'timeout',
+      services: [
+        { id: '2', name: 'git' },
+        { id: '1', name: 'wiki' },
+      ],
+      deadline: 60_000,
+    });
     await settle();
     expect(port.prompts).toHaveLength(1);
     expect(port.updates.at(-1)).toMatchObject({ services: [{ id: '1' }, { id: '2' }], deadline: 60_000 });
@@ -60,7 +71,11 @@ describe('MfaPrompter', () => {
 
   it('asks again after a wrong code, saying why, and gives up after three', async () => {
     const port = new ScriptedPort();
-    const prompter = new MfaPrompter({ port, submit: async () => Promise.reject(wrongCode()), clock: new FakeClock() });
+    const prompter = new MfaPrompter({
+      port,
+      submit: async () => Promise.reject(wrongCode()),
+      clock: new FakeClock(),
+    });
     const outcome = prompter.request({ reason: 'login' });
     await settle();
     await port.reply('000000');
@@ -98,13 +113,26 @@ describe('MfaPrompter', () => {
 
   it('reports a rate limit in words instead of asking again', async () => {
     const port = new ScriptedPort();
-    const limited = new ControllerError({ status: 429, code: 'RATE_LIMITED', message: 'slow down', retryAfterMs: 42_000 });
-    const prompter = new MfaPrompter({ port, submit: async () => Promise.reject(limited), clock: new FakeClock() });
+    const limited = new ControllerError({
+      status: 429,
+      code: 'RATE_LIMITED',
+      message: 'slow down',
+      retryAfterMs: 42_000,
+    });
+    const prompter = new MfaPrompter({
+      port,
+      submit: async () => Promise.reject(limited),
+      clock: new FakeClock(),
+    });
     const outcome = prompter.request({ reason: 'login' });
     await settle();
     await port.reply('123456');
     await expect(outcome).resolves.toBe(false);
-    expect(port.notices).toContainEqual({ type: 'mfa-failed', reason: 'login', message: 'Too many attempts; try again in 42 s.' });
+    expect(port.notices).toContainEqual({
+      type: 'mfa-failed',
+      reason: 'login',
+      message: 'Too many attempts; try again in 42 s.',
+    });
   });
 });
 
@@ -125,7 +153,13 @@ function reactorSetup(mfaEnrolled: boolean | undefined = true) {
     platform: 'linux',
   });
   const reactor = new PowerReactor({
-    power, api: api.asEdgeApi(), directory, prompter, reporter, port, clock,
+    power,
+    api: api.asEdgeApi(),
+    directory,
+    prompter,
+    reporter,
+    port,
+    clock,
     canReport: () => true,
     mfaEnrolled: () => mfaEnrolled,
   });
@@ -141,13 +175,21 @@ function reactorSetup(mfaEnrolled: boolean | undefined = true) {
 describe('PowerReactor', () => {
   it('on unlock sends ENDPOINT_STATE at once and raises one prompt with the grace deadline', async () => {
     const { clock, api, port, power } = reactorSetup();
-    api.reply = { services: [{ id: 'svc-wiki', name: 'wiki', postureQueryType: 'MFA', timeout: -1, timeoutRemaining: 300 }] };
+    api.reply = {
+      services: [
+        { id: 'svc-wiki', name: 'wiki', postureQueryType: 'MFA', timeout: -1, timeoutRemaining: 300 },
+      ],
+    };
     const start = clock.now();
     power.emit('unlock-screen');
     await settle();
     expect(api.singleSends).toEqual([expect.objectContaining({ typeId: 'ENDPOINT_STATE', unlocked: true })]);
     expect(port.prompts).toHaveLength(1);
-    expect(port.prompts[0]).toMatchObject({ reason: 'unlock', services: [{ id: 'svc-wiki', name: 'wiki' }], deadline: start + 300_000 });
+    expect(port.prompts[0]).toMatchObject({
+      reason: 'unlock',
+      services: [{ id: 'svc-wiki', name: 'wiki' }],
+      deadline: start + 300_000,
+    });
   });
 
   it('raises ONE prompt for a burst of events (wake and unlock together)', async () => {
@@ -175,7 +217,10 @@ describe('PowerReactor', () => {
     power.emit('unlock-screen');
     await settle();
     expect(port.prompts).toEqual([]);
-    expect(port.notices).toContainEqual({ type: 'mfa-enrollment-required', services: [{ id: 'svc-wiki', name: 'wiki' }] });
+    expect(port.notices).toContainEqual({
+      type: 'mfa-enrollment-required',
+      services: [{ id: 'svc-wiki', name: 'wiki' }],
+    });
   });
 });
 
@@ -186,7 +231,13 @@ describe('MfaTimeoutWatch', () => {
     const port = new ScriptedPort();
     const directory = new ServiceDirectory(api.asEdgeApi(), clock);
     const prompter = new MfaPrompter({ port, submit: async () => {}, clock });
-    const watch = new MfaTimeoutWatch({ directory, prompter, clock, enabled: () => true, thresholdMs: 60_000 });
+    const watch = new MfaTimeoutWatch({
+      directory,
+      prompter,
+      clock,
+      enabled: () => true,
+      thresholdMs: 60_000,
+    });
     api.services = [
       service('wiki', [query('MFA', { isPassing: true, timeout: 3600, timeoutRemaining: 180 })], true),
       service('git', [query('MFA', { isPassing: true, timeout: 3600, timeoutRemaining: 200 })], true),
@@ -197,10 +248,13 @@ describe('MfaTimeoutWatch', () => {
     await clock.advance(119_000);
     expect(port.prompts).toHaveLength(0);
     // The list read at the planned moment has the same deadlines, 60 s ahead.
-    api.services.forEach((s) => s.postureQueries[0]!.postureQueries[0]!.timeoutRemaining -= 120);
+    api.services.forEach((s) => (s.postureQueries[0]!.postureQueries[0]!.timeoutRemaining -= 120));
     await clock.advance(1_000);
     expect(port.prompts).toHaveLength(1);
-    expect(port.prompts[0]).toMatchObject({ reason: 'timeout', services: [{ name: 'wiki' }, { name: 'git' }] });
+    expect(port.prompts[0]).toMatchObject({
+      reason: 'timeout',
+      services: [{ name: 'wiki' }, { name: 'git' }],
+    });
     await directory.refresh();
     expect(port.prompts).toHaveLength(1);
     watch.stop();

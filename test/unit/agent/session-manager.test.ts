@@ -4,7 +4,11 @@ import { ControllerError } from '../../../src/agent/client/controller-error.js';
 import type { EdgeApi } from '../../../src/agent/client/edge-api.js';
 import { MemoryCredentialStore } from '../../../src/agent/credentials/memory-credential-store.js';
 import { CredentialVault } from '../../../src/agent/session/credential-vault.js';
-import { NotSignedInError, SessionManager, type SessionStatus } from '../../../src/agent/session/session-manager.js';
+import {
+  NotSignedInError,
+  SessionManager,
+  type SessionStatus,
+} from '../../../src/agent/session/session-manager.js';
 
 const URL = 'https://controller:1280';
 const unauthorized = () => new ControllerError({ status: 401, code: 'UNAUTHORIZED', message: 'gone' });
@@ -22,8 +26,15 @@ class FakeController {
   session(token: string): CurrentApiSession {
     const s = this.live.get(token)!;
     return {
-      id: s.id, token, createdAt: '', updatedAt: '', identity: { id: 'i1', name: 'alice' }, identityId: 'i1',
-      authQueries: s.partial ? [totpQuery] : [], isMfaRequired: s.partial, isMfaComplete: !s.partial,
+      id: s.id,
+      token,
+      createdAt: '',
+      updatedAt: '',
+      identity: { id: 'i1', name: 'alice' },
+      identityId: 'i1',
+      authQueries: s.partial ? [totpQuery] : [],
+      isMfaRequired: s.partial,
+      isMfaComplete: !s.partial,
     };
   }
 
@@ -31,10 +42,16 @@ class FakeController {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the object literal below has its own `this`
     const self = this;
     return {
-      client: { setSessionToken: (t: string | undefined) => (self.token = t), get sessionToken() { return self.token; } },
+      client: {
+        setSessionToken: (t: string | undefined) => (self.token = t),
+        get sessionToken() {
+          return self.token;
+        },
+      },
       authenticate: async (request: { password: string }) => {
         self.logins.push(request);
-        if (request.password !== self.password) throw new ControllerError({ status: 401, code: 'INVALID_AUTH', message: 'no' });
+        if (request.password !== self.password)
+          throw new ControllerError({ status: 401, code: 'INVALID_AUTH', message: 'no' });
         const token = `tok-${++self.next}`;
         self.live.set(token, { id: `api-${self.next}`, partial: self.loginsOweTotp });
         self.token = token;
@@ -53,7 +70,14 @@ function setup(requestTotp: () => Promise<boolean> = async () => false) {
   const controller = new FakeController();
   const store = new MemoryCredentialStore();
   const changes: SessionStatus[] = [];
-  const sessions = new SessionManager({ api: controller.api(), vault: new CredentialVault(store), controllerUrl: URL, requestTotp, envInfo: {}, sdkInfo: {} });
+  const sessions = new SessionManager({
+    api: controller.api(),
+    vault: new CredentialVault(store),
+    controllerUrl: URL,
+    requestTotp,
+    envInfo: {},
+    sdkInfo: {},
+  });
   sessions.changes.on((s) => changes.push(s));
   return { controller, store, sessions, changes };
 }
@@ -62,7 +86,12 @@ describe('SessionManager', () => {
   it('resumes with the stored token without logging in again', async () => {
     const { controller, store, sessions } = setup();
     await sessions.login({ username: 'alice', password: 'secret' });
-    const again = new SessionManager({ api: controller.api(), vault: new CredentialVault(store), controllerUrl: URL, requestTotp: async () => false });
+    const again = new SessionManager({
+      api: controller.api(),
+      vault: new CredentialVault(store),
+      controllerUrl: URL,
+      requestTotp: async () => false,
+    });
     controller.token = undefined;
     expect(await again.resume()).toMatchObject({ state: 'active', apiSessionId: 'api-1', username: 'alice' });
     expect(controller.logins).toHaveLength(1);

@@ -49,8 +49,18 @@ describe('CredentialVault', () => {
 
 describe('CLI arguments and errors', () => {
   it('reads options and environment', () => {
-    const args = parseCliArgs(['--json', 'mfa', 'codes', '123456', '--regenerate'], { POSTERN_CONTROLLER_URL: 'http://c', POSTERN_CREDENTIAL_STORE: 'memory' });
-    expect(args).toMatchObject({ command: 'mfa', words: ['codes', '123456'], json: true, regenerate: true, controller: 'http://c', credentialStore: 'memory' });
+    const args = parseCliArgs(['--json', 'mfa', 'codes', '123456', '--regenerate'], {
+      POSTERN_CONTROLLER_URL: 'http://c',
+      POSTERN_CREDENTIAL_STORE: 'memory',
+    });
+    expect(args).toMatchObject({
+      command: 'mfa',
+      words: ['codes', '123456'],
+      json: true,
+      regenerate: true,
+      controller: 'http://c',
+      credentialStore: 'memory',
+    });
     expect(() => parseCliArgs(['--credential-store', 'file', 'status'], {})).toThrow(UsageError);
     expect(() => parseCliArgs(['--bogus'], {})).toThrow(UsageError);
     expect(normaliseControllerUrl('https://c:1280/')).toBe('https://c:1280');
@@ -59,9 +69,16 @@ describe('CLI arguments and errors', () => {
 
   it('maps failures to one line and an exit code', () => {
     const c = (code: string, status = 400) => new ControllerError({ status, code, message: code });
-    expect(explainError(c('INVALID_AUTH', 401))).toEqual({ message: 'wrong username or password', exitCode: EXIT.auth });
+    expect(explainError(c('INVALID_AUTH', 401))).toEqual({
+      message: 'wrong username or password',
+      exitCode: EXIT.auth,
+    });
     expect(explainError(c('MFA_INVALID_TOKEN')).exitCode).toBe(EXIT.mfa);
-    expect(explainError(new ControllerError({ status: 0, code: 'UNREACHABLE', message: 'cannot reach the controller at x' }))).toEqual({
+    expect(
+      explainError(
+        new ControllerError({ status: 0, code: 'UNREACHABLE', message: 'cannot reach the controller at x' }),
+      ),
+    ).toEqual({
       message: 'cannot reach the controller at x',
       exitCode: EXIT.unreachable,
     });

@@ -3,7 +3,13 @@ import { FailureLimiter } from '../../../controller/auth/failure-limiter.js';
 
 function limiter() {
   let now = 1_000_000;
-  const l = new FailureLimiter({ maxFailures: 3, windowMs: 60_000, baseBlockMs: 10_000, maxBlockMs: 40_000, now: () => now });
+  const l = new FailureLimiter({
+    maxFailures: 3,
+    windowMs: 60_000,
+    baseBlockMs: 10_000,
+    maxBlockMs: 40_000,
+    now: () => now,
+  });
   return { l, advance: (ms: number) => (now += ms) };
 }
 

@@ -16,7 +16,16 @@ function open() {
 }
 const now = new Date('2026-01-02T03:04:05.000Z');
 const policy = (id: string, identityRoles: string[]): ServicePolicy => ({
-  id, name: `p-${id}`, type: 'Dial', semantic: 'AnyOf', identityRoles, serviceRoles: ['#all'], postureCheckRoles: [], tags: {}, createdAt: now, updatedAt: now,
+  id,
+  name: `p-${id}`,
+  type: 'Dial',
+  semantic: 'AnyOf',
+  identityRoles,
+  serviceRoles: ['#all'],
+  postureCheckRoles: [],
+  tags: {},
+  createdAt: now,
+  updatedAt: now,
 });
 
 describe('SQLite store', () => {
@@ -27,7 +36,10 @@ describe('SQLite store', () => {
     store.close();
     const again = openDatabase(dir);
     expect(again.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
-    expect((again.prepare(`SELECT COUNT(*) AS n FROM auth_policies WHERE id = 'default'`).get() as { n: number }).n).toBe(1);
+    expect(
+      (again.prepare(`SELECT COUNT(*) AS n FROM auth_policies WHERE id = 'default'`).get() as { n: number })
+        .n,
+    ).toBe(1);
     again.close();
   });
 
@@ -36,7 +48,11 @@ describe('SQLite store', () => {
     store.servicePolicies.create(policy('1', ['#sales']));
     store.servicePolicies.create(policy('2', ['#support', '@ann']));
     store.servicePolicies.create(policy('3', ['#all']));
-    const ids = (roles: string[]) => store.servicePolicies.selecting('identity', roles).map((p) => p.id).sort();
+    const ids = (roles: string[]) =>
+      store.servicePolicies
+        .selecting('identity', roles)
+        .map((p) => p.id)
+        .sort();
     expect(ids(['#sales', '#all'])).toEqual(['1', '3']);
     expect(ids(['@ann'])).toEqual(['2']);
     store.servicePolicies.update({ ...policy('1', ['#marketing']), updatedAt: new Date() });
@@ -50,8 +66,18 @@ describe('SQLite store', () => {
   it('indexes role attributes and enforces unique names', () => {
     const { store } = open();
     const identity = (id: string, name: string, roleAttributes: string[]) => ({
-      id, name, type: 'User' as const, isAdmin: false, isDefaultAdmin: false, roleAttributes, authPolicyId: 'default',
-      externalId: null, disabled: false, tags: {}, createdAt: now, updatedAt: now,
+      id,
+      name,
+      type: 'User' as const,
+      isAdmin: false,
+      isDefaultAdmin: false,
+      roleAttributes,
+      authPolicyId: 'default',
+      externalId: null,
+      disabled: false,
+      tags: {},
+      createdAt: now,
+      updatedAt: now,
     });
     store.identities.create(identity('a', 'ann', ['sales', 'emea']));
     store.identities.create(identity('b', 'ben', ['support']));

@@ -17,7 +17,14 @@ describe('parseAuditFilter', () => {
   });
 
   it('refuses unknown fields, other operators and dangling joins with 400 INVALID_FILTER', () => {
-    for (const bad of ['secret = "x"', 'eventType != "verify"', 'eventType = "verify" and', 'eventType = "verify" or outcome = "failure"', 'eventType = verify', 'eventType = "a" outcome = "b"']) {
+    for (const bad of [
+      'secret = "x"',
+      'eventType != "verify"',
+      'eventType = "verify" and',
+      'eventType = "verify" or outcome = "failure"',
+      'eventType = verify',
+      'eventType = "a" outcome = "b"',
+    ]) {
       let error: unknown;
       try {
         parseAuditFilter(bad);

@@ -31,7 +31,9 @@ describe('provisioningUrl', () => {
 
   it('percent-encodes the label parts and the issuer, so spaces, colons and & cannot change the meaning', () => {
     const url = provisioningUrl('ACME Corp: VPN', 'Bob Smith:laptop&co?x=1/2', secret);
-    expect(url.startsWith('otpauth://totp/ACME%20Corp%3A%20VPN:Bob%20Smith%3Alaptop%26co%3Fx%3D1%2F2?')).toBe(true);
+    expect(url.startsWith('otpauth://totp/ACME%20Corp%3A%20VPN:Bob%20Smith%3Alaptop%26co%3Fx%3D1%2F2?')).toBe(
+      true,
+    );
     const parsed = new URL(url);
     expect(parsed.host).toBe('totp');
     const [issuer, name] = parsed.pathname.slice(1).split(':').map(decodeURIComponent);

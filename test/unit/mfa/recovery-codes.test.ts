@@ -20,7 +20,8 @@ describe('recovery codes', () => {
 
   it('use every symbol, about equally often (no modulo bias or stuck bits)', () => {
     const counts = new Map<string, number>();
-    for (const code of generateRecoveryCodes(2000)) for (const c of code) counts.set(c, (counts.get(c) ?? 0) + 1);
+    for (const code of generateRecoveryCodes(2000))
+      for (const c of code) counts.set(c, (counts.get(c) ?? 0) + 1);
     expect(counts.size).toBe(32);
     // 24,000 symbols: 750 expected per symbol; 600..900 is beyond 5 standard deviations
     for (const [symbol, n] of counts) expect(n, symbol).toBeGreaterThan(600);
@@ -29,9 +30,11 @@ describe('recovery codes', () => {
 
   it('are shown grouped and read back with or without dashes, in any case, with look-alikes mapped', () => {
     expect(formatRecoveryCode('ABCD2345WXYZ')).toBe('ABCD-2345-WXYZ');
-    for (const typed of ['ABCD-2345-WXYZ', 'abcd2345wxyz', ' abcd-2345 wxyz ']) expect(normalizeRecoveryCode(typed)).toBe('ABCD2345WXYZ');
+    for (const typed of ['ABCD-2345-WXYZ', 'abcd2345wxyz', ' abcd-2345 wxyz '])
+      expect(normalizeRecoveryCode(typed)).toBe('ABCD2345WXYZ');
     expect(normalizeRecoveryCode('10ol-ilOO-0000')).toBe('100111000000');
-    for (const bad of ['', 'ABCD-2345', 'ABCD-2345-WXYZ-0', 'ABCD-2345-WXYU', '123456']) expect(normalizeRecoveryCode(bad), bad).toBeUndefined();
+    for (const bad of ['', 'ABCD-2345', 'ABCD-2345-WXYZ-0', 'ABCD-2345-WXYU', '123456'])
+      expect(normalizeRecoveryCode(bad), bad).toBeUndefined();
   });
 
   it('are found by exact match only', () => {

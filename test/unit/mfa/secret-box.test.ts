@@ -17,7 +17,9 @@ describe('SecretBox', () => {
     expect(a.equals(b)).toBe(false);
     expect(a.includes(secret)).toBe(false);
     expect(box.open(a, 'identity-1', 'totp-secret')).toEqual(secret);
-    expect(box.openText(box.sealText('ABCD2345WXYZ', 'i', 'recovery-code'), 'i', 'recovery-code')).toBe('ABCD2345WXYZ');
+    expect(box.openText(box.sealText('ABCD2345WXYZ', 'i', 'recovery-code'), 'i', 'recovery-code')).toBe(
+      'ABCD2345WXYZ',
+    );
   });
 
   it('will not open for another identity or purpose (the associated data binds both)', () => {
@@ -31,10 +33,14 @@ describe('SecretBox', () => {
     for (const index of [0, 5, 20, sealed.length - 1]) {
       const tampered = Buffer.from(sealed);
       tampered[index]! ^= 1;
-      expect(() => box.open(tampered, 'identity-1', 'totp-secret'), `byte ${index}`).toThrow(MfaDataUnreadable);
+      expect(() => box.open(tampered, 'identity-1', 'totp-secret'), `byte ${index}`).toThrow(
+        MfaDataUnreadable,
+      );
     }
     expect(() => box.open(sealed.subarray(0, 10), 'identity-1', 'totp-secret')).toThrow(MfaDataUnreadable);
-    expect(() => new SecretBox(() => randomBytes(32)).open(sealed, 'identity-1', 'totp-secret')).toThrow(MfaDataUnreadable);
+    expect(() => new SecretBox(() => randomBytes(32)).open(sealed, 'identity-1', 'totp-secret')).toThrow(
+      MfaDataUnreadable,
+    );
   });
 
   it('asks for the master key only when first used', () => {
@@ -85,7 +91,13 @@ describe('master key', () => {
     expect(parseMasterKey(key.toString('hex').toUpperCase())).toEqual(key);
     expect(parseMasterKey(key.toString('base64'))).toEqual(key);
     expect(parseMasterKey(` ${key.toString('base64url')}\n`)).toEqual(key);
-    for (const bad of ['', 'short', randomBytes(16).toString('hex'), randomBytes(31).toString('base64'), `${key.toString('hex')}!`]) {
+    for (const bad of [
+      '',
+      'short',
+      randomBytes(16).toString('hex'),
+      randomBytes(31).toString('base64'),
+      `${key.toString('hex')}!`,
+    ]) {
       expect(() => parseMasterKey(bad), bad).toThrow(/POSTERN_MASTER_KEY must be 32 bytes/);
     }
   });

@@ -21,7 +21,8 @@ const enrollment = (identityId: string): MfaEnrollment => ({
   updatedAt: at,
   verifiedAt: null,
 });
-const codes = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `code-${i}`, sealed: randomBytes(40) }));
+const codes = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({ id: `code-${i}`, sealed: randomBytes(40) }));
 
 beforeEach(() => {
   dir = tempDir('postern-mfa-repo-');
@@ -91,10 +92,18 @@ describe('SqliteMfaRepository', () => {
       reason: null,
       ...extra,
     });
-    for (let n = 0; n < 5; n++) repo.recordAudit(event(n, n % 2 ? { outcome: 'failure', factor: null, reason: 'invalid-code' } : {}));
+    for (let n = 0; n < 5; n++)
+      repo.recordAudit(event(n, n % 2 ? { outcome: 'failure', factor: null, reason: 'invalid-code' } : {}));
     repo.recordAudit(event(5, { identityId: 'i2' }));
 
-    expect(repo.listAudit({ limit: 10, offset: 0 }).items.map((e) => e.id)).toEqual(['e5', 'e4', 'e3', 'e2', 'e1', 'e0']);
+    expect(repo.listAudit({ limit: 10, offset: 0 }).items.map((e) => e.id)).toEqual([
+      'e5',
+      'e4',
+      'e3',
+      'e2',
+      'e1',
+      'e0',
+    ]);
     const failures = repo.listAudit({ limit: 10, offset: 0, identityId: 'i1', outcome: 'failure' });
     expect(failures.items.map((e) => e.id)).toEqual(['e3', 'e1']);
     expect(failures.items[0]).toEqual(event(3, { outcome: 'failure', factor: null, reason: 'invalid-code' }));

@@ -9,7 +9,18 @@ const at = (seconds: number) => new Date(seconds * 1000);
 
 describe('HOTP and TOTP', () => {
   it('match the RFC 4226 appendix D values', () => {
-    const expected = ['755224', '287082', '359152', '969429', '338314', '254676', '287922', '162583', '399871', '520489'];
+    const expected = [
+      '755224',
+      '287082',
+      '359152',
+      '969429',
+      '338314',
+      '254676',
+      '287922',
+      '162583',
+      '399871',
+      '520489',
+    ];
     expect(expected.map((_, counter) => hotp(RFC_KEY, counter))).toEqual(expected);
   });
 
@@ -39,7 +50,10 @@ describe('matchTotp', () => {
 
   it('accepts now and one step either side, reporting the step that matched', () => {
     for (const offset of [-1, 0, 1]) {
-      expect(matchTotp(key, hotp(key, step + offset), now, null)).toEqual({ result: 'match', step: step + offset });
+      expect(matchTotp(key, hotp(key, step + offset), now, null)).toEqual({
+        result: 'match',
+        step: step + offset,
+      });
     }
   });
 

@@ -164,6 +164,8 @@ describe('PROCESS check: a rule applies only to devices of its OS family (Poster
   });
 
   it('applies every rule while the device has not reported its OS', () => {
-    expect(processCheck.evaluate(linux, data({ processes: [proc('/usr/bin/falcon')] }), ctx()).isPassing).toBe(true);
+    expect(
+      processCheck.evaluate(linux, data({ processes: [proc('/usr/bin/falcon')] }), ctx()).isPassing,
+    ).toBe(true);
   });
 });

@@ -32,7 +32,9 @@ export async function enrollInteractively(agent: Agent, terminal: Terminal, code
   terminal.print('Recovery codes: keep them somewhere safe; each works once if you lose the app.');
   printCodes(terminal, enrollment.recoveryCodes);
   terminal.print();
-  const answer = code ?? (await terminal.ask('Code from the app to finish (empty to finish later): '))?.replace(/\s+/g, '');
+  const answer =
+    code ??
+    (await terminal.ask('Code from the app to finish (empty to finish later): '))?.replace(/\s+/g, '');
   if (!answer) {
     terminal.print('Not verified yet: finish with `postern-agent mfa verify CODE`.');
     return false;
@@ -63,7 +65,9 @@ async function recoveryCodes(ctx: CliContext, agent: Agent): Promise<void> {
   if (ctx.args.regenerate) {
     const fresh = await agent.mfa.regenerateRecoveryCodes(code);
     if (!fresh) {
-      ctx.terminal.print('New recovery codes were generated; show them with `postern-agent mfa codes` and the next code.');
+      ctx.terminal.print(
+        'New recovery codes were generated; show them with `postern-agent mfa codes` and the next code.',
+      );
       return;
     }
     ctx.terminal.print('New recovery codes (the old ones no longer work):');
@@ -81,9 +85,15 @@ export async function mfaCommand(ctx: CliContext): Promise<ExitCode> {
     switch (sub) {
       case 'status': {
         const status = await agent.mfa.status();
-        const words = { enrolled: 'set up', unverified: 'setup started but not verified', 'not-enrolled': 'not set up' };
+        const words = {
+          enrolled: 'set up',
+          unverified: 'setup started but not verified',
+          'not-enrolled': 'not set up',
+        };
         const { state, remainingRecoveryCodes } = status;
-        ctx.terminal.print(ctx.args.json ? JSON.stringify({ state, remainingRecoveryCodes }) : `MFA: ${words[state]}`);
+        ctx.terminal.print(
+          ctx.args.json ? JSON.stringify({ state, remainingRecoveryCodes }) : `MFA: ${words[state]}`,
+        );
         break;
       }
       case 'enroll':

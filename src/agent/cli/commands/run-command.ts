@@ -15,7 +15,12 @@ import { enrollInteractively } from './mfa-commands.js';
 
 const HELP = `Commands: services, status, report, code, enroll, wake, unlock, help, quit`;
 
-const SIMULATED: Record<string, PowerEvent> = { wake: 'resume', unlock: 'unlock-screen', lock: 'lock-screen', suspend: 'suspend' };
+const SIMULATED: Record<string, PowerEvent> = {
+  wake: 'resume',
+  unlock: 'unlock-screen',
+  lock: 'lock-screen',
+  suspend: 'suspend',
+};
 
 export interface ConsoleOptions {
   /** Signals that stop the console (default SIGINT and SIGTERM); a typed `quit` always does. */
@@ -23,7 +28,11 @@ export interface ConsoleOptions {
 }
 
 /** Starts the signed-in agent and runs its console until a signal or `quit`; stops the agent before resolving. */
-export async function runConsole(agent: Agent, terminal: Terminal, options: ConsoleOptions = {}): Promise<void> {
+export async function runConsole(
+  agent: Agent,
+  terminal: Terminal,
+  options: ConsoleOptions = {},
+): Promise<void> {
   const t = terminal;
   let lastTable = '';
   let lastError = '';
@@ -42,7 +51,13 @@ export async function runConsole(agent: Agent, terminal: Terminal, options: Cons
     }
     if (lastError) t.print('posture reporting resumed');
     lastError = '';
-    if (result.sent.length) t.print(`sent ${result.sent.length} posture response(s)${result.full ? ' (full resend)' : ''}: ${result.sent.map(describeResponse).map((s) => s.split(/\s+/)[0]).join(', ')}`);
+    if (result.sent.length)
+      t.print(
+        `sent ${result.sent.length} posture response(s)${result.full ? ' (full resend)' : ''}: ${result.sent
+          .map(describeResponse)
+          .map((s) => s.split(/\s+/)[0])
+          .join(', ')}`,
+      );
   });
 
   let finish: () => void = () => {};
@@ -53,7 +68,11 @@ export async function runConsole(agent: Agent, terminal: Terminal, options: Cons
     status: () => t.print(statusLines(agent.status(), agent.services())),
     report: async () => {
       const r = await agent.reportNow();
-      t.print(r.error ? `report failed: ${r.error.message}` : `sent ${r.sent.length}, unchanged ${r.unchanged.length}`);
+      t.print(
+        r.error
+          ? `report failed: ${r.error.message}`
+          : `sent ${r.sent.length}, unchanged ${r.unchanged.length}`,
+      );
     },
     code: () => agent.promptForCode(),
     enroll: () => enrollInteractively(agent, t),
@@ -93,14 +112,20 @@ export async function runConsole(agent: Agent, terminal: Terminal, options: Cons
 
 export async function runCommand(ctx: CliContext): Promise<ExitCode> {
   const seconds = ctx.args.intervalSeconds ?? ctx.settings.reportIntervalSeconds;
-  if (ctx.args.intervalSeconds !== undefined) await ctx.settingsFile.update({ reportIntervalSeconds: ctx.args.intervalSeconds });
+  if (ctx.args.intervalSeconds !== undefined)
+    await ctx.settingsFile.update({ reportIntervalSeconds: ctx.args.intervalSeconds });
   const power = new PowerEventEmitter();
   const source = createPowerEvents({ logger: ctx.logger });
   power.forward(source);
-  const agent = await createAgent(ctx, { power, reportIntervalMs: seconds === undefined ? undefined : seconds * 1000, longRunning: true });
+  const agent = await createAgent(ctx, {
+    power,
+    reportIntervalMs: seconds === undefined ? undefined : seconds * 1000,
+    longRunning: true,
+  });
   try {
     const status = await signIn(agent, ctx);
-    if (status.state === 'needs-enrollment') ctx.terminal.print('Set up an authenticator app first: type `enroll`.');
+    if (status.state === 'needs-enrollment')
+      ctx.terminal.print('Set up an authenticator app first: type `enroll`.');
     await runConsole(agent, ctx.terminal);
     return EXIT.ok;
   } finally {

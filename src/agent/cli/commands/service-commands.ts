@@ -24,7 +24,9 @@ export async function reportCommand(ctx: CliContext): Promise<ExitCode> {
     if (result.skipped) throw new CliError(`cannot report: the session is ${result.skipped}`, EXIT.auth);
     const services = agent.services();
     if (ctx.args.json) {
-      ctx.terminal.print(JSON.stringify({ sent: result.sent, unchanged: result.unchanged, services }, null, 2));
+      ctx.terminal.print(
+        JSON.stringify({ sent: result.sent, unchanged: result.unchanged, services }, null, 2),
+      );
       return EXIT.ok;
     }
     const t = ctx.terminal;

@@ -13,7 +13,8 @@ async function askRequired(ctx: CliContext, question: string, hidden = false): P
 
 export async function loginCommand(ctx: CliContext): Promise<ExitCode> {
   const controllerUrl = controllerUrlOf(ctx);
-  const username = ctx.args.username ?? ctx.args.words[0] ?? ctx.settings.username ?? (await askRequired(ctx, 'Username: '));
+  const username =
+    ctx.args.username ?? ctx.args.words[0] ?? ctx.settings.username ?? (await askRequired(ctx, 'Username: '));
   const password = ctx.env.POSTERN_PASSWORD ?? (await askRequired(ctx, 'Password: ', true));
   const agent = await createAgent(ctx);
   try {
@@ -22,12 +23,17 @@ export async function loginCommand(ctx: CliContext): Promise<ExitCode> {
     const t = ctx.terminal;
     t.print(`Signed in to ${controllerUrl} as ${username}.`);
     if (ctx.args.credentialStore === 'memory') {
-      t.print('The memory credential store keeps nothing: later commands sign in again with POSTERN_PASSWORD.');
+      t.print(
+        'The memory credential store keeps nothing: later commands sign in again with POSTERN_PASSWORD.',
+      );
     }
     if (status.state === 'needs-enrollment') {
-      t.print('This account must set up an authenticator app before it can reach services: run `postern-agent mfa enroll`.');
+      t.print(
+        'This account must set up an authenticator app before it can reach services: run `postern-agent mfa enroll`.',
+      );
     }
-    if (status.state === 'needs-totp') throw new CliError('signed in, but no authenticator code was entered', EXIT.mfa);
+    if (status.state === 'needs-totp')
+      throw new CliError('signed in, but no authenticator code was entered', EXIT.mfa);
     return EXIT.ok;
   } finally {
     await agent.stop();
@@ -61,7 +67,12 @@ export async function statusCommand(ctx: CliContext): Promise<ExitCode> {
     const services = agent.services();
     if (ctx.args.json) {
       const count = (access: string) => services.filter((s) => s.access === access).length;
-      const summary = { total: services.length, granted: count('granted'), blocked: count('blocked'), mfaNeeded: count('mfa-needed') };
+      const summary = {
+        total: services.length,
+        granted: count('granted'),
+        blocked: count('blocked'),
+        mfaNeeded: count('mfa-needed'),
+      };
       ctx.terminal.print(JSON.stringify({ ...status, services: summary }, null, 2));
     } else {
       ctx.terminal.print(statusLines(status, services));
