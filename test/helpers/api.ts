@@ -73,3 +73,22 @@ export async function createUser(
   if (auth.status !== 201) throw new Error(`authenticator create failed: ${JSON.stringify(auth.body)}`);
   return id;
 }
+
+/** A complete auth policy body: password logins allowed, TOTP required or not. */
+export const authPolicyBody = (name: string, requireTotp: boolean) => ({
+  name,
+  primary: {
+    updb: {
+      allowed: true,
+      minPasswordLength: 5,
+      requireSpecialChar: false,
+      requireNumberChar: false,
+      requireMixedCase: false,
+      maxAttempts: 0,
+      lockoutDurationMinutes: 0,
+    },
+    cert: { allowed: false, allowExpiredCerts: false },
+    extJwt: { allowed: false, allowedSigners: [] },
+  },
+  secondary: { requireTotp, requireExtJwtSigner: null },
+});

@@ -9,7 +9,7 @@
  * `fresh(who)` makes a new identity of the same kind and signs it in, for requests that change the caller.
  */
 import { generate } from 'otplib';
-import { Api, CLIENT, MGMT, createUser } from './api.js';
+import { Api, CLIENT, MGMT, createUser, authPolicyBody } from './api.js';
 import { ADMIN_PASSWORD } from './controller.js';
 
 export type Who = 'none' | 'partial' | 'client' | 'other' | 'admin';
@@ -19,23 +19,7 @@ const PASSWORD = 'matrix-password';
 let counter = 0;
 export const unique = (prefix: string) => `${prefix}-${++counter}-${Math.random().toString(36).slice(2, 7)}`;
 
-export const AUTH_POLICY_BODY = (name: string, requireTotp: boolean) => ({
-  name,
-  primary: {
-    updb: {
-      allowed: true,
-      minPasswordLength: 5,
-      requireSpecialChar: false,
-      requireNumberChar: false,
-      requireMixedCase: false,
-      maxAttempts: 0,
-      lockoutDurationMinutes: 0,
-    },
-    cert: { allowed: false, allowExpiredCerts: false },
-    extJwt: { allowed: false, allowedSigners: [] },
-  },
-  secondary: { requireTotp, requireExtJwtSigner: null },
-});
+export const AUTH_POLICY_BODY = authPolicyBody;
 
 export class AuthWorld {
   readonly tokens = {} as Record<Exclude<Who, 'none'>, string>;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, MGMT } from '../helpers/api.js';
+import { Api, MGMT, authPolicyBody } from '../helpers/api.js';
 import { ADMIN_PASSWORD, startTestController, type TestController } from '../helpers/controller.js';
 import { ResponseSchemas } from '../helpers/openapi-check.js';
 
@@ -301,25 +301,7 @@ describe('identities, authenticators and auth policies', () => {
     expect(demote.body.error.cause.field).toBe('isAdmin');
     expect((await admin.delete(`${MGMT}/auth-policies/default`)).status).toBe(409);
 
-    const policy = (
-      await admin.post(`${MGMT}/auth-policies`, {
-        name: 'in-use',
-        primary: {
-          updb: {
-            allowed: true,
-            minPasswordLength: 5,
-            requireSpecialChar: false,
-            requireNumberChar: false,
-            requireMixedCase: false,
-            maxAttempts: 0,
-            lockoutDurationMinutes: 0,
-          },
-          cert: { allowed: false, allowExpiredCerts: false },
-          extJwt: { allowed: false, allowedSigners: [] },
-        },
-        secondary: { requireTotp: false },
-      })
-    ).body.data.id;
+    const policy = (await admin.post(`${MGMT}/auth-policies`, authPolicyBody('in-use', false))).body.data.id;
     const user = await admin.post(`${MGMT}/identities`, {
       name: 'dave',
       type: 'User',

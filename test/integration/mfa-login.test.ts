@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestController } from '../helpers/controller.js';
-import { Api, CLIENT, MGMT } from '../helpers/api.js';
+import { Api, CLIENT, MGMT, authPolicyBody } from '../helpers/api.js';
 import type { ResponseSchemas } from '../helpers/openapi-check.js';
 import {
   AuthenticatorApp,
@@ -156,23 +156,7 @@ describe('no verified enrollment', () => {
 
 describe('an auth policy with secondary.requireTotp', () => {
   it('keeps an unenrolled identity partial until it has enrolled and verified, in the same session', async () => {
-    const policy = await admin.post(`${MGMT}/auth-policies`, {
-      name: 'totp-required',
-      primary: {
-        updb: {
-          allowed: true,
-          minPasswordLength: 5,
-          requireSpecialChar: false,
-          requireNumberChar: false,
-          requireMixedCase: false,
-          maxAttempts: 0,
-          lockoutDurationMinutes: 0,
-        },
-        cert: { allowed: false, allowExpiredCerts: false },
-        extJwt: { allowed: false, allowedSigners: [] },
-      },
-      secondary: { requireTotp: true, requireExtJwtSigner: null },
-    });
+    const policy = await admin.post(`${MGMT}/auth-policies`, authPolicyBody('totp-required', true));
     expect(policy.status).toBe(201);
     await newUser('must-enroll', MGMT, { authPolicyId: policy.body.data.id });
 

@@ -18,7 +18,7 @@ import { Agent, request } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SqliteStore } from '../../controller/store/sqlite-store.js';
-import { Api, MGMT, createUser } from '../helpers/api.js';
+import { Api, MGMT, createUser, authPolicyBody } from '../helpers/api.js';
 import { ADMIN_PASSWORD, startTestController, type TestController } from '../helpers/controller.js';
 import {
   operationsOf,
@@ -127,26 +127,7 @@ beforeAll(async () => {
         postureCheckRoles: ['#fuzz'],
       },
     ],
-    [
-      'auth-policies',
-      {
-        name: 'fuzz-auth',
-        primary: {
-          updb: {
-            allowed: true,
-            minPasswordLength: 5,
-            requireSpecialChar: false,
-            requireNumberChar: false,
-            requireMixedCase: false,
-            maxAttempts: 0,
-            lockoutDurationMinutes: 0,
-          },
-          cert: { allowed: false, allowExpiredCerts: false },
-          extJwt: { allowed: false, allowedSigners: [] },
-        },
-        secondary: { requireTotp: false, requireExtJwtSigner: null },
-      },
-    ],
+    ['auth-policies', authPolicyBody('fuzz-auth', false)],
   ] as const) {
     const res = await admin.post(`${MGMT}/${collection}`, body);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
