@@ -85,3 +85,17 @@ export function useRoute(): [string, (route: string) => void] {
   }, []);
   return [route, (next) => (window.location.hash = `#/${next}`)];
 }
+
+/**
+ * Answering a TOTP prompt: `busy` stays true for the attempt just answered until the agent accepts (the
+ * prompt ends) or asks again (a new attempt), so the form shows "Checking" in between; `error` is the
+ * call's failure or the agent's word on the last attempt.
+ */
+export function usePromptAnswer(prompt: PromptView) {
+  const [answered, setAnswered] = useState(0);
+  const answer = useAction(async (code: string) => {
+    setAnswered(prompt.attempt);
+    await postern.prompt.answer({ promptId: prompt.id, code });
+  });
+  return { run: answer.run, busy: answered === prompt.attempt, error: answer.error ?? prompt.error };
+}

@@ -5,7 +5,7 @@
 import { useState } from 'react';
 import type { PromptView, SessionView } from '../../../../src/ipc/views.js';
 import { CodeForm } from '../../components/code-form.js';
-import { useAction, usePrompt } from '../../lib/hooks.js';
+import { useAction, usePrompt, usePromptAnswer } from '../../lib/hooks.js';
 import { postern } from '../../lib/postern.js';
 
 export function SignIn({ session }: { session: SessionView }) {
@@ -84,12 +84,7 @@ function Credentials({ session }: { session: SessionView }) {
 }
 
 function LoginCode({ prompt }: { prompt: PromptView }) {
-  // The attempt answered last: the form shows "Checking" until the agent accepts or asks again.
-  const [answered, setAnswered] = useState(0);
-  const answer = useAction(async (code: string) => {
-    setAnswered(prompt.attempt);
-    await postern.prompt.answer({ promptId: prompt.id, code });
-  });
+  const answer = usePromptAnswer(prompt);
   return (
     <>
       <p>Enter the code from your authenticator app to finish signing in.</p>
@@ -99,8 +94,8 @@ function LoginCode({ prompt }: { prompt: PromptView }) {
         acceptsRecoveryCode={prompt.acceptsRecoveryCode}
         autoFocus
         clearOnSubmit
-        busy={answered === prompt.attempt}
-        error={answer.error ?? prompt.error}
+        busy={answer.busy}
+        error={answer.error}
         onSubmit={answer.run}
       >
         <button type="button" className="secondary" onClick={() => void postern.prompt.dismiss()}>

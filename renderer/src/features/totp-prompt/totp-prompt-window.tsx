@@ -3,11 +3,11 @@
  * ("Enter your code within 4:32 to keep access to 3 services"), the services it covers, and one code field
  * that also takes a recovery code.
  */
-import { useEffect, useState } from 'react';
+import { useEffect } from 'react';
 import { promptHeadline, remainingMs } from '../../../../src/ipc/prompt-text.js';
 import type { PromptView } from '../../../../src/ipc/views.js';
 import { CodeForm } from '../../components/code-form.js';
-import { useAction, useNow, usePrompt } from '../../lib/hooks.js';
+import { useNow, usePrompt, usePromptAnswer } from '../../lib/hooks.js';
 import { postern } from '../../lib/postern.js';
 
 export function TotpPromptWindow() {
@@ -28,12 +28,7 @@ export function TotpPromptWindow() {
 
 function PromptBody({ prompt }: { prompt: PromptView }) {
   const now = useNow();
-  // Which attempt was answered: "Checking" until the agent accepts (the window closes) or asks again.
-  const [answered, setAnswered] = useState(0);
-  const answer = useAction(async (code: string) => {
-    setAnswered(prompt.attempt);
-    await postern.prompt.answer({ promptId: prompt.id, code });
-  });
+  const answer = usePromptAnswer(prompt);
   const left = remainingMs(prompt, now);
   // The countdown is announced once a minute, not every second.
   const spoken = left === null ? '' : `${Math.ceil(left / 60_000)} minutes left`;
@@ -58,8 +53,8 @@ function PromptBody({ prompt }: { prompt: PromptView }) {
         acceptsRecoveryCode={prompt.acceptsRecoveryCode}
         autoFocus
         clearOnSubmit
-        busy={answered === prompt.attempt}
-        error={answer.error ?? prompt.error}
+        busy={answer.busy}
+        error={answer.error}
         onSubmit={answer.run}
       >
         <button type="button" className="secondary" onClick={() => void postern.prompt.dismiss()}>
