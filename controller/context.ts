@@ -19,6 +19,19 @@ export interface ControllerEvents {
   'mfa.passed': [apiSessionId: string, identityId: string];
   /** the identity's MFA enrollment was removed (by the user or an admin): MFA checks fail for all its sessions */
   'mfa.removed': [identityId: string];
+  /**
+   * Published after commit by the session outbox (never inside a transaction): edge sessions that were
+   * created or removed, whatever code path did it. Routers cut the removed sessions' streams.
+   */
+  'sessions.added': [sessionIds: string[]];
+  'sessions.removed': [sessions: { id: string; identityId: string; apiSessionId: string }[]];
+  /** published after commit: what the identity's services grant changed (lastChangeAt moved) */
+  'access.changed': [identityId: string, lastChangeAt: Date];
+}
+
+/** Which edge routers hold a live control link now (the router link module replaces the default). */
+export interface RouterPresence {
+  isOnline(edgeRouterId: string): boolean;
 }
 
 export class ControllerEventBus extends EventEmitter<ControllerEvents> {}
@@ -39,6 +52,7 @@ export interface ControllerContext {
   loginLimiters: { account: FailureLimiter; address: FailureLimiter };
   /** whether the identity has a verified TOTP enrollment (the MFA module replaces this) */
   isMfaEnrolled(identityId: string): boolean;
+  routerPresence: RouterPresence;
 }
 
 export function createContext(
@@ -67,6 +81,7 @@ export function createContext(
       address: loginLimiter(config.loginMaxFailuresPerAddress),
     },
     isMfaEnrolled: () => false,
+    routerPresence: { isOnline: () => false },
   };
   return context;
 }

@@ -1,5 +1,6 @@
 /** The wire contract shared by the agent and the renderer (pure TypeScript, no Node imports). */
 export * from './auth.js';
+export * from './data-plane.js';
 export * from './envelopes.js';
 export * from './explain-failure.js';
 export * from './mfa.js';

@@ -26,6 +26,9 @@ export const PATHS = {
   sessions: '/sessions',
   postureResponse: '/posture-response',
   postureResponseBulk: '/posture-response-bulk',
+  currentIdentityEdgeRouters: '/current-identity/edge-routers',
+  agentEvents: '/current-api-session/events',
+  routerEnroll: '/enroll/erott',
 } as const;
 
 /** Management-only paths for one identity (used by the demo seeding and by tests). */

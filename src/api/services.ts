@@ -1,4 +1,5 @@
 /** Client services with their posture queries, sessions and service updates (api-notes §6). */
+import type { SessionEdgeRouter, ServiceConfigMap } from './data-plane.js';
 import type { BaseEntity, EntityRef } from './envelopes.js';
 
 export const POSTURE_QUERY_TYPES = ['OS', 'MAC', 'DOMAIN', 'PROCESS', 'PROCESS_MULTI', 'MFA'] as const;
@@ -42,6 +43,10 @@ export interface ServiceDetail extends BaseEntity {
   permissions?: PolicyType[];
   roleAttributes?: string[] | null;
   encryptionRequired?: boolean;
+  /** config ids attached to the service */
+  configs?: string[];
+  /** config type name → data, for the types asked for with `?configTypes=` (`all` for every type) */
+  config?: ServiceConfigMap;
   postureQueries: PolicyPostureQueries[];
 }
 
@@ -61,6 +66,8 @@ export interface SessionDetail extends BaseEntity {
   service?: EntityRef;
   apiSessionId?: string;
   token?: string;
+  /** the routers this session may use, each with its URLs and certificate fingerprint */
+  edgeRouters?: SessionEdgeRouter[];
 }
 
 /** `cause.data` of a 409 INVALID_POSTURE: failing checks per policy id. */

@@ -1,0 +1,154 @@
+/**
+ * The data plane's wire contract: service configs (OpenZiti's `intercept.v1` and `host.v1`), edge routers as
+ * clients see them, the controller-to-router link and the agent-to-router streams. Pure TypeScript: the
+ * controller, the router, the agent and the renderer all read these shapes from here.
+ */
+
+/** Built-in config type names, as OpenZiti names them. */
+export const INTERCEPT_V1 = 'intercept.v1';
+export const HOST_V1 = 'host.v1';
+
+export type TransportProtocol = 'tcp' | 'udp';
+
+/** Where a client intercepts a service: `addresses` are host names, IPs or CIDRs; ports are inclusive ranges. */
+export interface InterceptV1 {
+  protocols: TransportProtocol[];
+  addresses: string[];
+  portRanges: { low: number; high: number }[];
+  [extra: string]: unknown;
+}
+
+/** Where the hosting side (the router) dials a service. The router never dials anything else. */
+export interface HostV1 {
+  protocol: TransportProtocol;
+  address: string;
+  port: number;
+  [extra: string]: unknown;
+}
+
+/** A client service's `config` map: config type name → that config's data (only the types asked for). */
+export type ServiceConfigMap = Record<string, Record<string, unknown>>;
+
+/** An edge router as `POST /sessions` answers it (OpenZiti's `sessionEdgeRouter`). */
+export interface SessionEdgeRouter {
+  name: string;
+  hostname: string;
+  /** protocol → URL, e.g. `{ tls: 'tls://127.0.0.1:3022' }` */
+  urls: Record<string, string>;
+  supportedProtocols: Record<string, string>;
+  isOnline: boolean;
+  cost: number;
+  noTraversal: boolean;
+  disabled: boolean;
+  syncStatus: string;
+  /**
+   * Postern: the SHA-256 fingerprint of the router's TLS certificate (lowercase hex, no separators), handed out
+   * over the authenticated API so the agent can pin it. The agent never connects to a router it cannot verify.
+   */
+  fingerprint: string;
+}
+
+/** `GET /current-identity/edge-routers`: the routers the caller's identity may use. */
+export interface CurrentIdentityEdgeRouter extends SessionEdgeRouter {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+// ---- Router enrollment (client API) -------------------------------------------------------------------
+
+/** `POST /edge/client/v1/enroll/erott`: a router redeems its one-time token. */
+export const ROUTER_ENROLL_PATH = '/enroll/erott';
+
+export interface RouterEnrollRequest {
+  /** the one-time enrollment token an administrator got when creating the router */
+  token: string;
+  /** the router's TLS certificate (PEM); its fingerprint is what agents pin */
+  certPem: string;
+}
+
+export interface RouterEnrollReply {
+  edgeRouterId: string;
+  name: string;
+  /** the router's credential for its control link; kept in the router's data folder (mode 0600) */
+  secret: string;
+}
+
+// ---- The controller-to-router link (a WebSocket the router opens) --------------------------------------
+
+/** WebSocket path on the controller's HTTP server; outside both APIs (routers are not identities). */
+export const ROUTER_LINK_PATH = '/edge/router/v1/link';
+export const ROUTER_ID_HEADER = 'postern-router-id';
+/** `authorization: Bearer <secret>` carries the router's secret. */
+
+/** A session a router may carry streams for. The router keeps only the token's SHA-256. */
+export interface RouterSession {
+  id: string;
+  /** sha256(token), lowercase hex */
+  tokenHash: string;
+  serviceId: string;
+  identityId: string;
+  apiSessionId: string;
+  type: 'Dial' | 'Bind';
+}
+
+/** A service's `host.v1` target; `host: null` when it has none (or was deleted). */
+export interface RouterServiceTarget {
+  serviceId: string;
+  name: string;
+  host: HostV1 | null;
+}
+
+export type ControllerToRouter =
+  /** the whole truth: the router replaces what it knew and closes streams of sessions not in it */
+  | { t: 'snapshot'; sessions: RouterSession[]; services: RouterServiceTarget[] }
+  | { t: 'session.added'; session: RouterSession }
+  /** revocation: close these sessions' streams now */
+  | { t: 'session.removed'; sessionIds: string[] }
+  | { t: 'service'; service: RouterServiceTarget }
+  | { t: 'lookup.result'; id: number; session: RouterSession | null; service: RouterServiceTarget | null };
+
+export type RouterToController =
+  | { t: 'hello'; hostname: string; urls: Record<string, string>; version: string }
+  /** a token the router has not heard of yet (the push may still be on its way): ask */
+  | { t: 'lookup'; id: number; tokenHash: string };
+
+// ---- Agent-to-router streams (HTTP/2 CONNECT over TLS) -------------------------------------------------
+
+/** One HTTP/2 CONNECT stream per user connection; these request headers say what it is for. */
+export const STREAM_TOKEN_HEADER = 'postern-session-token';
+export const STREAM_SERVICE_HEADER = 'postern-service-id';
+/** On a refused stream: a machine-readable reason beside the HTTP status. */
+export const STREAM_ERROR_HEADER = 'postern-error';
+
+export const STREAM_ERRORS = {
+  /** 401: the token is unknown, forged or its session was removed */
+  INVALID_SESSION: 401,
+  /** 403: the session is for another service, or is a Bind session */
+  WRONG_SERVICE: 403,
+  /** 403 */
+  NOT_DIAL: 403,
+  /** 404: the service has no host.v1 config */
+  NO_HOST_CONFIG: 404,
+  /** 502: the service's host.v1 target refused or did not answer */
+  TARGET_UNREACHABLE: 502,
+  /** 503: the router has lost its controller for longer than its grace period (fail closed) */
+  CONTROLLER_UNREACHABLE: 503,
+} as const;
+export type StreamError = keyof typeof STREAM_ERRORS;
+
+// ---- Pushed updates to agents (server-sent events on the client API) -----------------------------------
+
+/** `GET /edge/client/v1/current-api-session/events`: `text/event-stream` for the caller's API session. */
+export const AGENT_EVENTS_PATH = '/current-api-session/events';
+
+export type AgentEvent =
+  /** what one of the identity's services grants changed: re-read /services */
+  | { event: 'service-updates'; data: { lastChangeAt: string } }
+  /** these sessions of the caller's API session were removed: their tunnels are cut */
+  | { event: 'sessions-removed'; data: { sessionIds: string[] } };
+
+/** The SHA-256 fingerprint format agents compare: lowercase hex, no colons. */
+export function normaliseFingerprint(fingerprint: string): string {
+  return fingerprint.replace(/:/g, '').toLowerCase();
+}
