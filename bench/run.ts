@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { agentCycleFigures } from './agent-cycle.js';
 import { agentIdleFigures } from './agent-idle.js';
 import { controllerMemoryFigures } from './controller-memory.js';
+import { dataPlaneFigures } from './data-plane.js';
 import type { Figure } from './lib/figure.js';
 import { parseBenchArgs, type BenchOptions } from './lib/options.js';
 import { describeMachine, table, writeResults } from './lib/report.js';
@@ -25,6 +26,7 @@ const BENCHES: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
   'agent-cycle': agentCycleFigures,
   'agent-idle': agentIdleFigures,
   'controller-memory': controllerMemoryFigures,
+  'data-plane': dataPlaneFigures,
 };
 
 async function main(): Promise<number> {

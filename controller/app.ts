@@ -8,6 +8,9 @@ import { bootstrapAdmin, type BootstrapResult } from './auth/bootstrap-admin.js'
 import { sweepIdleSessions } from './auth/api-sessions.js';
 import { installMfa } from './mfa/install.js';
 import { installPosture } from './posture/install.js';
+import { AccessOutbox } from './events/access-outbox.js';
+import { startRouterFeed } from './router-link/router-feed.js';
+import { createRouterDirectory } from './router-link/router-directory.js';
 
 export interface RunningController {
   url: string;
@@ -27,11 +30,13 @@ export async function startController(
   const store = SqliteStore.open(config.dataDir);
   const ctx = createContext(config, store, createLogger(config.logLevel, options.logDestination));
   try {
+    const outbox = new AccessOutbox(store.db, ctx);
     const mfa = installMfa(ctx);
     const posture = installPosture(ctx);
     const bootstrap = await bootstrapAdmin(ctx, options.adminPassword);
     const app = await buildServer(ctx);
     await app.listen({ host: config.host, port: config.port });
+    const routers = startRouterFeed(app.server, ctx, createRouterDirectory(ctx));
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const scheme = config.tlsCert ? 'https' : 'http';
@@ -45,9 +50,11 @@ export async function startController(
       bootstrap,
       async close() {
         clearInterval(sweeper);
+        routers.close();
         await app.close();
         posture.close();
         mfa.close();
+        outbox.close();
         store.close();
       },
     };

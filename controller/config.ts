@@ -16,6 +16,8 @@ export interface ControllerConfig {
   loginMaxFailuresPerAddress: number;
   loginWindowSeconds: number;
   logLevel: string;
+  /** how long an edge router's one-time enrollment token is valid */
+  routerEnrollmentSeconds: number;
 }
 
 export function defaultConfig(dataDir: string): ControllerConfig {
@@ -29,5 +31,6 @@ export function defaultConfig(dataDir: string): ControllerConfig {
     loginMaxFailuresPerAddress: 20,
     loginWindowSeconds: 300,
     logLevel: 'info',
+    routerEnrollmentSeconds: 24 * 3600,
   };
 }

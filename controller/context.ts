@@ -34,7 +34,13 @@ export interface RouterPresence {
   isOnline(edgeRouterId: string): boolean;
 }
 
-export class ControllerEventBus extends EventEmitter<ControllerEvents> {}
+export class ControllerEventBus extends EventEmitter<ControllerEvents> {
+  constructor() {
+    super();
+    // Every agent's event stream listens here: hundreds of listeners are expected, not a leak.
+    this.setMaxListeners(0);
+  }
+}
 
 export interface Clock {
   now(): Date;

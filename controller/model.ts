@@ -27,9 +27,56 @@ export interface Identity extends Entity {
 
 export interface Service extends Entity {
   roleAttributes: string[];
+  /** config ids, at most one per config type */
+  configs: string[];
   encryptionRequired: boolean;
   terminatorStrategy: string;
   maxIdleTimeMillis: number;
+}
+
+export interface ConfigType extends Entity {
+  /** JSON schema the data of this type's configs must satisfy */
+  schema: Record<string, unknown>;
+  target: 'service' | 'router' | null;
+}
+
+export interface Config extends Entity {
+  configTypeId: string;
+  data: Record<string, unknown>;
+}
+
+export interface EdgeRouter extends Entity {
+  roleAttributes: string[];
+  disabled: boolean;
+  cost: number;
+  noTraversal: boolean;
+  isTunnelerEnabled: boolean;
+  appData: Record<string, unknown>;
+  /** where agents reach it, as the router said when it linked */
+  hostname: string;
+  supportedProtocols: Record<string, string>;
+  /** SHA-256 of the router's certificate (lowercase hex), recorded at enrollment: what agents pin */
+  fingerprint: string | null;
+  certPem: string | null;
+  isVerified: boolean;
+  /** SHA-256 of the one-time enrollment token; null once redeemed */
+  enrollmentTokenHash: string | null;
+  enrollmentCreatedAt: string | null;
+  enrollmentExpiresAt: string | null;
+  /** SHA-256 of the router's link secret */
+  secretHash: string | null;
+}
+
+export interface EdgeRouterPolicy extends Entity {
+  semantic: Semantic;
+  edgeRouterRoles: string[];
+  identityRoles: string[];
+}
+
+export interface ServiceEdgeRouterPolicy extends Entity {
+  semantic: Semantic;
+  edgeRouterRoles: string[];
+  serviceRoles: string[];
 }
 
 export const POLICY_TYPES = ['Dial', 'Bind'] as const;

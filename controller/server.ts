@@ -14,6 +14,8 @@ import { registerManagementRoutes } from './routes/management/index.js';
 import { POSTERN_VERSION } from './version.js';
 import { registerMfaManagementRoutes, registerMfaSharedRoutes } from './mfa/install.js';
 import { registerPostureClientRoutes, registerPostureManagementRoutes } from './posture/install.js';
+import { registerAgentEvents } from './events/agent-events-route.js';
+import { registerRouterClientRoutes } from './edge-routers/router-client-routes.js';
 
 export const CLIENT_PREFIX = '/edge/client/v1';
 export const MANAGEMENT_PREFIX = '/edge/management/v1';
@@ -84,6 +86,8 @@ export async function buildServer(ctx: ControllerContext): Promise<FastifyInstan
       installGuard(api, ctx, 'full');
       registerShared(api, ctx);
       registerPostureClientRoutes(api, ctx);
+      registerAgentEvents(api, ctx);
+      registerRouterClientRoutes(api, ctx);
     },
     { prefix: CLIENT_PREFIX },
   );

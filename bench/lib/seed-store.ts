@@ -72,6 +72,7 @@ export function seedCatalog(store: SqliteStore, size: CatalogSize = FULL_CATALOG
       store.services.create({
         ...base(`service-${i}`),
         roleAttributes: [`sg-${i % SERVICE_GROUPS}`],
+        configs: [],
         encryptionRequired: true,
         terminatorStrategy: 'smartrouting',
         maxIdleTimeMillis: 0,

@@ -60,6 +60,11 @@ export interface EdgeSession {
 export interface EdgeSessionRepository {
   create(session: EdgeSession): void;
   get(id: string): EdgeSession | undefined;
+  /** the session a router is shown this token for (routers ask when a token is new to them) */
+  getByToken(token: string): EdgeSession | undefined;
+  getMany(ids: readonly string[]): EdgeSession[];
+  /** every session: what a router's link starts from */
+  all(): EdgeSession[];
   find(apiSessionId: string, serviceId: string, type: PolicyType): EdgeSession | undefined;
   listByIdentity(identityId: string): EdgeSession[];
   delete(id: string): boolean;

@@ -42,6 +42,8 @@ export interface CrudResource<T extends Entity> {
   beforeDelete?(entity: T): void;
   /** Runs after any write has been stored. */
   afterWrite?(entity: T, op: WriteMode | 'delete'): void;
+  /** What a create answers beside `id` and `_links` (e.g. a one-time token, shown only then), with its schema. */
+  created?: { schema: TSchema; extra(entity: T): Record<string, unknown> };
 }
 
 export function registerCrud<T extends Entity>(
@@ -102,7 +104,7 @@ export function registerCrud<T extends Entity>(
       schema: {
         tags,
         body: r.schemas.create,
-        response: { 201: CreateEnvelope, ...errorResponses(400, 401) },
+        response: { 201: r.created?.schema ?? CreateEnvelope, ...errorResponses(400, 401) },
       },
     },
     async (request, reply) => {
@@ -118,7 +120,10 @@ export function registerCrud<T extends Entity>(
         r.repo.create(entity);
         r.afterWrite?.(entity, 'create');
       });
-      return reply.status(201).send(created(r.collection, entity.id));
+      const answer = created(r.collection, entity.id);
+      return reply
+        .status(201)
+        .send(r.created ? { ...answer, data: { ...answer.data, ...r.created.extra(entity) } } : answer);
     },
   );
 

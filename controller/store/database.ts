@@ -5,6 +5,14 @@ import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
 
+/** Who to tell when the outbox triggers write a row (see migrations/006-outbox.ts); one listener per database. */
+const outboxListeners = new WeakMap<Db, () => void>();
+
+export function onOutboxWritten(db: Db, listener: (() => void) | undefined): void {
+  if (listener) outboxListeners.set(db, listener);
+  else outboxListeners.delete(db);
+}
+
 /**
  * Opens (creating if needed) the controller's SQLite file in `dataDir` and brings its schema up to date.
  * WAL with synchronous=FULL: a write the API has acknowledged survives a crash or power loss, at the
@@ -17,6 +25,11 @@ export function openDatabase(dataDir: string, fileName = 'postern.db'): Db {
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
+  // Called by the outbox triggers inside the writing transaction: it may only schedule work for later.
+  db.function('postern_outbox_written', { deterministic: false }, () => {
+    outboxListeners.get(db)?.();
+    return null;
+  });
   migrate(db);
   return db;
 }

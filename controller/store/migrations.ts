@@ -9,5 +9,8 @@
 import { initial } from './migrations/001-initial.js';
 import { posture } from './migrations/002-posture.js';
 import { mfa } from './migrations/003-mfa.js';
+import { configs } from './migrations/004-configs.js';
+import { edgeRouters } from './migrations/005-edge-routers.js';
+import { outbox } from './migrations/006-outbox.js';
 
-export const MIGRATIONS: readonly string[] = [initial, posture, mfa];
+export const MIGRATIONS: readonly string[] = [initial, posture, mfa, configs, edgeRouters, outbox];

@@ -6,10 +6,15 @@ import type {
   ApiSession,
   AuthPolicy,
   Authenticator,
+  Config,
+  ConfigType,
+  EdgeRouter,
+  EdgeRouterPolicy,
   Entity,
   Identity,
   PostureCheck,
   Service,
+  ServiceEdgeRouterPolicy,
   ServicePolicy,
 } from '../model.js';
 import type { PostureRepository } from '../posture/posture-repository.js';
@@ -88,6 +93,11 @@ export interface Store {
   postureChecks: AttributedRepository<PostureCheck>;
   servicePolicies: ServicePolicyRepository;
   authPolicies: EntityRepository<AuthPolicy>;
+  configTypes: EntityRepository<ConfigType>;
+  configs: EntityRepository<Config>;
+  edgeRouters: AttributedRepository<EdgeRouter>;
+  edgeRouterPolicies: EntityRepository<EdgeRouterPolicy>;
+  serviceEdgeRouterPolicies: EntityRepository<ServiceEdgeRouterPolicy>;
   authenticators: AuthenticatorRepository;
   apiSessions: ApiSessionRepository;
   posture: PostureRepository;

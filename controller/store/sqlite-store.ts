@@ -1,6 +1,16 @@
 import { openDatabase, type Db } from './database.js';
 import type { Store } from './repository.js';
-import type { AuthPolicy, Identity, PostureCheck, Service } from '../model.js';
+import type {
+  AuthPolicy,
+  Config,
+  ConfigType,
+  EdgeRouter,
+  EdgeRouterPolicy,
+  Identity,
+  PostureCheck,
+  Service,
+  ServiceEdgeRouterPolicy,
+} from '../model.js';
 import { DocumentRepository } from './sqlite/document-repository.js';
 import { SqliteServicePolicyRepository } from './sqlite/service-policy-repository.js';
 import { SqliteAuthenticatorRepository } from './sqlite/authenticator-repository.js';
@@ -16,6 +26,11 @@ export class SqliteStore implements Store {
   readonly postureChecks;
   readonly servicePolicies;
   readonly authPolicies;
+  readonly configTypes;
+  readonly configs;
+  readonly edgeRouters;
+  readonly edgeRouterPolicies;
+  readonly serviceEdgeRouterPolicies;
   readonly authenticators;
   readonly apiSessions;
   readonly posture;
@@ -29,7 +44,33 @@ export class SqliteStore implements Store {
     // The catalogue (services, checks, policies, auth policies) is read on every access decision and is
     // small next to identities, so those repositories keep parsed entities in memory.
     const cached = { cache: true };
-    this.services = new DocumentRepository<Service>(db, 'services', 'service', undefined, cached);
+    // Services stored before configs existed have none.
+    const reviveService = (doc: Record<string, unknown>) => ({ configs: (doc.configs as string[]) ?? [] });
+    this.services = new DocumentRepository<Service>(db, 'services', 'service', reviveService, cached);
+    // Configs and routers are read for every service listing, session and router link: cached like services.
+    this.configTypes = new DocumentRepository<ConfigType>(db, 'config_types', null, undefined, cached);
+    this.configs = new DocumentRepository<Config>(db, 'configs', null, undefined, cached);
+    this.edgeRouters = new DocumentRepository<EdgeRouter>(
+      db,
+      'edge_routers',
+      'edgeRouter',
+      undefined,
+      cached,
+    );
+    this.edgeRouterPolicies = new DocumentRepository<EdgeRouterPolicy>(
+      db,
+      'edge_router_policies',
+      null,
+      undefined,
+      cached,
+    );
+    this.serviceEdgeRouterPolicies = new DocumentRepository<ServiceEdgeRouterPolicy>(
+      db,
+      'service_edge_router_policies',
+      null,
+      undefined,
+      cached,
+    );
     this.postureChecks = new DocumentRepository<PostureCheck>(
       db,
       'posture_checks',
@@ -71,7 +112,17 @@ export class SqliteStore implements Store {
   }
 
   private clearCaches(): void {
-    for (const repo of [this.services, this.postureChecks, this.servicePolicies, this.authPolicies])
+    for (const repo of [
+      this.services,
+      this.postureChecks,
+      this.servicePolicies,
+      this.authPolicies,
+      this.configTypes,
+      this.configs,
+      this.edgeRouters,
+      this.edgeRouterPolicies,
+      this.serviceEdgeRouterPolicies,
+    ])
       repo.clearCache();
   }
 

@@ -110,8 +110,8 @@ export type ControllerToRouter =
 
 export type RouterToController =
   | { t: 'hello'; hostname: string; urls: Record<string, string>; version: string }
-  /** a token the router has not heard of yet (the push may still be on its way): ask */
-  | { t: 'lookup'; id: number; tokenHash: string };
+  /** a token the router has not heard of yet (the push may still be on its way): ask, over the link */
+  | { t: 'lookup'; id: number; token: string };
 
 // ---- Agent-to-router streams (HTTP/2 CONNECT over TLS) -------------------------------------------------
 

@@ -42,9 +42,9 @@ export interface ControllerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-const CLI = join(import.meta.dirname, '..', '..', 'controller', 'cli.ts');
+const CLI = join(import.meta.dirname, '..', '..', 'server', 'cli.ts');
 
-/** The controller as users run it (`controller/cli.ts`), in a child process; resolves once it is listening. */
+/** The controller as users run it (`server/cli.ts`, with its embedded router), in a child process; resolves once it is listening. */
 export function spawnController(
   args: string[],
   env: Record<string, string | undefined> = {},

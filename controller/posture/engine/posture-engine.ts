@@ -87,7 +87,11 @@ export class PostureEngine {
 
     const lost = sessions.filter((s) => {
       const service = resolver.service(s.serviceId);
-      return !service || !evaluationOf(s.apiSessionId).access(identity, service, s.type).granted;
+      return (
+        identity.disabled ||
+        !service ||
+        !evaluationOf(s.apiSessionId).access(identity, service, s.type).granted
+      );
     });
     if (lost.length > 0) {
       const revoked = store.posture.sessions.deleteMany(lost.map((s) => s.id));

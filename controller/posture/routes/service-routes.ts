@@ -19,6 +19,7 @@ import { AccessResolver } from '../access/access-resolver.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
 import { clientServiceToWire } from '../views/service-view.js';
 import { ClientServiceDetail, ServiceUpdates } from './wire-schemas.js';
+import { configMapOf, requestedConfigTypes } from '../../configs/service-configs.js';
 
 export function registerServiceRoutes(
   app: FastifyInstance,
@@ -26,6 +27,9 @@ export function registerServiceRoutes(
   engine: PostureEngine,
 ): void {
   const tags = ['Service'];
+  // OpenZiti: the config types named on the request, plus those the API session was created with.
+  const configTypesOf = (query: unknown, fromSession: readonly string[] = []) =>
+    requestedConfigTypes(ctx.store, (query as { configTypes?: unknown }).configTypes, fromSession);
 
   app.get(
     '/services',
@@ -51,8 +55,11 @@ export function registerServiceRoutes(
         .filter(({ service: s }) => needle === undefined || s.name.toLowerCase().includes(needle));
       const page = matching.slice(query.offset, query.offset + query.limit);
       const evaluation = engine.evaluation(resolver, identity.id, session.id);
+      const types = configTypesOf(request.query, session.configTypes);
       return list(
-        page.map((grant) => clientServiceToWire(grant, evaluation)),
+        page.map((grant) =>
+          clientServiceToWire(grant, evaluation, configMapOf(ctx.store, grant.service, types)),
+        ),
         { limit: query.limit, offset: query.offset, totalCount: matching.length },
       );
     },
@@ -76,7 +83,10 @@ export function registerServiceRoutes(
       // A service the identity cannot use is as invisible as one that does not exist.
       if (!service || policies.length === 0) throw notFound(`services/${id}`);
       const evaluation = engine.evaluation(resolver, identity.id, session.id);
-      return detail(clientServiceToWire({ service, policies }, evaluation));
+      const types = configTypesOf(request.query, session.configTypes);
+      return detail(
+        clientServiceToWire({ service, policies }, evaluation, configMapOf(ctx.store, service, types)),
+      );
     },
   );
 

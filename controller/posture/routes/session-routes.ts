@@ -21,6 +21,7 @@ import { requestSession } from '../access/session-requests.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
 import { edgeSessionToWire } from '../views/record-views.js';
 import { SessionCreate, SessionDetail } from './wire-schemas.js';
+import { routerToSessionWire, routersFor } from '../../edge-routers/router-access.js';
 
 export function registerSessionRoutes(
   app: FastifyInstance,
@@ -29,8 +30,17 @@ export function registerSessionRoutes(
 ): void {
   const tags = ['Session'];
   const { store } = ctx;
-  const toWire = (s: Parameters<typeof edgeSessionToWire>[0]) =>
-    edgeSessionToWire(s, store.services.get(s.serviceId));
+  // Each session names the routers its identity and service may use, with the fingerprint agents pin.
+  const toWire = (s: Parameters<typeof edgeSessionToWire>[0]) => {
+    const service = store.services.get(s.serviceId);
+    const identity = store.identities.get(s.identityId);
+    const routers = service && identity ? routersFor(ctx, identity, service) : [];
+    return edgeSessionToWire(
+      s,
+      service,
+      routers.map((r) => routerToSessionWire(ctx, r)),
+    );
+  };
   const own = (request: Parameters<typeof authOf>[0]) => {
     const { identity } = authOf(request);
     const { id } = request.params as { id: string };

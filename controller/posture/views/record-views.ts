@@ -1,10 +1,15 @@
 /** Edge sessions and failed service requests as the APIs show them. */
 import { iso, selfLinks } from '../../http/envelope.js';
 import type { Service } from '../../model.js';
+import type { SessionEdgeRouter } from '../../../src/api/data-plane.js';
 import { ref } from '../../routes/management/refs.js';
 import type { EdgeSession, FailedServiceRequest } from '../posture-repository.js';
 
-export function edgeSessionToWire(session: EdgeSession, service: Service | undefined) {
+export function edgeSessionToWire(
+  session: EdgeSession,
+  service: Service | undefined,
+  edgeRouters: SessionEdgeRouter[] = [],
+) {
   return {
     id: session.id,
     createdAt: iso(session.createdAt),
@@ -18,8 +23,7 @@ export function edgeSessionToWire(session: EdgeSession, service: Service | undef
     serviceId: session.serviceId,
     service: ref('services', session.serviceId, service?.name ?? session.serviceId),
     identityId: session.identityId,
-    // Postern has no edge routers of its own; the field is kept for OpenZiti clients.
-    edgeRouters: [],
+    edgeRouters,
   };
 }
 

@@ -70,9 +70,14 @@ export function postureQuerySets(grant: ServiceGrant, evaluation: SessionEvaluat
   });
 }
 
-export function clientServiceToWire(grant: ServiceGrant, evaluation: SessionEvaluation) {
+export function clientServiceToWire(
+  grant: ServiceGrant,
+  evaluation: SessionEvaluation,
+  config: Record<string, unknown> = {},
+) {
   return {
     ...serviceToWire(grant.service),
+    config,
     permissions: permissionsOf(grant),
     postureQueries: postureQuerySets(grant, evaluation),
   };

@@ -138,11 +138,17 @@ export function registerIdentities(app: FastifyInstance, ctx: ControllerContext)
       }
     },
     afterWrite(identity, op) {
-      if (op !== 'delete') return void ctx.events.emit('identity.changed', identity.id);
-      ctx.store.authenticators.deleteByIdentity(identity.id);
-      for (const sessionId of ctx.store.apiSessions.deleteByIdentity(identity.id)) {
-        ctx.events.emit('apiSession.deleted', sessionId, identity.id);
+      const endApiSessions = () => {
+        for (const sessionId of ctx.store.apiSessions.deleteByIdentity(identity.id))
+          ctx.events.emit('apiSession.deleted', sessionId, identity.id);
+      };
+      if (op !== 'delete') {
+        // A disabled identity keeps nothing: its API sessions end, and with them its sessions and tunnels.
+        if (identity.disabled) endApiSessions();
+        return void ctx.events.emit('identity.changed', identity.id);
       }
+      ctx.store.authenticators.deleteByIdentity(identity.id);
+      endApiSessions();
       ctx.events.emit('identity.deleted', identity.id);
     },
   });

@@ -7,6 +7,8 @@ import { registerServicePolicies } from './service-policies.js';
 import { registerAuthPolicies } from './auth-policies.js';
 import { registerPostureChecks } from './posture-checks.js';
 import { registerPostureCheckTypes } from './posture-check-types.js';
+import { registerConfigRoutes } from '../../configs/config-routes.js';
+import { registerEdgeRouterRoutes } from '../../edge-routers/edge-router-routes.js';
 
 /** The management API's own routes (admin only, by the guard's default). */
 export function registerManagementRoutes(app: FastifyInstance, ctx: ControllerContext): void {
@@ -17,4 +19,6 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: ControllerCo
   registerAuthPolicies(app, ctx);
   registerPostureChecks(app, ctx);
   registerPostureCheckTypes(app);
+  registerConfigRoutes(app, ctx);
+  registerEdgeRouterRoutes(app, ctx);
 }

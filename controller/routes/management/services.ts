@@ -6,6 +6,8 @@ import { entityBase } from '../../http/envelope.js';
 import { Attributes, BaseEntity, Name, Tags } from '../../http/schemas.js';
 import { registerCrud, pick } from '../crud.js';
 import { normaliseAttributes } from './roles.js';
+import { validationError, type FieldCause } from '../../http/api-error.js';
+import { resolveServiceConfigs } from '../../configs/service-configs.js';
 
 const writable = {
   name: Name,
@@ -34,12 +36,12 @@ export const ServiceDetail = Type.Object(
 
 export function serviceToWire(service: Service): Record<string, unknown> {
   return {
+    configs: service.configs ?? [],
     ...entityBase('services', service),
     roleAttributes: service.roleAttributes,
     encryptionRequired: service.encryptionRequired,
     terminatorStrategy: service.terminatorStrategy,
     maxIdleTimeMillis: service.maxIdleTimeMillis,
-    configs: [],
     config: {},
   };
 }
@@ -51,24 +53,37 @@ export function registerServices(app: FastifyInstance, ctx: ControllerContext): 
     repo: ctx.store.services,
     schemas: { create: ServiceCreate, update: ServiceCreate, patch: ServicePatch, detail: ServiceDetail },
     toWire: serviceToWire,
-    build: (body, mode, existing, id, now) => ({
-      id,
-      name: pick(body, 'name', mode, existing?.name ?? ''),
-      roleAttributes: normaliseAttributes(
-        pick(body, 'roleAttributes', mode, existing?.roleAttributes ?? []) ?? [],
-      ),
-      encryptionRequired: pick(body, 'encryptionRequired', mode, existing?.encryptionRequired ?? true),
-      terminatorStrategy: pick(
-        body,
-        'terminatorStrategy',
-        mode,
-        existing?.terminatorStrategy ?? 'smartrouting',
-      ),
-      maxIdleTimeMillis: pick(body, 'maxIdleTimeMillis', mode, existing?.maxIdleTimeMillis ?? 0),
-      tags: pick(body, 'tags', mode, existing?.tags ?? {}),
-      createdAt: existing?.createdAt ?? now,
-      updatedAt: now,
-    }),
+    build: (body, mode, existing, id, now) => {
+      const problems: FieldCause[] = [];
+      const configs =
+        mode === 'patch' && !('configs' in body)
+          ? (existing?.configs ?? [])
+          : resolveServiceConfigs(
+              ctx.store,
+              (body.configs as string[] | null | undefined) ?? existing?.configs ?? [],
+              problems,
+            );
+      if (problems.length) throw validationError(problems);
+      return {
+        id,
+        configs,
+        name: pick(body, 'name', mode, existing?.name ?? ''),
+        roleAttributes: normaliseAttributes(
+          pick(body, 'roleAttributes', mode, existing?.roleAttributes ?? []) ?? [],
+        ),
+        encryptionRequired: pick(body, 'encryptionRequired', mode, existing?.encryptionRequired ?? true),
+        terminatorStrategy: pick(
+          body,
+          'terminatorStrategy',
+          mode,
+          existing?.terminatorStrategy ?? 'smartrouting',
+        ),
+        maxIdleTimeMillis: pick(body, 'maxIdleTimeMillis', mode, existing?.maxIdleTimeMillis ?? 0),
+        tags: pick(body, 'tags', mode, existing?.tags ?? {}),
+        createdAt: existing?.createdAt ?? now,
+        updatedAt: now,
+      };
+    },
     afterWrite: () => void ctx.events.emit('policy.changed'),
   });
 }

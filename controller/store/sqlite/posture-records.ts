@@ -41,6 +41,9 @@ export class SqliteEdgeSessionRepository implements EdgeSessionRepository {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       get: db.prepare(`SELECT * FROM edge_sessions WHERE id = ?`),
+      getByToken: db.prepare(`SELECT * FROM edge_sessions WHERE token = ?`),
+      getMany: db.prepare(`SELECT * FROM edge_sessions WHERE id IN (SELECT value FROM json_each(?))`),
+      all: db.prepare(`SELECT * FROM edge_sessions`),
       find: db.prepare(
         `SELECT * FROM edge_sessions WHERE api_session_id = ? AND service_id = ? AND type = ? LIMIT 1`,
       ),
@@ -69,6 +72,19 @@ export class SqliteEdgeSessionRepository implements EdgeSessionRepository {
   get(id: string): EdgeSession | undefined {
     const row = this.stmts.get.get(id) as SessionRow | undefined;
     return row && sessionOf(row);
+  }
+
+  getByToken(token: string): EdgeSession | undefined {
+    const row = this.stmts.getByToken.get(token) as SessionRow | undefined;
+    return row && sessionOf(row);
+  }
+
+  getMany(ids: readonly string[]): EdgeSession[] {
+    return (this.stmts.getMany.all(JSON.stringify(ids)) as SessionRow[]).map(sessionOf);
+  }
+
+  all(): EdgeSession[] {
+    return (this.stmts.all.all() as SessionRow[]).map(sessionOf);
   }
 
   find(apiSessionId: string, serviceId: string, type: PolicyType): EdgeSession | undefined {

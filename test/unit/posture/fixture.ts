@@ -53,6 +53,7 @@ export class Fixture {
     const service: Service = {
       ...this.base('service'),
       roleAttributes,
+      configs: [],
       encryptionRequired: true,
       terminatorStrategy: 'smartrouting',
       maxIdleTimeMillis: 0,

@@ -1,13 +1,14 @@
 /**
- * `npm run controller -- --data-dir D --port P`: runs the controller alone until SIGINT/SIGTERM.
+ * `npm run controller -- --data-dir D --port P`: runs the controller, with its embedded edge router unless
+ * `--no-router`, until SIGINT/SIGTERM.
  */
-import { parseControllerArgs, USAGE, UsageError } from './cli-args.js';
-import { startController, type RunningController } from './app.js';
+import { parseBundleArgs, USAGE, UsageError } from './cli-args.js';
+import { startBundle, type RunningBundle } from './bundle.js';
 
 async function main(): Promise<void> {
-  let config;
+  let parsed;
   try {
-    config = parseControllerArgs(process.argv.slice(2));
+    parsed = parseBundleArgs(process.argv.slice(2));
   } catch (err) {
     if (err instanceof UsageError) {
       console.error(`postern controller: ${err.message} (see --help)`);
@@ -15,12 +16,13 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  if (config === 'help') {
+  if (parsed === 'help') {
     console.log(USAGE);
     return;
   }
   // Signals are handled from the start: one that arrives while the store opens still closes it cleanly.
-  const running: { controller?: RunningController } = {};
+  const { config } = parsed;
+  const running: { controller?: RunningBundle } = {};
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -37,9 +39,13 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 
-  const controller = await startController(config, { adminPassword: process.env.POSTERN_ADMIN_PASSWORD });
-  running.controller = controller;
-  if (stopping) return void (await controller.close());
+  const bundle = await startBundle(config, {
+    adminPassword: process.env.POSTERN_ADMIN_PASSWORD,
+    router: parsed.router,
+  });
+  running.controller = bundle;
+  if (stopping) return void (await bundle.close());
+  const { controller, router } = bundle;
   const { bootstrap } = controller;
   if (bootstrap.generatedPassword) {
     console.log(
@@ -55,6 +61,12 @@ async function main(): Promise<void> {
   }
   console.log(`postern controller: data in ${config.dataDir}`);
   console.log(`postern controller listening on ${controller.url}`);
+  if (router) {
+    console.log(
+      `postern controller: embedded router ${router.edgeRouterId}, certificate fingerprint ${router.fingerprint}`,
+    );
+    console.log(`router listening on ${router.url}`);
+  }
 }
 
 main().catch((err: unknown) => {

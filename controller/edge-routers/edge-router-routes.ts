@@ -1,0 +1,173 @@
+/**
+ * Management API for edge routers: `edge-routers` (create answers the one-time enrollment token, once;
+ * `POST /edge-routers/:id/re-enroll` issues a new one and forgets the old enrollment), and the two policy
+ * kinds in `router-policy-routes.ts`.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { ControllerContext } from '../context.js';
+import type { EdgeRouter } from '../model.js';
+import { notFound } from '../http/api-error.js';
+import { detail, entityBase } from '../http/envelope.js';
+import {
+  Attributes,
+  BaseEntity,
+  IdParams,
+  Links,
+  Meta,
+  Name,
+  Tags,
+  detailEnvelope,
+  errorResponses,
+} from '../http/schemas.js';
+import { registerCrud, pick } from '../routes/crud.js';
+import { normaliseAttributes } from '../routes/management/roles.js';
+import { issueEnrollment } from './router-tokens.js';
+import { registerRouterPolicyRoutes } from './router-policy-routes.js';
+
+const writable = {
+  name: Name,
+  roleAttributes: Type.Optional(Type.Union([Attributes, Type.Null()])),
+  disabled: Type.Optional(Type.Boolean()),
+  cost: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+  noTraversal: Type.Optional(Type.Boolean()),
+  isTunnelerEnabled: Type.Optional(Type.Boolean()),
+  appData: Type.Optional(Tags),
+  tags: Type.Optional(Tags),
+};
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+const EdgeRouterDetail = Type.Object(
+  {
+    ...BaseEntity,
+    name: Type.String(),
+    roleAttributes: Type.Array(Type.String()),
+    disabled: Type.Boolean(),
+    cost: Type.Integer(),
+    noTraversal: Type.Boolean(),
+    isTunnelerEnabled: Type.Boolean(),
+    appData: Tags,
+    hostname: Type.String(),
+    supportedProtocols: Type.Record(Type.String(), Type.String()),
+    isOnline: Type.Boolean(),
+    syncStatus: Type.String(),
+    isVerified: Type.Boolean(),
+    fingerprint: NullableString,
+    certPem: NullableString,
+    enrollmentToken: NullableString,
+    enrollmentJwt: NullableString,
+    enrollmentCreatedAt: NullableString,
+    enrollmentExpiresAt: NullableString,
+  },
+  { additionalProperties: true },
+);
+const EnrollmentShown = Type.Object({
+  data: Type.Object({
+    id: Type.String(),
+    _links: Links,
+    enrollmentToken: Type.String(),
+    enrollmentExpiresAt: Type.String(),
+  }),
+  meta: Meta,
+});
+
+export function registerEdgeRouterRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+  const { store } = ctx;
+  // The token exists in clear only between its creation and the answer that shows it.
+  const shownOnce = new WeakMap<EdgeRouter, { token: string; expiresAt: string }>();
+  const toWire = (r: EdgeRouter) => {
+    const isOnline = ctx.routerPresence.isOnline(r.id);
+    return {
+      ...entityBase('edge-routers', r),
+      roleAttributes: r.roleAttributes,
+      disabled: r.disabled,
+      cost: r.cost,
+      noTraversal: r.noTraversal,
+      isTunnelerEnabled: r.isTunnelerEnabled,
+      appData: r.appData,
+      hostname: r.hostname,
+      supportedProtocols: r.supportedProtocols,
+      isOnline,
+      syncStatus: isOnline ? 'SYNC_DONE' : 'SYNC_UNKNOWN',
+      isVerified: r.isVerified,
+      fingerprint: r.fingerprint,
+      certPem: r.certPem,
+      // Shown once, in the create or re-enroll answer; only its hash is kept.
+      enrollmentToken: null,
+      enrollmentJwt: null,
+      enrollmentCreatedAt: r.enrollmentTokenHash ? r.enrollmentCreatedAt : null,
+      enrollmentExpiresAt: r.enrollmentTokenHash ? r.enrollmentExpiresAt : null,
+    };
+  };
+
+  registerCrud<EdgeRouter>(app, ctx, {
+    collection: 'edge-routers',
+    tag: 'Edge Router',
+    repo: store.edgeRouters,
+    schemas: {
+      create: Type.Object(writable, { additionalProperties: true }),
+      update: Type.Object(writable, { additionalProperties: true }),
+      patch: Type.Partial(Type.Object(writable), { additionalProperties: true }),
+      detail: EdgeRouterDetail,
+    },
+    toWire,
+    build(body, mode, existing, id, now) {
+      const base = {
+        id,
+        name: pick(body, 'name', mode, existing?.name ?? ''),
+        roleAttributes: normaliseAttributes(
+          pick(body, 'roleAttributes', mode, existing?.roleAttributes ?? []) ?? [],
+        ),
+        disabled: pick(body, 'disabled', mode, existing?.disabled ?? false),
+        cost: pick(body, 'cost', mode, existing?.cost ?? 0),
+        noTraversal: pick(body, 'noTraversal', mode, existing?.noTraversal ?? false),
+        isTunnelerEnabled: pick(body, 'isTunnelerEnabled', mode, existing?.isTunnelerEnabled ?? false),
+        appData: pick(body, 'appData', mode, existing?.appData ?? {}),
+        tags: pick(body, 'tags', mode, existing?.tags ?? {}),
+        createdAt: existing?.createdAt ?? now,
+        updatedAt: now,
+      };
+      if (existing) return { ...existing, ...base };
+      const enrollment = issueEnrollment(ctx, now);
+      const router: EdgeRouter = { ...base, hostname: '', supportedProtocols: {}, ...enrollment.fields };
+      shownOnce.set(router, { token: enrollment.token, expiresAt: enrollment.expiresAt });
+      return router;
+    },
+    created: {
+      schema: EnrollmentShown,
+      extra: (router) => {
+        const shown = shownOnce.get(router)!;
+        return { enrollmentToken: shown.token, enrollmentExpiresAt: shown.expiresAt };
+      },
+    },
+    afterWrite: () => void ctx.events.emit('policy.changed'),
+  });
+
+  app.post(
+    '/edge-routers/:id/re-enroll',
+    {
+      schema: {
+        tags: ['Edge Router'],
+        params: IdParams,
+        response: { 200: detailEnvelope(EnrollmentShown.properties.data), ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      const router = store.edgeRouters.get(id);
+      if (!router) throw notFound(`edge-routers/${id}`);
+      const now = ctx.clock.now();
+      const enrollment = issueEnrollment(ctx, now);
+      // The old certificate and secret stop working at once: the router must enroll again.
+      store.transaction(() => store.edgeRouters.update({ ...router, ...enrollment.fields, updatedAt: now }));
+      ctx.events.emit('policy.changed');
+      return detail({
+        id,
+        _links: { self: { href: `./edge-routers/${id}` } },
+        enrollmentToken: enrollment.token,
+        enrollmentExpiresAt: enrollment.expiresAt,
+      });
+    },
+  );
+
+  registerRouterPolicyRoutes(app, ctx);
+}

@@ -1,0 +1,115 @@
+/**
+ * Client API routes for routers: `POST /enroll/erott`, where a router redeems its one-time token with its
+ * certificate (public: routers are not identities), and `GET /current-identity/edge-routers`.
+ */
+import { X509Certificate } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import { normaliseFingerprint, ROUTER_ENROLL_PATH } from '../../src/api/data-plane.js';
+import { authOf } from '../auth/guard.js';
+import type { ControllerContext } from '../context.js';
+import { ApiError, rateLimited, validationError } from '../http/api-error.js';
+import { detail, list } from '../http/envelope.js';
+import { detailEnvelope, errorResponses, listEnvelope } from '../http/schemas.js';
+import { routerToIdentityWire, routersOfIdentity } from './router-access.js';
+import { newSecret, sha256Hex } from './router-tokens.js';
+
+const EnrollBody = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 512 }),
+  certPem: Type.String({ minLength: 1, maxLength: 16_384 }),
+});
+const EnrollReply = Type.Object({ edgeRouterId: Type.String(), name: Type.String(), secret: Type.String() });
+const IdentityRouter = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    hostname: Type.String(),
+    urls: Type.Record(Type.String(), Type.String()),
+    supportedProtocols: Type.Record(Type.String(), Type.String()),
+    isOnline: Type.Boolean(),
+    cost: Type.Integer(),
+    noTraversal: Type.Boolean(),
+    disabled: Type.Boolean(),
+    syncStatus: Type.String(),
+    fingerprint: Type.String(),
+  },
+  { additionalProperties: true },
+);
+
+const invalidToken = (why: string) =>
+  new ApiError(401, 'INVALID_ENROLLMENT_TOKEN', `The enrollment token is not valid: ${why}`);
+
+export function registerRouterClientRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+  const limiter = ctx.loginLimiters.address;
+
+  app.post(
+    ROUTER_ENROLL_PATH,
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['Enroll'],
+        description: 'An edge router redeems its one-time enrollment token with its TLS certificate',
+        body: EnrollBody,
+        response: { 200: detailEnvelope(EnrollReply), ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => {
+      const wait = limiter.retryAfterMs(request.ip);
+      if (wait > 0) throw rateLimited(wait / 1000);
+      const { token, certPem } = request.body as { token: string; certPem: string };
+      let fingerprint: string;
+      try {
+        fingerprint = normaliseFingerprint(new X509Certificate(certPem).fingerprint256);
+      } catch {
+        throw validationError([{ field: 'certPem', reason: 'not a PEM X.509 certificate' }]);
+      }
+      const hash = sha256Hex(token);
+      const secret = newSecret();
+      const now = ctx.clock.now();
+      // Find and redeem in one transaction: of two parallel redemptions, exactly one wins.
+      const outcome = ctx.store.transaction(() => {
+        const router = ctx.store.edgeRouters
+          .list({ limit: Number.MAX_SAFE_INTEGER, offset: 0 })
+          .items.find((r) => r.enrollmentTokenHash === hash);
+        if (!router) return { error: 'unknown, or already used' };
+        if (!router.enrollmentExpiresAt || Date.parse(router.enrollmentExpiresAt) <= now.getTime())
+          return { error: `expired at ${router.enrollmentExpiresAt}` };
+        const enrolled = {
+          ...router,
+          enrollmentTokenHash: null,
+          isVerified: true,
+          certPem,
+          fingerprint,
+          secretHash: sha256Hex(secret),
+          updatedAt: now,
+        };
+        ctx.store.edgeRouters.update(enrolled);
+        return { router: enrolled };
+      });
+      if ('error' in outcome) {
+        limiter.recordFailure(request.ip);
+        request.log.info({ ip: request.ip }, 'router enrollment refused');
+        throw invalidToken(outcome.error!);
+      }
+      ctx.events.emit('policy.changed');
+      request.log.info({ edgeRouterId: outcome.router.id, fingerprint }, 'edge router enrolled');
+      return detail({ edgeRouterId: outcome.router.id, name: outcome.router.name, secret });
+    },
+  );
+
+  app.get(
+    '/current-identity/edge-routers',
+    {
+      schema: {
+        tags: ['Current Identity'],
+        response: { 200: listEnvelope(IdentityRouter), ...errorResponses(401) },
+      },
+    },
+    async (request) => {
+      const routers = routersOfIdentity(ctx, authOf(request).identity).map((r) =>
+        routerToIdentityWire(ctx, r),
+      );
+      return list(routers, { limit: routers.length, offset: 0, totalCount: routers.length });
+    },
+  );
+}

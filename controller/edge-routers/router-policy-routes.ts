@@ -1,0 +1,117 @@
+/**
+ * `edge-router-policies` (identities → routers) and `service-edge-router-policies` (services → routers), with
+ * the role grammar of service policies: `#attribute`, `@id-or-name` (stored as `@id`), `#all`.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { ControllerContext } from '../context.js';
+import { SEMANTICS, type Entity, type EdgeRouterPolicy, type ServiceEdgeRouterPolicy } from '../model.js';
+import { validationError, type FieldCause } from '../http/api-error.js';
+import { entityBase } from '../http/envelope.js';
+import { BaseEntity, Name, Roles, Tags } from '../http/schemas.js';
+import { registerCrud, pick } from '../routes/crud.js';
+import { normaliseRoles, rolesDisplay } from '../routes/management/roles.js';
+import type { EntityRepository } from '../store/repository.js';
+
+const NamedRoles = Type.Array(Type.Object({ role: Type.String(), name: Type.String() }));
+
+type Side = 'identityRoles' | 'serviceRoles';
+
+function registerPolicyKind<T extends Entity & { semantic: 'AllOf' | 'AnyOf'; edgeRouterRoles: string[] }>(
+  app: FastifyInstance,
+  ctx: ControllerContext,
+  collection: string,
+  tag: string,
+  repo: EntityRepository<T>,
+  side: Side,
+  sideRepo: EntityRepository<Entity>,
+): void {
+  const writable = {
+    name: Name,
+    semantic: Type.Optional(Type.Union(SEMANTICS.map((t) => Type.Literal(t)))),
+    edgeRouterRoles: Type.Optional(Type.Union([Roles, Type.Null()])),
+    [side]: Type.Optional(Type.Union([Roles, Type.Null()])),
+    tags: Type.Optional(Tags),
+  };
+  const detail = Type.Object(
+    {
+      ...BaseEntity,
+      name: Type.String(),
+      semantic: Type.String(),
+      isSystem: Type.Boolean(),
+      edgeRouterRoles: Type.Array(Type.String()),
+      edgeRouterRolesDisplay: NamedRoles,
+      [side]: Type.Array(Type.String()),
+      [`${side}Display`]: NamedRoles,
+    },
+    { additionalProperties: true },
+  );
+  registerCrud<T>(app, ctx, {
+    collection,
+    tag,
+    repo,
+    schemas: {
+      create: Type.Object(writable, { additionalProperties: true }),
+      update: Type.Object(writable, { additionalProperties: true }),
+      patch: Type.Partial(Type.Object(writable), { additionalProperties: true }),
+      detail,
+    },
+    toWire: (p) => {
+      const sideRoles = (p as unknown as Record<Side, string[]>)[side];
+      return {
+        ...entityBase(collection, p),
+        semantic: p.semantic,
+        isSystem: false,
+        edgeRouterRoles: p.edgeRouterRoles,
+        edgeRouterRolesDisplay: rolesDisplay(p.edgeRouterRoles, ctx.store.edgeRouters),
+        [side]: sideRoles,
+        [`${side}Display`]: rolesDisplay(sideRoles, sideRepo),
+      };
+    },
+    build(body, mode, existing, id, now) {
+      const problems: FieldCause[] = [];
+      const roles = (field: string, target: EntityRepository<Entity>) =>
+        mode === 'patch' && !(field in body)
+          ? ((existing as unknown as Record<string, string[]> | undefined)?.[field] ?? [])
+          : normaliseRoles((body[field] as string[] | null) ?? [], field, target, problems);
+      const policy = {
+        id,
+        name: pick(body, 'name', mode, existing?.name ?? ''),
+        semantic: pick(body, 'semantic', mode, existing?.semantic ?? 'AnyOf'),
+        edgeRouterRoles: roles(
+          'edgeRouterRoles',
+          ctx.store.edgeRouters as unknown as EntityRepository<Entity>,
+        ),
+        [side]: roles(side, sideRepo),
+        tags: pick(body, 'tags', mode, existing?.tags ?? {}),
+        createdAt: existing?.createdAt ?? now,
+        updatedAt: now,
+      } as unknown as T;
+      if (problems.length) throw validationError(problems);
+      return policy;
+    },
+    afterWrite: () => void ctx.events.emit('policy.changed'),
+  });
+}
+
+export function registerRouterPolicyRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+  const { store } = ctx;
+  registerPolicyKind<EdgeRouterPolicy>(
+    app,
+    ctx,
+    'edge-router-policies',
+    'Edge Router Policy',
+    store.edgeRouterPolicies,
+    'identityRoles',
+    store.identities as unknown as EntityRepository<Entity>,
+  );
+  registerPolicyKind<ServiceEdgeRouterPolicy>(
+    app,
+    ctx,
+    'service-edge-router-policies',
+    'Service Edge Router Policy',
+    store.serviceEdgeRouterPolicies,
+    'serviceRoles',
+    store.services as unknown as EntityRepository<Entity>,
+  );
+}

@@ -1,0 +1,140 @@
+/**
+ * The controller's end of the router links: a WebSocket on the controller's own HTTP server
+ * (`ROUTER_LINK_PATH`), opened by each edge router with its id and secret. A router gets a snapshot of the
+ * sessions it may carry and the services' `host.v1` targets when it links, then every change as it is
+ * published after commit (see `router-feed.ts`). Routers are not identities: this path is outside both APIs.
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import {
+  ROUTER_ID_HEADER,
+  ROUTER_LINK_PATH,
+  type ControllerToRouter,
+  type RouterToController,
+} from '../../src/api/data-plane.js';
+import type { ControllerContext } from '../context.js';
+import type { RouterDirectory } from './router-directory.js';
+
+/** Pings keep idle links (and the NATs between) alive and find dead ones: two missed answers end a link. */
+const PING_INTERVAL_MS = 10_000;
+/** A router's messages are small (hello, lookups); anything larger is not a router. */
+const MAX_MESSAGE_BYTES = 64 * 1024;
+
+export interface RouterLink {
+  readonly routerId: string;
+  send(message: ControllerToRouter): void;
+  close(code?: number, reason?: string): void;
+}
+
+export interface LinkHandlers {
+  /** a router linked: send it its snapshot */
+  opened(link: RouterLink): void;
+  message(link: RouterLink, message: RouterToController): void;
+  closed(link: RouterLink): void;
+}
+
+export class RouterLinkServer {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  private readonly links = new Map<string, { link: RouterLink; socket: WebSocket; alive: boolean }>();
+  private readonly pinger: NodeJS.Timeout;
+
+  constructor(
+    server: Server,
+    private readonly ctx: ControllerContext,
+    private readonly directory: RouterDirectory,
+    private readonly handlers: LinkHandlers,
+  ) {
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) =>
+      this.upgrade(request, socket, head),
+    );
+    this.pinger = setInterval(() => this.pingAll(), PING_INTERVAL_MS);
+    this.pinger.unref();
+  }
+
+  isOnline(routerId: string): boolean {
+    return this.links.has(routerId);
+  }
+
+  all(): RouterLink[] {
+    return [...this.links.values()].map((l) => l.link);
+  }
+
+  /** Ends the links of routers that were deleted, disabled or re-enrolled. */
+  dropUnauthorized(): void {
+    for (const { link } of this.links.values())
+      if (!this.directory.mayLink(link.routerId)) link.close(4003, 'router no longer allowed');
+  }
+
+  close(): void {
+    clearInterval(this.pinger);
+    for (const { socket } of this.links.values()) socket.terminate();
+    this.links.clear();
+    this.wss.close();
+  }
+
+  private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const path = (request.url ?? '').split('?')[0];
+    if (path !== ROUTER_LINK_PATH) return void refuse(socket, 404, 'Not Found');
+    const routerId = String(request.headers[ROUTER_ID_HEADER] ?? '');
+    const auth = String(request.headers.authorization ?? '');
+    const secret = auth.startsWith('Bearer ') ? auth.slice('Bearer '.length) : '';
+    const router = routerId && secret ? this.directory.authenticate(routerId, secret) : undefined;
+    if (!router) {
+      this.ctx.log.warn(
+        { routerId: routerId.slice(0, 64) },
+        'router link refused: unknown router or wrong secret',
+      );
+      return void refuse(socket, 401, 'Unauthorized');
+    }
+    this.wss.handleUpgrade(request, socket, head, (ws) => this.accept(router.id, router.name, ws));
+  }
+
+  private accept(routerId: string, name: string, ws: WebSocket): void {
+    // One link per router: a reconnecting router replaces its stale link.
+    this.links.get(routerId)?.socket.terminate();
+    const link: RouterLink = {
+      routerId,
+      send: (message) => {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+      },
+      close: (code, reason) => ws.close(code, reason),
+    };
+    const entry = { link, socket: ws, alive: true };
+    this.links.set(routerId, entry);
+    ws.on('pong', () => (entry.alive = true));
+    ws.on('message', (data) => {
+      let message: RouterToController;
+      try {
+        message = JSON.parse(String(data)) as RouterToController;
+      } catch {
+        return void ws.close(4000, 'messages are JSON');
+      }
+      try {
+        this.handlers.message(link, message);
+      } catch (err) {
+        this.ctx.log.error({ err, routerId }, 'router link message failed');
+      }
+    });
+    ws.on('close', () => {
+      if (this.links.get(routerId) === entry) this.links.delete(routerId);
+      this.ctx.log.info({ routerId, name }, 'router link closed');
+      this.handlers.closed(link);
+    });
+    ws.on('error', () => undefined);
+    this.ctx.log.info({ routerId, name }, 'router linked');
+    this.handlers.opened(link);
+  }
+
+  private pingAll(): void {
+    for (const entry of this.links.values()) {
+      if (!entry.alive) entry.socket.terminate();
+      entry.alive = false;
+      entry.socket.ping();
+    }
+  }
+}
+
+function refuse(socket: Duplex, status: number, text: string): void {
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+}

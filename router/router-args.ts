@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+
+export const USAGE = `Usage: npm run router -- --controller URL --data-dir D [options]
+
+  --controller URL        the controller's address, e.g. http://127.0.0.1:1280 (required)
+  --enroll TOKEN          one-time enrollment token (or a file holding it); needed on the first start only
+  --data-dir D            where the router keeps its key, certificate and enrollment (required)
+  --port P                TCP port for agent connections; 0 picks a free one (default 3022)
+  --host H                address to listen on (default 127.0.0.1)
+  --advertise NAME        the host name or address agents reach this router by (default: --host)
+  --controller-grace S    seconds without the controller before every stream is cut (default 30)
+  --controller-ca FILE    PEM CA bundle for an https controller with a private certificate
+  --log-level L           fatal, error, warn, info, debug or trace (default info)
+  --help                  this text`;
+
+export class UsageError extends Error {}
+
+export interface RouterArgs {
+  controllerUrl: string;
+  enrollToken?: string;
+  dataDir: string;
+  port: number;
+  host: string;
+  advertisedHost?: string;
+  graceSeconds: number;
+  controllerCa?: string;
+  logLevel: string;
+}
+
+const whole = (name: string, value: string | undefined, fallback: number, min: number, max: number) => {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max)
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got '${value}'`);
+  return n;
+};
+
+/** The token itself, or the contents of a file holding it (an administrator may hand either over). */
+function tokenOf(value: string): string {
+  try {
+    return readFileSync(value, 'utf8').trim();
+  } catch {
+    return value.trim();
+  }
+}
+
+export function parseRouterArgs(argv: string[]): RouterArgs | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        controller: { type: 'string' },
+        enroll: { type: 'string' },
+        'data-dir': { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        advertise: { type: 'string' },
+        'controller-grace': { type: 'string' },
+        'controller-ca': { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean' },
+      },
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (values.help) return 'help';
+  if (!values.controller) throw new UsageError('--controller URL is required');
+  if (!/^https?:\/\//.test(values.controller))
+    throw new UsageError(`--controller must be an http:// or https:// URL, got '${values.controller}'`);
+  if (!values['data-dir']) throw new UsageError('--data-dir D is required');
+  const logLevel = values['log-level'] ?? 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel))
+    throw new UsageError(
+      `--log-level must be fatal, error, warn, info, debug, trace or silent, got '${logLevel}'`,
+    );
+  return {
+    controllerUrl: values.controller,
+    enrollToken: values.enroll === undefined ? undefined : tokenOf(values.enroll),
+    dataDir: values['data-dir'],
+    port: whole('port', values.port, 3022, 0, 65535),
+    host: values.host ?? '127.0.0.1',
+    advertisedHost: values.advertise,
+    graceSeconds: whole('controller-grace', values['controller-grace'], 30, 1, 86_400),
+    controllerCa: values['controller-ca'] ? readFileSync(values['controller-ca'], 'utf8') : undefined,
+    logLevel,
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * The controller with its embedded edge router: what `npm run controller`, `npm start`, the demo and the
+ * desktop app's bundled controller run. The two parts still talk only over the network, as a standalone
+ * router would: the embedded router enrolls with a one-time token through the client API and links to the
+ * controller's URL. Its folder is `<data-dir>/router`.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pino from 'pino';
+import { startController, type RunningController } from '../controller/app.js';
+import type { ControllerConfig } from '../controller/config.js';
+import { embeddedRouterToken } from '../controller/edge-routers/embedded-router.js';
+import { readRouterFiles } from '../router/router-files.js';
+import { startRouter, type RunningRouter } from '../router/router.js';
+
+export interface RouterBundleOptions {
+  /** false: a controller for standalone routers only */
+  enabled: boolean;
+  /** the router's port; undefined: the one it had last time when free, else any free one */
+  port?: number;
+  graceSeconds: number;
+}
+
+export interface RunningBundle {
+  controller: RunningController;
+  router: RunningRouter | undefined;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_ROUTER_OPTIONS: RouterBundleOptions = { enabled: true, graceSeconds: 30 };
+
+export async function startBundle(
+  config: ControllerConfig,
+  options: {
+    adminPassword?: string;
+    logDestination?: NodeJS.WritableStream;
+    router?: RouterBundleOptions;
+  } = {},
+): Promise<RunningBundle> {
+  const controller = await startController(config, options);
+  const routerOptions = options.router ?? DEFAULT_ROUTER_OPTIONS;
+  if (!routerOptions.enabled) return { controller, router: undefined, close: () => controller.close() };
+  try {
+    const router = await startEmbeddedRouter(controller, config, routerOptions, options.logDestination);
+    return {
+      controller,
+      router,
+      async close() {
+        await router.close();
+        await controller.close();
+      },
+    };
+  } catch (err) {
+    await controller.close();
+    throw err;
+  }
+}
+
+async function startEmbeddedRouter(
+  controller: RunningController,
+  config: ControllerConfig,
+  options: RouterBundleOptions,
+  logDestination: NodeJS.WritableStream | undefined,
+): Promise<RunningRouter> {
+  const dataDir = join(config.dataDir, 'router');
+  const known = readRouterFiles(dataDir)?.enrollment.edgeRouterId;
+  // A token only when this folder holds no enrollment the controller still honours.
+  const enrollToken = embeddedRouterToken(controller.ctx, known);
+  const portFile = join(dataDir, 'port');
+  const lastPort = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) || 0 : 0;
+  const log = pino(
+    { level: config.logLevel, base: { role: 'router' } },
+    logDestination ?? pino.destination(1),
+  );
+  const start = (port: number) =>
+    startRouter({
+      controllerUrl: controller.url,
+      dataDir,
+      // Enrollment happens before listening: a retry on another port must not spend the token again.
+      enrollToken: readRouterFiles(dataDir)?.enrollment.edgeRouterId === known ? enrollToken : undefined,
+      host: config.host,
+      port,
+      graceMs: options.graceSeconds * 1000,
+      log,
+    });
+  let router: RunningRouter;
+  try {
+    router = await start(options.port ?? lastPort);
+  } catch (err) {
+    // The remembered port was taken meanwhile: any free one will do (agents learn it from the controller).
+    if ((err as { code?: string }).code !== 'EADDRINUSE' || options.port !== undefined || lastPort === 0)
+      throw err;
+    router = await start(0);
+  }
+  writeFileSync(portFile, new URL(router.url.replace('tls:', 'https:')).port, { mode: 0o600 });
+  return router;
+}
