@@ -38,6 +38,8 @@ export interface AgentOptions {
   clock?: Clock;
   logger?: AgentLogger;
   platform?: NodeJS.Platform;
+  /** Proxy mode: local listeners and SOCKS5 for the services (the CLI's `run` and the desktop app). */
+  tunnel?: { portsFile?: string; socksPort?: number | null };
 }
 
 export interface AgentParts {

@@ -21,6 +21,9 @@ import { friendlyOsName } from './session/client-info.js';
 import type { LoginCredentials, SessionManager, SessionStatus } from './session/session-manager.js';
 import { Listeners } from './util/listeners.js';
 import { errorMessage, silentLogger, type AgentLogger } from './util/logger.js';
+import { AgentEvents } from './client/agent-events.js';
+import type { AgentEvent } from '../api/data-plane.js';
+import { TunnelManager } from './tunnel/tunnel-manager.js';
 
 export type { AgentOptions } from './agent-parts.js';
 
@@ -40,6 +43,9 @@ export class Agent {
   readonly prompter: MfaPrompter;
   readonly statusChanges = new Listeners<AgentStatus>();
   readonly serviceChanges = new Listeners<ServiceAccessView[]>();
+  /** proxy mode, when the options ask for it */
+  readonly tunnel: TunnelManager | undefined;
+  private readonly pushed: AgentEvents;
   private readonly power: PowerReactor;
   private readonly timeoutWatch: MfaTimeoutWatch;
   private readonly log: AgentLogger;
@@ -63,7 +69,30 @@ export class Agent {
       power: this.power,
       timeoutWatch: this.timeoutWatch,
     } = parts);
+    this.tunnel = options.tunnel
+      ? new TunnelManager({
+          ...options.tunnel,
+          createSession: (serviceId) => this.api.createSession(serviceId),
+          reasonsFor: async (serviceId) => {
+            await this.directory.refresh().catch(() => undefined);
+            const view = this.services().find((s) => s.id === serviceId);
+            return view?.failing.map((f) => f.explanation) ?? [];
+          },
+        })
+      : undefined;
+    this.pushed = new AgentEvents({
+      baseUrl: this.client.baseUrl,
+      token: () => this.client.sessionToken,
+      ca: options.ca,
+      onEvent: (event) => this.onPushed(event),
+    });
     this.wire();
+  }
+
+  /** The controller said access changed: re-read at once instead of waiting for the next poll. */
+  private onPushed(event: AgentEvent): void {
+    if (event.event === 'sessions-removed') this.tunnel?.forgetSessions(event.data.sessionIds);
+    if (this.sessions.status().state === 'active') void this.directory.refresh().catch(() => undefined);
   }
 
   status(): AgentStatus {
@@ -96,6 +125,7 @@ export class Agent {
   async logout(forget = true): Promise<void> {
     this.pause();
     await this.sessions.logout(forget);
+    await this.tunnel?.update([]);
     this.directory.clear();
     this.mfaState = undefined;
   }
@@ -104,6 +134,9 @@ export class Agent {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.pushed.start();
+    void this.tunnel?.start().catch((err: unknown) => this.log.warn(`tunnel: ${errorMessage(err)}`));
+    if (this.directory.snapshot) void this.tunnel?.update(this.directory.snapshot.services);
     this.power.start();
     this.timeoutWatch.start();
     this.reporter.start();
@@ -113,6 +146,7 @@ export class Agent {
   async stop(): Promise<void> {
     this.pause();
     await this.reporter.idle();
+    await this.tunnel?.stop();
     this.client.close();
   }
 
@@ -171,6 +205,7 @@ export class Agent {
 
   private pause(): void {
     this.running = false;
+    this.pushed.stop();
     this.power.stop();
     this.timeoutWatch.stop();
     this.reporter.stop();
@@ -217,6 +252,9 @@ export class Agent {
       this.statusChanges.emit(this.status());
     });
     this.prompter.accepted.on(() => void this.afterCode());
-    this.directory.updates.on(() => this.serviceChanges.emit(this.services()));
+    this.directory.updates.on(() => {
+      this.serviceChanges.emit(this.services());
+      if (this.running) void this.tunnel?.update(this.directory.snapshot?.services ?? []);
+    });
   }
 }

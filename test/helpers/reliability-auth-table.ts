@@ -34,16 +34,14 @@ function shared(prefix: string): Record<string, MatrixRow> {
       expect: everyone(200),
       request: async (w) => {
         const name = unique('matrix-login');
-        await w
-          .create('identities', { name, type: 'User', isAdmin: false })
-          .then((identityId) =>
-            w.create('authenticators', {
-              method: 'updb',
-              identityId,
-              username: name,
-              password: 'matrix-password',
-            }),
-          );
+        await w.create('identities', { name, type: 'User', isAdmin: false }).then((identityId) =>
+          w.create('authenticators', {
+            method: 'updb',
+            identityId,
+            username: name,
+            password: 'matrix-password',
+          }),
+        );
         return {
           path: `${prefix}/authenticate?method=password`,
           body: { username: name, password: 'matrix-password' },
@@ -233,6 +231,74 @@ export const MATRIX: Record<string, MatrixRow> = {
     async (w) => w.ids.check,
   ),
 
+  ...crud(
+    'config-types',
+    () => ({ name: unique('matrix-ct'), schema: { type: 'object' } }),
+    () => ({ name: unique('matrix-ct') }),
+    async (w) => w.create('config-types', { name: unique('matrix-ct'), schema: { type: 'object' } }),
+  ),
+  ...crud(
+    'configs',
+    () => ({
+      name: unique('matrix-cfg'),
+      configTypeId: 'host.v1',
+      data: { protocol: 'tcp', address: '127.0.0.1', port: 9 },
+    }),
+    () => ({ name: unique('matrix-cfg') }),
+    async (w) =>
+      w.create('configs', {
+        name: unique('matrix-cfg'),
+        configTypeId: 'host.v1',
+        data: { protocol: 'tcp', address: '127.0.0.1', port: 9 },
+      }),
+  ),
+  ...crud(
+    'edge-routers',
+    () => ({ name: unique('matrix-er') }),
+    () => ({ name: unique('matrix-er') }),
+    async (w) => w.create('edge-routers', { name: unique('matrix-er') }),
+  ),
+  ...crud(
+    'edge-router-policies',
+    () => ({ name: unique('matrix-erp'), identityRoles: ['#x'], edgeRouterRoles: ['#y'] }),
+    () => ({ name: unique('matrix-erp') }),
+    async (w) =>
+      w.create('edge-router-policies', {
+        name: unique('matrix-erp'),
+        identityRoles: ['#x'],
+        edgeRouterRoles: ['#y'],
+      }),
+  ),
+  ...crud(
+    'service-edge-router-policies',
+    () => ({ name: unique('matrix-serp'), serviceRoles: ['#x'], edgeRouterRoles: ['#y'] }),
+    () => ({ name: unique('matrix-serp') }),
+    async (w) =>
+      w.create('service-edge-router-policies', {
+        name: unique('matrix-serp'),
+        serviceRoles: ['#x'],
+        edgeRouterRoles: ['#y'],
+      }),
+  ),
+  [`POST ${MGMT}/edge-routers/{id}/re-enroll`]: {
+    expect: ADMIN_ONLY(200),
+    request: async (w) => ({
+      path: `${MGMT}/edge-routers/${await w.create('edge-routers', { name: unique('matrix-er') })}/re-enroll`,
+    }),
+  },
+  // A router redeems its token here with no session: everyone gets the same answer (here, a bad certificate).
+  [`POST ${CLIENT}/enroll/erott`]: {
+    expect: everyone(400),
+    request: fixed(`${CLIENT}/enroll/erott`, { token: 'not-a-token', certPem: 'not a certificate' }),
+  },
+  [`GET ${CLIENT}/current-identity/edge-routers`]: {
+    expect: FULL(200),
+    request: fixed(`${CLIENT}/current-identity/edge-routers`),
+  },
+  [`GET ${CLIENT}/current-api-session/events`]: {
+    expect: FULL(200),
+    request: fixed(`${CLIENT}/current-api-session/events`),
+  },
   [`GET ${MGMT}/posture-check-types`]: {
     expect: ADMIN_ONLY(200),
     request: fixed(`${MGMT}/posture-check-types`),

@@ -42,6 +42,11 @@ async function call(
     headers,
     body: req.body === undefined ? undefined : JSON.stringify(req.body),
   });
+  // An event stream never ends by itself: its status and first headers are the answer.
+  if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    await res.body?.cancel();
+    return { status: res.status, body: '' };
+  }
   const text = await res.text();
   return {
     status: res.status,

@@ -65,11 +65,16 @@ function send(baseUrl: string, req: FuzzRequest): Promise<Answer> {
       new URL(baseUrl),
       { method: req.method, path: req.path, headers, agent: keepAlive },
       (res) => {
+        const contentType = String(res.headers['content-type'] ?? '');
+        // An event stream never ends by itself: its status is the answer, and the stream is dropped.
+        if (contentType.includes('text/event-stream')) {
+          res.destroy();
+          return resolve({ status: res.statusCode ?? 0, contentType, body: '', text: '' });
+        }
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          const contentType = String(res.headers['content-type'] ?? '');
           let body: unknown = text;
           if (contentType.includes('json') && text) body = JSON.parse(text);
           resolve({ status: res.statusCode ?? 0, contentType, body, text });

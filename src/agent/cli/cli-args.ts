@@ -10,7 +10,8 @@ Commands:
   status                controller, user, session and MFA state
   services              each service, whether you can reach it, and what to fix if not
   report                run one posture check cycle and print what was sent
-  run                   keep reporting; prompt for codes on wake/unlock/timeouts (Ctrl-C to stop)
+  run                   keep reporting, open the tunnels (a local port per service, and SOCKS5);
+                        prompt for codes on wake/unlock/timeouts (Ctrl-C to stop)
   mfa status            whether an authenticator app is set up
   mfa enroll            set up an authenticator app (QR code, recovery codes, then a code to verify)
   mfa verify [CODE]     finish setting up with a code from the app
@@ -25,6 +26,8 @@ Options:
   --config-dir DIR      where agent.json (non-secret settings) lives (or POSTERN_CONFIG_DIR)
   --ca FILE             PEM CA bundle to trust for the controller's TLS certificate
   --interval SECONDS    report every SECONDS in 'run' (default 20; remembered)
+  --socks-port P        'run': the local SOCKS5 port (default 1080 when free, else the one used last; 0 any)
+  --no-tunnel           'run': report posture only, open no local listeners
   --regenerate          with 'mfa codes': replace the recovery codes
   --json                machine-readable output (status, services, report, mfa status)
   --verbose             log what the agent does to stderr
@@ -44,6 +47,10 @@ export interface CliArgs {
   configDir?: string;
   ca?: string;
   intervalSeconds?: number;
+  /** `run`: the SOCKS5 port (0 any free one); undefined: 1080 or the one used last */
+  socksPort?: number;
+  /** `run` without local listeners */
+  noTunnel: boolean;
   regenerate: boolean;
   json: boolean;
   verbose: boolean;
@@ -64,6 +71,8 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
         'config-dir': { type: 'string' },
         ca: { type: 'string' },
         interval: { type: 'string' },
+        'socks-port': { type: 'string' },
+        'no-tunnel': { type: 'boolean', default: false },
         regenerate: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
@@ -85,9 +94,19 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     if (!Number.isFinite(intervalSeconds) || intervalSeconds < 1)
       throw new UsageError(`--interval must be at least 1 second, got '${values.interval}'`);
   }
+  let socksPort: number | undefined;
+  if (values['socks-port'] !== undefined) {
+    socksPort = Number(values['socks-port']);
+    if (!/^\d+$/.test(values['socks-port']) || socksPort > 65535)
+      throw new UsageError(
+        `--socks-port must be a port number from 0 to 65535, got '${values['socks-port']}'`,
+      );
+  }
   return {
     command,
     words,
+    socksPort,
+    noTunnel: values['no-tunnel'],
     controller: values.controller ?? env.POSTERN_CONTROLLER_URL,
     username: values.username ?? env.POSTERN_USERNAME,
     credentialStore: store,

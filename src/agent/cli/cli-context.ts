@@ -54,7 +54,12 @@ const ONE_SHOT_RETRIES = 2;
 
 export async function createAgent(
   ctx: CliContext,
-  options: { power?: PowerEvents; reportIntervalMs?: number; longRunning?: boolean } = {},
+  options: {
+    power?: PowerEvents;
+    reportIntervalMs?: number;
+    longRunning?: boolean;
+    tunnel?: { portsFile?: string; socksPort?: number | null };
+  } = {},
 ): Promise<Agent> {
   const caFile = ctx.args.ca ?? ctx.settings.caFile;
   let ca: Buffer | undefined;
@@ -74,6 +79,7 @@ export async function createAgent(
     reportIntervalMs: options.reportIntervalMs,
     retry: options.longRunning ? undefined : { maxRetries: ONE_SHOT_RETRIES },
     logger: ctx.logger,
+    tunnel: options.tunnel,
   });
 }
 

@@ -4,6 +4,7 @@
  */
 import type { CurrentApiSession, CurrentIdentity, PasswordAuthenticateRequest } from '../../api/auth.js';
 import { PATHS } from '../../api/paths.js';
+import { INTERCEPT_V1 } from '../../api/data-plane.js';
 import type { AnyPostureResponse, PostureResponseReply } from '../../api/posture-responses.js';
 import type { ServiceDetail, ServiceUpdates, SessionDetail } from '../../api/services.js';
 import type { ControllerClient } from './controller-client.js';
@@ -42,7 +43,8 @@ export class EdgeApi {
     const services: ServiceDetail[] = [];
     for (let offset = 0; ; offset += PAGE_LIMIT) {
       const page = await this.client.requestEnvelope<ServiceDetail[]>('GET', PATHS.services, {
-        query: { limit: PAGE_LIMIT, offset },
+        // intercept.v1 tells the tunnel where to listen for each service.
+        query: { limit: PAGE_LIMIT, offset, configTypes: INTERCEPT_V1 },
       });
       services.push(...page.data);
       const total = page.meta.pagination?.totalCount ?? services.length;

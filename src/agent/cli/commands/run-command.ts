@@ -12,6 +12,8 @@ import { createAgent, signIn, type CliContext } from '../cli-context.js';
 import { describeResponse, servicesTable, statusLines } from '../format.js';
 import type { Terminal } from '../terminal.js';
 import { enrollInteractively } from './mfa-commands.js';
+import { dirname, join } from 'node:path';
+import { describeTunnelEvent, tunnelEventJson, type TunnelEvent } from '../../tunnel/tunnel-events.js';
 
 const HELP = `Commands: services, status, report, code, enroll, wake, unlock, help, quit`;
 
@@ -121,7 +123,15 @@ export async function runCommand(ctx: CliContext): Promise<ExitCode> {
     power,
     reportIntervalMs: seconds === undefined ? undefined : seconds * 1000,
     longRunning: true,
+    // Ports are remembered beside agent.json so a service keeps its local address across restarts.
+    tunnel: ctx.args.noTunnel
+      ? undefined
+      : {
+          portsFile: join(dirname(ctx.settingsFile.path), 'tunnel-ports.json'),
+          socksPort: ctx.args.socksPort,
+        },
   });
+  const offTunnel = printTunnelEvents(agent, ctx.terminal, ctx.args.json);
   try {
     const status = await signIn(agent, ctx);
     if (status.state === 'needs-enrollment')
@@ -129,7 +139,16 @@ export async function runCommand(ctx: CliContext): Promise<ExitCode> {
     await runConsole(agent, ctx.terminal);
     return EXIT.ok;
   } finally {
+    offTunnel();
     source.close();
     await agent.stop();
   }
+}
+
+/** `tunnel <service>: listening on <address>` per event, or one JSON object per line with `--json`. */
+export function printTunnelEvents(agent: Agent, terminal: Terminal, json: boolean): () => void {
+  const print = (event: TunnelEvent) =>
+    terminal.print(json ? tunnelEventJson(event) : describeTunnelEvent(event));
+  agent.tunnel?.events.on('event', print);
+  return () => agent.tunnel?.events.off('event', print);
 }

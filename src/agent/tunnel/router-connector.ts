@@ -1,0 +1,151 @@
+/**
+ * The agent's connections to edge routers: one TLS connection per router, its certificate pinned to the
+ * fingerprint the controller handed out (checked before a single byte is sent; there is no unverified
+ * fallback), carrying HTTP/2. Each user connection is one CONNECT stream on it, authorized by the session token.
+ */
+import { connect as h2connect, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
+import { connect as tlsConnect } from 'node:tls';
+import {
+  normaliseFingerprint,
+  STREAM_ERROR_HEADER,
+  STREAM_SERVICE_HEADER,
+  STREAM_TOKEN_HEADER,
+  type SessionEdgeRouter,
+} from '../../api/data-plane.js';
+
+/** Windows large enough that one stream is not flow-control bound on a fast link. */
+const STREAM_WINDOW = 1 << 24;
+const SESSION_WINDOW = 1 << 26;
+const KEEPALIVE_MS = 15_000;
+const CONNECT_TIMEOUT_MS = 10_000;
+
+export type DialResult = { stream: ClientHttp2Stream } | { status: number; error: string };
+
+export class RouterConnector {
+  private readonly sessions = new Map<string, Promise<ClientHttp2Session>>();
+
+  /** A stream for the service through the first router that takes it (online ones first, then by cost). */
+  async dial(routers: readonly SessionEdgeRouter[], token: string, serviceId: string): Promise<DialResult> {
+    const ordered = [...routers]
+      .filter((r) => r.urls?.tls && r.fingerprint)
+      .sort((a, b) => Number(b.isOnline) - Number(a.isOnline) || a.cost - b.cost);
+    if (ordered.length === 0) return { status: 503, error: 'NO_EDGE_ROUTER' };
+    let last: DialResult = { status: 503, error: 'NO_EDGE_ROUTER' };
+    for (const router of ordered) {
+      let session: ClientHttp2Session;
+      try {
+        session = await this.session(router);
+      } catch (err) {
+        last = { status: 503, error: `ROUTER_UNREACHABLE: ${(err as Error).message}` };
+        continue;
+      }
+      const result = await openStream(session, token, serviceId).catch((err: Error): DialResult => ({
+        status: 503,
+        error: `ROUTER_UNREACHABLE: ${err.message}`,
+      }));
+      if ('stream' in result || result.status !== 503) return result;
+      last = result;
+    }
+    return last;
+  }
+
+  close(): void {
+    for (const pending of this.sessions.values())
+      void pending.then(
+        (s) => s.destroy(),
+        () => undefined,
+      );
+    this.sessions.clear();
+  }
+
+  private session(router: SessionEdgeRouter): Promise<ClientHttp2Session> {
+    const key = `${router.urls.tls}#${normaliseFingerprint(router.fingerprint)}`;
+    let pending = this.sessions.get(key);
+    if (!pending) {
+      pending = connectPinned(router);
+      this.sessions.set(key, pending);
+      const forget = () => {
+        if (this.sessions.get(key) === pending) this.sessions.delete(key);
+      };
+      pending.then((s) => {
+        s.once('close', forget);
+        s.once('goaway', forget);
+      }, forget);
+    }
+    return pending;
+  }
+}
+
+async function connectPinned(router: SessionEdgeRouter): Promise<ClientHttp2Session> {
+  const url = new URL(router.urls.tls!.replace(/^tls:/, 'https:'));
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const port = Number(url.port);
+  // Verification is the pin below, made before HTTP/2 sends its preface: the router's certificate is
+  // self-signed, so a CA check would say nothing; the fingerprint from the authenticated API says everything.
+  const socket = tlsConnect({
+    host,
+    port,
+    ALPNProtocols: ['h2'],
+    rejectUnauthorized: false,
+    servername: undefined,
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no TLS handshake with ${url.host} in time`)),
+      CONNECT_TIMEOUT_MS,
+    );
+    socket.once('secureConnect', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    socket.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  }).catch((err: unknown) => {
+    socket.destroy();
+    throw err;
+  });
+  const presented = normaliseFingerprint(socket.getPeerCertificate().fingerprint256 ?? '');
+  if (presented !== normaliseFingerprint(router.fingerprint)) {
+    socket.destroy();
+    throw new Error(
+      `router ${router.name} presented a certificate that does not match its pinned fingerprint`,
+    );
+  }
+  socket.on('error', () => undefined);
+  const session = h2connect(url.origin, {
+    createConnection: () => socket,
+    settings: { initialWindowSize: STREAM_WINDOW },
+  });
+  session.on('error', () => undefined);
+  session.setLocalWindowSize(SESSION_WINDOW);
+  const keepalive = setInterval(() => {
+    if (!session.closed && !session.destroyed) session.ping(() => undefined);
+  }, KEEPALIVE_MS);
+  keepalive.unref();
+  session.once('close', () => clearInterval(keepalive));
+  return session;
+}
+
+function openStream(session: ClientHttp2Session, token: string, serviceId: string): Promise<DialResult> {
+  const stream = session.request(
+    {
+      ':method': 'CONNECT',
+      ':authority': 'service.postern:443',
+      [STREAM_TOKEN_HEADER]: token,
+      [STREAM_SERVICE_HEADER]: serviceId,
+    },
+    { endStream: false },
+  );
+  stream.on('error', () => undefined);
+  return new Promise((resolve, reject) => {
+    stream.once('response', (headers) => {
+      const status = Number(headers[':status']);
+      if (status === 200) return resolve({ stream });
+      stream.close();
+      resolve({ status, error: String(headers[STREAM_ERROR_HEADER] ?? `HTTP_${status}`) });
+    });
+    stream.once('close', () => reject(new Error(`stream closed before an answer (code ${stream.rstCode})`)));
+  });
+}

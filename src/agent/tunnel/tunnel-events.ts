@@ -1,0 +1,31 @@
+/** What the tunnel tells its user (the CLI prints these; the desktop shows them). */
+export type TunnelEvent =
+  | { type: 'listening'; service: string; address: string }
+  | { type: 'closed'; service: string; address: string }
+  | { type: 'refused'; service: string; reasons: string[] }
+  | { type: 'revoked'; service: string }
+  | { type: 'error'; service?: string; message: string };
+
+/** One line for a terminal: `tunnel crm: listening on 127.0.0.1:8443`. */
+export function describeTunnelEvent(event: TunnelEvent): string {
+  switch (event.type) {
+    case 'listening':
+      return event.service === 'socks5'
+        ? `socks5: listening on ${event.address}`
+        : `tunnel ${event.service}: listening on ${event.address}`;
+    case 'closed':
+      return `tunnel ${event.service}: closed ${event.address}`;
+    case 'refused':
+      return `tunnel ${event.service}: refused: ${event.reasons.join('; ')}`;
+    case 'revoked':
+      return `tunnel ${event.service}: revoked (access ended; the connection was cut)`;
+    case 'error':
+      return `tunnel${event.service ? ` ${event.service}` : ''}: ${event.message}`;
+  }
+}
+
+/** One JSON object for `--json`: `{"event":"listening","service":"crm","address":"127.0.0.1:8443"}`. */
+export function tunnelEventJson(event: TunnelEvent): string {
+  const { type, ...rest } = event;
+  return JSON.stringify({ event: type, ...rest });
+}

@@ -1,0 +1,241 @@
+/**
+ * Proxy mode: for each service the user may dial that has an `intercept.v1` config, a listener on loopback
+ * (127.0.0.1 and ::1) at the intercepted port when it is 1024 or above and free, else a free port remembered
+ * across restarts; plus one SOCKS5 listener that routes `name:port` to the service whose intercept matches.
+ * A connection gets (or reuses) a Dial session and a stream through an edge router; a refusal closes it and
+ * says why; a revocation cuts it.
+ */
+import { EventEmitter } from 'node:events';
+import { createServer, type Server, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { INTERCEPT_V1, type InterceptV1 } from '../../api/data-plane.js';
+import type { ServiceDetail, SessionDetail } from '../../api/services.js';
+import { isControllerError } from '../client/controller-error.js';
+import { matchIntercept } from './intercept.js';
+import { PortMemory } from './port-memory.js';
+import { RouterConnector } from './router-connector.js';
+import { createSocksServer, pipeBoth } from './socks5-server.js';
+import type { TunnelEvent } from './tunnel-events.js';
+
+export interface TunnelOptions {
+  createSession(serviceId: string): Promise<SessionDetail>;
+  /** plain-words reasons a service is blocked (the agent re-reads its services to give current ones) */
+  reasonsFor(serviceId: string): Promise<string[]>;
+  /** JSON file remembering chosen ports; none: not remembered */
+  portsFile?: string;
+  /** SOCKS5 port: undefined tries 1080 then any free one; 0 any free one; null: no SOCKS5 listener */
+  socksPort?: number | null;
+}
+
+interface Published {
+  service: ServiceDetail;
+  intercept: InterceptV1;
+  servers: Server[];
+  addresses: string[];
+}
+
+const LOOPBACKS = ['127.0.0.1', '::1'];
+const SOCKS_DEFAULT = 1080;
+
+export class TunnelManager {
+  readonly events = new EventEmitter<{ event: [TunnelEvent] }>();
+  private readonly published = new Map<string, Published>();
+  private readonly sessions = new Map<string, Promise<SessionDetail>>();
+  private readonly connector = new RouterConnector();
+  private readonly ports: PortMemory;
+  private socks: Server | undefined;
+  private socksAddress: string | undefined;
+  private stopped = false;
+  /** Updates run one after another, so two service lists never race over the same ports. */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: TunnelOptions) {
+    this.ports = new PortMemory(options.portsFile);
+  }
+
+  async start(): Promise<void> {
+    if (this.options.socksPort === null || this.socks) return;
+    const remembered = this.options.socksPort ?? this.ports.get('socks5') ?? SOCKS_DEFAULT;
+    const server = createSocksServer((host, port) => this.routeSocks(host, port));
+    const port = await listenPreferring(server, '127.0.0.1', remembered);
+    this.socks = server;
+    this.socksAddress = `127.0.0.1:${port}`;
+    if (this.options.socksPort === undefined) this.ports.set('socks5', port);
+    this.emit({ type: 'listening', service: 'socks5', address: this.socksAddress });
+  }
+
+  /** The services as last listed: open listeners for new ones, close those gone. */
+  update(services: readonly ServiceDetail[]): Promise<void> {
+    this.queue = this.queue
+      .then(() => this.apply(services))
+      .catch((err: unknown) => this.emit({ type: 'error', message: (err as Error).message }));
+    return this.queue;
+  }
+
+  /** Sessions the controller removed: the next connection asks for a new one. */
+  forgetSessions(sessionIds: readonly string[]): void {
+    const gone = new Set(sessionIds);
+    for (const [serviceId, pending] of this.sessions)
+      void pending.then(
+        (s) => gone.has(s.id) && this.sessions.delete(serviceId),
+        () => undefined,
+      );
+  }
+
+  /** service name → local addresses (`127.0.0.1:8443`, `[::1]:8443`) */
+  localAddresses(): Map<string, string[]> {
+    return new Map([...this.published.values()].map((p) => [p.service.name, p.addresses]));
+  }
+
+  get socksListening(): string | undefined {
+    return this.socksAddress;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.queue;
+    for (const id of [...this.published.keys()]) await this.unpublish(id);
+    if (this.socks) await closeServer(this.socks);
+    this.socks = undefined;
+    this.connector.close();
+  }
+
+  private async apply(services: readonly ServiceDetail[]): Promise<void> {
+    if (this.stopped) return;
+    const wanted = new Map<string, { service: ServiceDetail; intercept: InterceptV1 }>();
+    for (const service of services) {
+      const intercept = service.config?.[INTERCEPT_V1] as InterceptV1 | undefined;
+      const dial = !service.permissions || service.permissions.includes('Dial');
+      if (intercept && dial && intercept.protocols?.includes('tcp'))
+        wanted.set(service.id, { service, intercept });
+    }
+    for (const id of [...this.published.keys()]) if (!wanted.has(id)) await this.unpublish(id);
+    for (const [id, { service, intercept }] of wanted) {
+      const existing = this.published.get(id);
+      if (existing) {
+        existing.service = service;
+        existing.intercept = intercept;
+      } else await this.publish(service, intercept);
+    }
+  }
+
+  private async publish(service: ServiceDetail, intercept: InterceptV1): Promise<void> {
+    const intercepted = intercept.portRanges[0]?.low ?? 0;
+    const preferred = this.ports.get(service.id) ?? (intercepted >= 1024 ? intercepted : 0);
+    const entry: Published = { service, intercept, servers: [], addresses: [] };
+    let port = preferred;
+    for (const host of LOOPBACKS) {
+      const server = createServer((socket) => void this.carry(entry.service, socket));
+      try {
+        // The second address takes the port the first got, so both name the same service.
+        port =
+          host === LOOPBACKS[0]
+            ? await listenPreferring(server, host, port)
+            : await listenOn(server, host, port);
+      } catch {
+        continue; // no IPv6 loopback here, or that port is taken there: the IPv4 listener still serves
+      }
+      entry.servers.push(server);
+      const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+      entry.addresses.push(address);
+      this.emit({ type: 'listening', service: service.name, address });
+    }
+    if (entry.servers.length === 0) {
+      this.emit({ type: 'error', service: service.name, message: 'could not listen on loopback' });
+      return;
+    }
+    this.ports.set(service.id, port);
+    this.published.set(service.id, entry);
+  }
+
+  private async unpublish(serviceId: string): Promise<void> {
+    const entry = this.published.get(serviceId);
+    if (!entry) return;
+    this.published.delete(serviceId);
+    this.sessions.delete(serviceId);
+    for (const server of entry.servers) await closeServer(server);
+    for (const address of entry.addresses)
+      this.emit({ type: 'closed', service: entry.service.name, address });
+  }
+
+  private async routeSocks(host: string, port: number): Promise<Duplex | null> {
+    const match = [...this.published.values()].find((p) => matchIntercept(p.intercept, host, port));
+    if (!match) return null;
+    return this.open(match.service);
+  }
+
+  private async carry(service: ServiceDetail, socket: Socket): Promise<void> {
+    socket.on('error', () => undefined);
+    socket.pause();
+    const stream = await this.open(service);
+    if (!stream) return void socket.destroy();
+    if (socket.destroyed) return void stream.destroy();
+    pipeBoth(socket, stream, () => this.emit({ type: 'revoked', service: service.name }));
+  }
+
+  /** A stream to the service, or null after saying why not. One retry with a fresh session on INVALID_SESSION. */
+  private async open(service: ServiceDetail, retry = true): Promise<Duplex | null> {
+    let session: SessionDetail;
+    try {
+      session = await this.session(service.id);
+    } catch (err) {
+      this.sessions.delete(service.id);
+      if (isControllerError(err) && err.status === 409) {
+        const reasons = await this.options.reasonsFor(service.id).catch(() => []);
+        this.emit({
+          type: 'refused',
+          service: service.name,
+          reasons: reasons.length ? reasons : [err.message],
+        });
+      } else this.emit({ type: 'error', service: service.name, message: (err as Error).message });
+      return null;
+    }
+    const result = await this.connector.dial(session.edgeRouters ?? [], session.token ?? '', service.id);
+    if ('stream' in result) return result.stream;
+    if (result.error === 'INVALID_SESSION' || result.status === 503) this.sessions.delete(service.id);
+    if (result.error === 'INVALID_SESSION' && retry) return this.open(service, false);
+    const reasons =
+      result.error === 'INVALID_SESSION' ? await this.options.reasonsFor(service.id).catch(() => []) : [];
+    this.emit({
+      type: 'refused',
+      service: service.name,
+      reasons: reasons.length ? reasons : [`the edge router refused the connection (${result.error})`],
+    });
+    return null;
+  }
+
+  private session(serviceId: string): Promise<SessionDetail> {
+    let pending = this.sessions.get(serviceId);
+    if (!pending) {
+      pending = this.options.createSession(serviceId);
+      this.sessions.set(serviceId, pending);
+    }
+    return pending;
+  }
+
+  private emit(event: TunnelEvent): void {
+    this.events.emit('event', event);
+  }
+}
+
+function listenOn(server: Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port, exclusive: true }, () => {
+      server.off('error', reject);
+      resolve((server.address() as { port: number }).port);
+    });
+  });
+}
+
+/** The preferred port when free, else any free one. */
+async function listenPreferring(server: Server, host: string, port: number): Promise<number> {
+  try {
+    return await listenOn(server, host, port);
+  } catch (err) {
+    if (port === 0) throw err;
+    return listenOn(server, host, 0);
+  }
+}
+
+const closeServer = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
