@@ -42,14 +42,15 @@ export async function startBundle(
   if (!routerOptions.enabled) return { controller, router: undefined, close: () => controller.close() };
   try {
     const router = await startEmbeddedRouter(controller, config, routerOptions, options.logDestination);
-    return {
+    const bundle: RunningBundle = {
       controller,
       router,
       async close() {
-        await router.close();
+        await bundle.router?.close();
         await controller.close();
       },
     };
+    return bundle;
   } catch (err) {
     await controller.close();
     throw err;
