@@ -3,8 +3,8 @@
  * nothing with the UI and dies with the app). It starts the controller on loopback, on the port it used
  * last time when that port is free, and tells main where it listens.
  */
-import { startController, type RunningController } from '../controller/app.js';
 import { defaultConfig } from '../controller/config.js';
+import { startBundle, type RunningBundle } from '../server/bundle.js';
 
 export interface StartRequest {
   dataDir: string;
@@ -20,16 +20,17 @@ interface ParentPort {
   postMessage(message: ControllerProcessMessage): void;
 }
 
-async function start(request: StartRequest): Promise<RunningController> {
+/** The controller and its embedded edge router, as `npm run controller` runs them. */
+async function start(request: StartRequest): Promise<RunningBundle> {
   const config = { ...defaultConfig(request.dataDir), host: '127.0.0.1', logLevel: 'warn' };
   // As with `npm run controller`: the first start takes the admin password from the environment, or makes one.
   const options = { adminPassword: process.env.POSTERN_ADMIN_PASSWORD || undefined };
   try {
-    return await startController({ ...config, port: request.port }, options);
+    return await startBundle({ ...config, port: request.port }, options);
   } catch (error) {
     // Someone else took the remembered port: any free one will do (main remembers the new one).
     if ((error as { code?: string }).code !== 'EADDRINUSE' || request.port === 0) throw error;
-    return startController({ ...config, port: 0 }, options);
+    return startBundle({ ...config, port: 0 }, options);
   }
 }
 
@@ -38,10 +39,10 @@ if (!parentPort) throw new Error('controller-process must run in an Electron uti
 
 parentPort.once('message', ({ data }) => {
   start(data).then(
-    (controller) => {
-      const port = Number(new URL(controller.url).port);
-      parentPort.postMessage({ type: 'listening', url: controller.url, port });
-      const stop = () => void controller.close().finally(() => process.exit(0));
+    (bundle) => {
+      const { url } = bundle.controller;
+      parentPort.postMessage({ type: 'listening', url, port: Number(new URL(url).port) });
+      const stop = () => void bundle.close().finally(() => process.exit(0));
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);
     },

@@ -5,11 +5,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startController } from '../controller/app.js';
 import { defaultConfig } from '../controller/config.js';
+import { startBundle } from '../server/bundle.js';
+import { DemoSensor, sensorProgram, startDemoWeb } from './demo/demo-web.js';
 import { seedDemo } from '../controller/demo/seed-demo.js';
 import { Agent } from '../src/agent/agent.js';
-import { runConsole } from '../src/agent/cli/commands/run-command.js';
+import { printTunnelEvents, runConsole } from '../src/agent/cli/commands/run-command.js';
 import { Terminal, TerminalPromptPort } from '../src/agent/cli/terminal.js';
 import { MemoryCredentialStore } from '../src/agent/credentials/memory-credential-store.js';
 import { createPowerEvents } from '../src/agent/power/create-power-events.js';
@@ -38,7 +39,13 @@ function adminPasswordOf(dataDir: string, generated: string | undefined): string
 
 export async function runHeadless({ dataDir, port, intervalSeconds }: HeadlessOptions): Promise<void> {
   const config = { ...defaultConfig(dataDir), port, logLevel: 'error' };
-  const controller = await startController(config, { adminPassword: process.env.POSTERN_ADMIN_PASSWORD });
+  const bundle = await startBundle(config, { adminPassword: process.env.POSTERN_ADMIN_PASSWORD });
+  const { controller } = bundle;
+  // A real page behind the tunnel, and the program its posture check asks for (stop it to see the cut).
+  const web = await startDemoWeb();
+  const sensorFile = sensorProgram(dataDir);
+  const sensor = sensorFile ? new DemoSensor(sensorFile.path) : undefined;
+  sensor?.start();
   const terminal = new Terminal();
   const power = new PowerEventEmitter();
   const source = createPowerEvents();
@@ -47,13 +54,16 @@ export async function runHeadless({ dataDir, port, intervalSeconds }: HeadlessOp
     const login = await seedDemo(
       controller.url,
       adminPasswordOf(dataDir, controller.bootstrap.generatedPassword),
+      process.platform,
+      { port: web.port, sensor: sensorFile },
     );
     terminal.print(`Postern demo: controller on ${controller.url} (data in ${dataDir})`);
+    if (bundle.router) terminal.print(`Edge router on ${bundle.router.url}`);
     if (controller.bootstrap.generatedPassword)
       terminal.print(`Admin password (shown once): ${controller.bootstrap.generatedPassword}`);
     terminal.print(`Demo identity: ${login.username} / ${login.password}`);
     terminal.print(
-      `Try: 'unlock' (MFA prompt after an unlock), 'enroll' (set up an authenticator app), 'services', 'quit'.`,
+      `Try: 'sensor-stop' then 'sensor-start' (demo-web is cut, then back), 'unlock' (MFA prompt after an unlock), 'enroll', 'services', 'quit'.`,
     );
 
     const agent = new Agent({
@@ -64,12 +74,38 @@ export async function runHeadless({ dataDir, port, intervalSeconds }: HeadlessOp
       power,
       reportIntervalMs: intervalSeconds === undefined ? undefined : intervalSeconds * 1000,
       logger: stderrLogger('warn'),
+      tunnel: { portsFile: join(dataDir, 'tunnel-ports.json') },
+    });
+    const offTunnel = printTunnelEvents(agent, terminal, false);
+    agent.tunnel!.events.on('event', (event) => {
+      if (event.type === 'listening' && event.service === 'demo-web' && event.address.startsWith('127.'))
+        terminal.print(
+          `Open http://${event.address}/ (or curl --socks5-hostname <socks5 address> http://demo-web.internal:8080/)`,
+        );
     });
     await agent.login(login, false);
-    await runConsole(agent, terminal);
+    const sensorCommands = sensor
+      ? {
+          'sensor-stop': async () => {
+            sensor.stop();
+            await new Promise((resolve) => setTimeout(resolve, 300)); // let it exit before the report looks
+            terminal.print(`stopped ${sensorFile!.path}: demo-web's posture check fails at the next report`);
+            return agent.reportNow();
+          },
+          'sensor-start': () => {
+            sensor.start();
+            terminal.print(`started ${sensorFile!.path}: demo-web comes back at the next report`);
+            return agent.reportNow();
+          },
+        }
+      : undefined;
+    await runConsole(agent, terminal, { commands: sensorCommands });
+    offTunnel();
   } finally {
+    sensor?.stop();
     source.close();
     terminal.close();
-    await controller.close();
+    await web.close();
+    await bundle.close();
   }
 }

@@ -109,11 +109,53 @@ async function ensureIdentity(admin: AdminClient, password: string): Promise<voi
     });
 }
 
+/** A real service for the demo to carry: where it listens, and the program its posture check requires. */
+export interface DemoWebService {
+  port: number;
+  sensor?: { path: string; hash: string };
+}
+
+/** `demo-web`: an HTTP page behind the tunnel, intercepted as demo-web.internal:8080. */
+async function ensureWebService(admin: AdminClient, web: DemoWebService, osType: string): Promise<void> {
+  const intercept = await admin.upsert('configs', {
+    name: 'demo-web-intercept',
+    configTypeId: 'intercept.v1',
+    data: { protocols: ['tcp'], addresses: ['demo-web.internal'], portRanges: [{ low: 8080, high: 8080 }] },
+  });
+  const host = await admin.upsert('configs', {
+    name: 'demo-web-host',
+    configTypeId: 'host.v1',
+    data: { protocol: 'tcp', address: '127.0.0.1', port: web.port },
+  });
+  const serviceId = await admin.upsert('services', {
+    name: 'demo-web',
+    roleAttributes: [ROLE],
+    configs: [intercept, host],
+    tags: { description: 'a real web page behind the tunnel; needs the demo sensor running' },
+  });
+  const checkId = web.sensor
+    ? await admin.upsert('posture-checks', {
+        name: 'demo-web-sensor',
+        typeId: 'PROCESS',
+        process: { osType, path: web.sensor.path, hashes: [web.sensor.hash] },
+      })
+    : undefined;
+  await admin.upsert('service-policies', {
+    name: 'demo-web-policy',
+    type: 'Dial',
+    semantic: 'AllOf',
+    identityRoles: [`#${ROLE}`],
+    serviceRoles: [`@${serviceId}`],
+    postureCheckRoles: checkId ? [`@${checkId}`] : [],
+  });
+}
+
 /** Seeds (or refreshes) the demo data on the controller at `baseUrl`; resolves with the demo login. */
 export async function seedDemo(
   baseUrl: string,
   adminPassword: string,
   platform: NodeJS.Platform = process.platform,
+  web?: DemoWebService,
 ): Promise<DemoLogin> {
   const admin = new AdminClient(baseUrl.replace(/\/+$/, ''));
   await admin.login(adminPassword);
@@ -138,5 +180,6 @@ export async function seedDemo(
       postureCheckRoles: checkId ? [`@${checkId}`] : [],
     });
   }
+  if (web) await ensureWebService(admin, web, facts.osType);
   return { username: DEMO_USERNAME, password };
 }

@@ -27,6 +27,8 @@ const SIMULATED: Record<string, PowerEvent> = {
 export interface ConsoleOptions {
   /** Signals that stop the console (default SIGINT and SIGTERM); a typed `quit` always does. */
   signals?: NodeJS.Signals[];
+  /** More commands (the demo's `sensor-stop`/`sensor-start`), listed in the help line. */
+  commands?: Record<string, () => Promise<unknown> | void>;
 }
 
 /** Starts the signed-in agent and runs its console until a signal or `quit`; stops the agent before resolving. */
@@ -36,6 +38,7 @@ export async function runConsole(
   options: ConsoleOptions = {},
 ): Promise<void> {
   const t = terminal;
+  const help = options.commands ? `${HELP}, ${Object.keys(options.commands).join(', ')}` : HELP;
   let lastTable = '';
   let lastError = '';
   const showServices = () => {
@@ -65,7 +68,7 @@ export async function runConsole(
   let finish: () => void = () => {};
   const done = new Promise<void>((resolve) => (finish = resolve));
   const commands: Record<string, () => Promise<unknown> | void> = {
-    help: () => t.print(HELP),
+    help: () => t.print(help),
     services: async () => t.print(servicesTable(await agent.refreshServices())),
     status: () => t.print(statusLines(agent.status(), agent.services())),
     report: async () => {
@@ -79,6 +82,7 @@ export async function runConsole(
     code: () => agent.promptForCode(),
     enroll: () => enrollInteractively(agent, t),
     quit: () => finish(),
+    ...options.commands,
   };
   t.onCommand((line) => {
     const word = line.trim().toLowerCase();
@@ -86,7 +90,7 @@ export async function runConsole(
     const simulated = SIMULATED[word];
     const action = simulated ? () => agent.simulatePowerEvent(simulated) : commands[word];
     if (!action) {
-      t.print(`unknown command '${word}'. ${HELP}`);
+      t.print(`unknown command '${word}'. ${help}`);
       return;
     }
     void Promise.resolve()
@@ -99,7 +103,7 @@ export async function runConsole(
 
   agent.start();
   showServices();
-  t.print(`Reporting every ${Math.round(agent.reporter.intervalMs / 1000)} s. ${HELP}. Ctrl-C stops.`);
+  t.print(`Reporting every ${Math.round(agent.reporter.intervalMs / 1000)} s. ${help}. Ctrl-C stops.`);
   await done;
 
   for (const s of signals) process.off(s, onSignal);
