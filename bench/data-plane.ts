@@ -18,6 +18,8 @@ import { adminOf, spawnListening, tempDir, ADMIN_PASSWORD } from './lib/children
 import { figure, percentile, type Figure } from './lib/figure.js';
 import type { BenchOptions } from './lib/options.js';
 import { rssMiB, sleep } from './lib/proc-stats.js';
+import { TunnelManager } from '../src/agent/tunnel/tunnel-manager.js';
+import type { ServiceDetail, SessionDetail } from '../src/api/services.js';
 
 interface Tunnel {
   /** one user connection through the tunnel, as a duplex the bench writes to and reads from */
@@ -44,7 +46,7 @@ export async function dataPlaneFigures(options: BenchOptions): Promise<Figure[]>
     children.push(echo);
     const echoPort = Number(new URL(echo.url).port);
 
-    const { serviceId } = await publishService(admin, echoPort, { attribute: 'bench' });
+    const { serviceId, name: serviceName } = await publishService(admin, echoPort, { attribute: 'bench' });
     await create(admin, 'service-policies', {
       name: 'bench-dial',
       type: 'Dial',
@@ -67,24 +69,39 @@ export async function dataPlaneFigures(options: BenchOptions): Promise<Figure[]>
     const user = new Api(controller.url);
     if ((await user.login('bench-user', 'bench-password', CLIENT)).status !== 200)
       throw new Error('user login failed');
-    const session = await dial(user, serviceId);
-    const h2 = await waitForRouter(session.edgeRouters[0]!.urls.tls!, session.edgeRouters[0]!.fingerprint);
-
-    const tunnel: Tunnel = {
+    let session = await dial(user, serviceId);
+    const h2 = await routerSession(session.edgeRouters[0]!.urls.tls!, session.edgeRouters[0]!.fingerprint);
+    // Streams straight to the router (what the agent opens per connection), for the router-side figures.
+    const routerStreams: Tunnel = {
       async open() {
         const opened = await openStream(h2, session.token, serviceId);
         if (opened.status !== 200) throw new Error(`stream refused: ${opened.status} ${opened.error}`);
         return opened.stream;
       },
     };
+    // The user's path: a TCP connection to the agent's local listener, carried by the agent's tunnel.
+    const agentTunnel = new TunnelManager({
+      createSession: (id) => dial(user, id) as Promise<SessionDetail>,
+      reasonsFor: async () => [],
+      socksPort: null,
+    });
+    const listed = await user.get(`${CLIENT}/services?configTypes=intercept.v1&limit=500`);
+    await agentTunnel.update(listed.body.data as ServiceDetail[]);
+    const localPort = Number(agentTunnel.localAddresses().get(serviceName)![0]!.split(':')[1]);
+    const throughAgent: Tunnel = { open: () => connectTcp(localPort) };
     const direct: Tunnel = { open: () => connectTcp(echoPort) };
 
     const figures: Figure[] = [];
-    figures.push(await throughputFigure(tunnel, direct, options));
-    figures.push(...(await setupFigures(tunnel, direct, options)));
-    figures.push(await revocationFigure(user, serviceId, h2, options));
-    figures.push(await memoryFigure(router.pid, tunnel, options));
-    h2.destroy();
+    try {
+      figures.push(await throughputFigure(throughAgent, direct, options));
+      figures.push(...(await setupFigures(throughAgent, direct, options)));
+      figures.push(await revocationFigure(user, serviceId, h2, options));
+      session = await dial(user, serviceId); // the revocation rounds removed the session this one shared
+      figures.push(await memoryFigure(router.pid, routerStreams, options));
+    } finally {
+      await agentTunnel.stop();
+      h2.destroy();
+    }
     return figures;
   } finally {
     for (const child of children.reverse()) await child.stop().catch(() => undefined);
@@ -146,11 +163,6 @@ async function dial(user: Api, serviceId: string) {
   };
 }
 
-/** The router links to its controller moments after it listens; retry until it carries a stream. */
-async function waitForRouter(url: string, fingerprint: string): Promise<ClientHttp2Session> {
-  return routerSession(url, fingerprint);
-}
-
 function connectTcp(port: number): Promise<Socket> {
   return new Promise((resolve, reject) => {
     const socket = tcpConnect({ host: '127.0.0.1', port, noDelay: true }, () => resolve(socket));
@@ -195,7 +207,7 @@ async function throughputFigure(tunnel: Tunnel, direct: Tunnel, options: BenchOp
     baseline: percentile(baseline, 50),
     baselineLabel: 'direct loopback TCP to the same echo service',
     target: { ratioMin: 0.5 },
-    note: `${bytes / 1024 / 1024} MiB echoed per round, median of ${rounds}; one HTTP/2 stream over TLS through a standalone router`,
+    note: `${bytes / 1024 / 1024} MiB echoed per round, median of ${rounds}; client → agent's local listener → one HTTP/2 stream over TLS → standalone router → echo service`,
   });
 }
 
@@ -219,7 +231,7 @@ async function setupFigures(tunnel: Tunnel, direct: Tunnel, options: BenchOption
     baseline.push(await firstEcho(direct));
     through.push(await firstEcho(tunnel));
   }
-  const note = `${count} sequential connections, each until its first echoed byte; warm TLS connection to the router`;
+  const note = `${count} sequential connections to the agent's local listener, each until its first echoed byte; warm TLS connection to the router, warm session`;
   return [
     figure({
       name: 'tunnel.connect.p50',
