@@ -25,9 +25,13 @@ import {
 import type { ControllerLink } from './controller-link.js';
 import type { SessionTable } from './session-table.js';
 
-/** Flow-control windows large enough that a single stream is not window-bound on a fast link. */
-const STREAM_WINDOW = 1 << 24;
-const SESSION_WINDOW = 1 << 26;
+/**
+ * Flow-control windows large enough that a single stream is not window-bound on a fast link, and small
+ * enough that what agents may send ahead stays inside the session's memory budget (a window larger than the
+ * budget stalls the session for good).
+ */
+const STREAM_WINDOW = 1 << 20;
+const SESSION_WINDOW = 1 << 23;
 /** A service that does not accept within this long is unreachable (the user's client gets a clean refusal). */
 const DIAL_TIMEOUT_MS = 10_000;
 

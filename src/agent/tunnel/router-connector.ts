@@ -13,9 +13,14 @@ import {
   type SessionEdgeRouter,
 } from '../../api/data-plane.js';
 
-/** Windows large enough that one stream is not flow-control bound on a fast link. */
-const STREAM_WINDOW = 1 << 24;
-const SESSION_WINDOW = 1 << 26;
+/**
+ * Windows large enough that one stream is not flow-control bound on a fast link, and small enough that what
+ * the router may send ahead stays well inside the session's memory budget: with a 16 MiB stream window and
+ * Node's default 10 MB budget the session stalls for good (measured).
+ */
+const STREAM_WINDOW = 1 << 20;
+const SESSION_WINDOW = 1 << 23;
+const SESSION_MEMORY_MB = 64;
 const KEEPALIVE_MS = 15_000;
 const CONNECT_TIMEOUT_MS = 10_000;
 
@@ -117,6 +122,7 @@ async function connectPinned(router: SessionEdgeRouter): Promise<ClientHttp2Sess
   const session = h2connect(url.origin, {
     createConnection: () => socket,
     settings: { initialWindowSize: STREAM_WINDOW },
+    maxSessionMemory: SESSION_MEMORY_MB,
   });
   session.on('error', () => undefined);
   session.setLocalWindowSize(SESSION_WINDOW);
