@@ -33,9 +33,11 @@ async function main(): Promise<void> {
   const server = await serverChild();
   const h2 = h2connect(`https://127.0.0.1:${server.h2}`, {
     rejectUnauthorized: false,
-    settings: { initialWindowSize: 1 << 24 },
+    settings: { initialWindowSize: 1 << 22 },
+    maxSessionMemory: 64,
   });
-  h2.setLocalWindowSize(1 << 26);
+  await new Promise((resolve) => h2.once('connect', resolve));
+  h2.setLocalWindowSize(1 << 24);
   const openH2 = (): Promise<Duplexish> =>
     new Promise((resolve) => {
       const s = h2.request({ ':method': 'CONNECT', ':authority': 'x:1' });

@@ -30,8 +30,8 @@ import type { SessionTable } from './session-table.js';
  * enough that what agents may send ahead stays inside the session's memory budget (a window larger than the
  * budget stalls the session for good).
  */
-const STREAM_WINDOW = 1 << 20;
-const SESSION_WINDOW = 1 << 23;
+const STREAM_WINDOW = 1 << 22;
+const SESSION_WINDOW = 1 << 24;
 /** A service that does not accept within this long is unreachable (the user's client gets a clean refusal). */
 const DIAL_TIMEOUT_MS = 10_000;
 

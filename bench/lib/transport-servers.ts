@@ -9,8 +9,8 @@ import { WebSocketServer, createWebSocketStream } from 'ws';
 const key = process.env.KEY!;
 const cert = process.env.CERT!;
 
-const h2 = createSecureServer({ key, cert, settings: { initialWindowSize: 1 << 24 } });
-h2.on('session', (s) => s.setLocalWindowSize(1 << 26));
+const h2 = createSecureServer({ key, cert, settings: { initialWindowSize: 1 << 22 }, maxSessionMemory: 64 });
+h2.on('session', (s) => s.setLocalWindowSize(1 << 24));
 h2.on('stream', (stream) => {
   stream.on('error', () => undefined);
   stream.respond({ ':status': 200 });

@@ -18,8 +18,8 @@ import {
  * the router may send ahead stays well inside the session's memory budget: with a 16 MiB stream window and
  * Node's default 10 MB budget the session stalls for good (measured).
  */
-const STREAM_WINDOW = 1 << 20;
-const SESSION_WINDOW = 1 << 23;
+const STREAM_WINDOW = 1 << 22;
+const SESSION_WINDOW = 1 << 24;
 const SESSION_MEMORY_MB = 64;
 const KEEPALIVE_MS = 15_000;
 const CONNECT_TIMEOUT_MS = 10_000;
