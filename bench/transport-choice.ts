@@ -69,6 +69,7 @@ async function main(): Promise<void> {
       setup.push(performance.now() - t);
       s.destroy();
     }
+    console.error(`${name}: setup done`);
     const s = await open();
     const bytes = 128 * 1024 * 1024;
     const chunk = Buffer.alloc(256 * 1024, 1);
@@ -86,6 +87,7 @@ async function main(): Promise<void> {
     });
     const mibps = bytes / 1048576 / ((performance.now() - t) / 1000);
     s.destroy();
+    console.error(`${name}: throughput done`);
     await sleep(1000);
     const before = rssMiB(server.pid);
     const idle: Duplexish[] = [];
