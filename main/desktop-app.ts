@@ -4,6 +4,7 @@
  * and the bundled controller started when the user has not pointed the app elsewhere. `index.ts` only
  * adds the Electron lifecycle around it; the unit tests build it with the fake electron module.
  */
+import { join } from 'node:path';
 import { session as electronSession } from 'electron';
 import type { AgentOptions } from '../src/agent/agent.js';
 import type { CredentialStore } from '../src/agent/credentials/credential-store.js';
@@ -16,9 +17,9 @@ import type { IpcEvents } from '../src/ipc/bridge.js';
 import type { SessionView } from '../src/ipc/views.js';
 import { serveRenderer } from './app-protocol.js';
 import { startBundledController, type BundledController } from './bundled-controller.js';
-import { DesktopAgent } from './desktop-agent.js';
-import { DesktopPrompts } from './desktop-prompts.js';
-import { DesktopSettings } from './desktop-settings.js';
+import { DesktopAgent } from '../src/agent/desktop/desktop-agent.js';
+import { DesktopPrompts } from '../src/agent/desktop/desktop-prompts.js';
+import { DesktopSettings } from '../src/agent/desktop/desktop-settings.js';
 import { electronPromptSurface, electronShell } from './electron-shell.js';
 import { createIpcHandlers } from './ipc-handlers.js';
 import { bindIpcHandlers, createWindowEvents } from './ipc-main.js';
@@ -26,7 +27,7 @@ import { electronPowerEvents } from './power-monitor.js';
 import { APP_ORIGIN, hardenSession, isTrustedSender } from './security.js';
 import { startAtLoginFor } from './start-at-login.js';
 import { AppTray } from './tray.js';
-import { syncViews } from './view-sync.js';
+import { syncViews } from '../src/agent/desktop/view-sync.js';
 import { AppWindows } from './windows.js';
 
 /** Seeds a fresh bundled controller with demo data; resolves the demo user's login, if it made one. */
@@ -91,6 +92,8 @@ export class DesktopApp {
     this.settings = new DesktopSettings(options.dataDir, startAtLoginFor(options.platform));
     this.agentSettings = new SettingsFile(options.configDir);
     this.agent = new DesktopAgent({
+      // The tunnel is the product: local listeners per service and SOCKS5, ports kept across restarts.
+      tunnel: { portsFile: join(options.dataDir, 'tunnel-ports.json') },
       ...options.agent,
       credentials: options.credentials ?? new KeyringCredentialStore(),
       prompt: this.prompts,

@@ -5,8 +5,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { app, clipboard, dialog } from 'electron';
-import type { PromptSurface } from './desktop-prompts.js';
-import type { DesktopSettings } from './desktop-settings.js';
+import type { PromptSurface } from '../src/agent/desktop/desktop-prompts.js';
+import type { DesktopSettings } from '../src/agent/desktop/desktop-settings.js';
 import type { DesktopShell } from './ipc-handlers.js';
 import { showNotification } from './notifications.js';
 import type { AppWindows } from './windows.js';

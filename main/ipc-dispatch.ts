@@ -3,47 +3,10 @@
  * handler, and the error turned into data. `ipc-main.ts` feeds it from `ipcMain`; the UI tests feed it from
  * a Playwright binding, so both run exactly the same checks.
  */
-import { ERROR_CODES } from '../src/api/envelopes.js';
-import { isControllerError } from '../src/agent/client/controller-error.js';
 import { channels, type IpcHandlers } from '../src/ipc/bridge.js';
-import type { IpcError, IpcResult } from '../src/ipc/views.js';
+import { IPC_ERRORS, toIpcError } from '../src/ipc/ipc-error.js';
+import type { IpcResult } from '../src/ipc/views.js';
 import type { SenderFrame } from './security.js';
-
-export const IPC_ERRORS = {
-  forbidden: 'FORBIDDEN',
-  invalidRequest: 'INVALID_REQUEST',
-  unknownChannel: 'UNKNOWN_CHANNEL',
-  failed: 'FAILED',
-} as const;
-
-/** Words for the controller errors a user can act on; the rest keep the controller's own message. */
-const FRIENDLY: Record<string, string> = {
-  [ERROR_CODES.mfaInvalidToken]:
-    'That code was not accepted. Enter the current code from your authenticator app.',
-  [ERROR_CODES.invalidAuth]: 'The username or password is not right.',
-  [ERROR_CODES.mfaNotEnrolled]: 'Set up an authenticator app (MFA) first.',
-};
-
-export function toIpcError(error: unknown): IpcError {
-  if (isControllerError(error)) {
-    if (error.code === ERROR_CODES.rateLimited) {
-      const seconds = error.retryAfterMs === undefined ? undefined : Math.ceil(error.retryAfterMs / 1000);
-      return {
-        code: error.code,
-        message: `Too many attempts; try again${seconds ? ` in ${seconds} s` : ' later'}.`,
-      };
-    }
-    return { code: error.code, message: FRIENDLY[error.code] ?? error.message };
-  }
-  const named = error as { name?: unknown; code?: unknown };
-  const code =
-    typeof named.code === 'string'
-      ? named.code
-      : typeof named.name === 'string' && named.name !== 'Error'
-        ? named.name
-        : IPC_ERRORS.failed;
-  return { code, message: error instanceof Error ? error.message : String(error) };
-}
 
 export type Dispatch = (
   channel: string,

@@ -5,8 +5,8 @@
  */
 import type { IpcHandlers } from '../src/ipc/bridge.js';
 import type { SettingsView, ViewName } from '../src/ipc/views.js';
-import type { DesktopAgent } from './desktop-agent.js';
-import type { DesktopPrompts } from './desktop-prompts.js';
+import type { DesktopAgent } from '../src/agent/desktop/desktop-agent.js';
+import type { DesktopPrompts } from '../src/agent/desktop/desktop-prompts.js';
 
 /** What only the desktop shell can do. */
 export interface DesktopShell {
@@ -44,6 +44,7 @@ export function createIpcHandlers(
     services: {
       get: () => agent.services(),
       checkAgain: () => agent.checkAgain(),
+      copyAddress: ({ address }) => shell.copyText(address),
     },
     mfa: {
       status: () => agent.mfaStatus(),

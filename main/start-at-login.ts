@@ -7,13 +7,11 @@ import { mkdir, rm, writeFile, access } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { app } from 'electron';
+import type { StartAtLogin } from '../src/agent/desktop/start-at-login.js';
+
+export type { StartAtLogin };
 
 export const HIDDEN_FLAG = '--hidden';
-
-export interface StartAtLogin {
-  isEnabled(): Promise<boolean>;
-  setEnabled(enabled: boolean): Promise<void>;
-}
 
 class ElectronLoginItem implements StartAtLogin {
   async isEnabled(): Promise<boolean> {

@@ -3,7 +3,7 @@
  * mark that stays readable without colour (a check, a bar, a dot, a hollow outline).
  */
 import { Canvas, circle, ring, roundedRect, union, type Rgb, type Shape } from './png-encoder.js';
-import type { TrayState } from './tray-state.js';
+import type { TrayState } from '../src/agent/desktop/tray-state.js';
 
 export const STATE_COLOURS: Record<TrayState, Rgb> = {
   'all-reachable': [46, 157, 91],

@@ -6,7 +6,13 @@
 import { Menu, nativeImage, Tray, type MenuItemConstructorOptions } from 'electron';
 import type { ViewName } from '../src/ipc/views.js';
 import { drawTrayIcon } from './tray-icons.js';
-import { serviceMenuLabel, trayState, trayTooltip, type TrayInput, type TrayState } from './tray-state.js';
+import {
+  serviceMenuLabel,
+  trayState,
+  trayTooltip,
+  type TrayInput,
+  type TrayState,
+} from '../src/agent/desktop/tray-state.js';
 
 export interface TrayActions {
   open(view?: ViewName): void;

@@ -35,7 +35,11 @@ export type AgentNotice =
   | { type: 'controller-unreachable'; controllerUrl: string }
   | { type: 'controller-reachable'; controllerUrl: string }
   /** Stored credentials no longer work; the user must sign in again. */
-  | { type: 'signed-out'; message: string };
+  | { type: 'signed-out'; message: string }
+  /** A connection through the tunnel was refused; `reasons` say what to fix, in plain words. */
+  | { type: 'service-refused'; service: string; reasons: string[] }
+  /** Access ended while connections were open: the tunnel cut them. */
+  | { type: 'service-cut'; service: string };
 
 /** `m:ss` (or `h:mm:ss`) left until `deadline`; never negative. */
 export function formatCountdown(ms: number): string {
@@ -79,5 +83,9 @@ export function describeNotice(notice: AgentNotice): string {
       return `Connected to the controller at ${notice.controllerUrl}.`;
     case 'signed-out':
       return notice.message;
+    case 'service-refused':
+      return `${notice.service} is blocked: ${notice.reasons.join(' ')}`;
+    case 'service-cut':
+      return `Access to ${notice.service} ended; its open connections were cut.`;
   }
 }

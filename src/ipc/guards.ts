@@ -5,6 +5,7 @@
  */
 import type {
   CodeRequest,
+  CopyAddressRequest,
   OptionalCodeRequest,
   PromptAnswer,
   RecoveryCodesView,
@@ -57,6 +58,12 @@ export const isSignInRequest: Guard<SignInRequest> = (v): v is SignInRequest =>
   hasExactly(v, { controllerUrl: isControllerUrl, username: text(256), password: text(1024) });
 
 export const isCodeRequest: Guard<CodeRequest> = (v): v is CodeRequest => hasExactly(v, { code: isCode });
+
+/** Only a loopback `host:port`, the only kind of address the tunnel listens on. */
+export const isCopyAddressRequest: Guard<CopyAddressRequest> = (v): v is CopyAddressRequest =>
+  hasExactly(v, {
+    address: (a) => typeof a === 'string' && /^(127\.0\.0\.1|\[::1\]):\d{1,5}$/.test(a),
+  });
 
 export const isOptionalCodeRequest: Guard<OptionalCodeRequest> = (v): v is OptionalCodeRequest =>
   hasExactly(v, { code: isCode }, ['code']);

@@ -9,6 +9,7 @@
  */
 import {
   isCodeRequest,
+  isCopyAddressRequest,
   isOptionalCodeRequest,
   isPromptAnswer,
   isRecoveryCodes,
@@ -20,6 +21,7 @@ import {
 } from './guards.js';
 import type {
   CodeRequest,
+  CopyAddressRequest,
   EnrollmentView,
   MfaStatusView,
   OptionalCodeRequest,
@@ -67,6 +69,8 @@ export const ipcSchema = {
     get: invoke<ServicesView>(),
     /** Runs a posture cycle now, then answers the refreshed list. */
     checkAgain: invoke<ServicesView>(),
+    /** Copies one of the tunnel's local addresses to the clipboard. */
+    copyAddress: invoke<CopyAddressRequest, void>(isCopyAddressRequest),
     changed: notify<ServicesView>(),
   },
   mfa: {

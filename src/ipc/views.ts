@@ -27,10 +27,20 @@ export interface SessionView {
   message: string | null;
 }
 
+/** A service as the list shows it: its access, and where the tunnel listens for it on this device. */
+export interface ServiceRowView extends ServiceAccessView {
+  /** Loopback addresses the agent's tunnel listens on for this service (`127.0.0.1:8443`); empty when none. */
+  localAddresses: string[];
+}
+
 export interface ServicesView {
-  services: ServiceAccessView[];
+  services: ServiceRowView[];
   /** Epoch ms of the last service list the controller sent; null before the first. */
   updatedAt: number | null;
+}
+
+export interface CopyAddressRequest {
+  address: string;
 }
 
 export interface MfaStatusView {

@@ -6,10 +6,12 @@
  * sees the service come back. Each screen is saved to docs/screenshots/ and attached to the test results.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { generate } from 'otplib';
-import { createUser } from '../helpers/api.js';
+import { createUser, type Api } from '../helpers/api.js';
 import { guardedService } from '../helpers/agent-setup.js';
 import { DesktopE2eWorld } from '../helpers/desktop-e2e-world.js';
 import { BROWSER_PRELOAD, RENDERER_DIR, ROOT } from './global-setup.js';
@@ -23,6 +25,7 @@ let world: DesktopE2eWorld;
 let page: Page;
 let secret = '';
 let recoveryCodes: string[] = [];
+let gitWeb: { server: Server; port: number } | undefined;
 /** Console errors and page errors (a CSP violation shows up here). */
 const problems: string[] = [];
 
@@ -59,7 +62,9 @@ test.beforeAll(async ({ browser }) => {
     typeId: 'PROCESS',
     process: { osType: 'Linux', path: '/opt/CrowdStrike/falcond' },
   });
-  await guardedService(world.admin, 'Git', 'staff');
+  const git = await guardedService(world.admin, 'Git', 'staff');
+  gitWeb = await startGitWeb();
+  await publishThroughTunnel(world.admin, git.serviceId, gitWeb.port);
   const context = await browser.newContext({ viewport: { width: 1000, height: 760 } });
   context.on('page', (opened) => {
     opened.on('console', (message) => message.type() === 'error' && problems.push(message.text()));
@@ -70,6 +75,7 @@ test.beforeAll(async ({ browser }) => {
 
 test.afterAll(async () => {
   await world?.dispose();
+  gitWeb?.server.close();
 });
 
 test.afterEach(() => {
@@ -133,6 +139,25 @@ test('shows a blocked service with its failing check in plain words', async () =
   await page.emulateMedia({ colorScheme: 'dark' });
   await shoot(page, 'services-blocked-dark');
   await page.emulateMedia({ colorScheme: 'light' });
+});
+
+test('a reachable service shows where it listens on this device; Copy copies it; bytes flow through it', async () => {
+  const addresses = service('Git').getByRole('list', { name: 'Local addresses of Git' });
+  await expect(addresses.locator('code').first()).toHaveText(/^127\.0\.0\.1:\d+$/);
+  const address = (await addresses.locator('code').first().textContent())!;
+  // The service itself holds its own port on 127.0.0.1, so the agent listens on another one.
+  expect(address).not.toBe(`127.0.0.1:${gitWeb!.port}`);
+  // No local address for a blocked service: there is nothing to reach.
+  await expect(service('Payroll').getByRole('list', { name: 'Local addresses of Payroll' })).toHaveCount(0);
+  await service('Git')
+    .getByRole('button', { name: `Copy ${address}` })
+    .click();
+  await expect(service('Git').getByRole('status')).toHaveText(`Copied ${address}.`);
+  expect(world.copied.splice(0)).toEqual([address]);
+  // The address is real: the agent's listener, the router and the service behind it.
+  const answer = await fetch(`http://${address}/`);
+  expect(await answer.text()).toBe('git web behind the tunnel');
+  await shoot(page, 'services-local-address');
 });
 
 test('enrolls in MFA: QR and secret, recovery codes once, then verify', async () => {
@@ -263,3 +288,28 @@ test('shows recovery codes after a code, and removes MFA with a recovery code', 
   await expect(service('Team wiki').locator('.badge')).toHaveText('Blocked');
   await expect(service('Team wiki')).toContainText('Set up an authenticator app (MFA) for your account');
 });
+
+/** A real HTTP service for the tunnel to carry. */
+async function startGitWeb(): Promise<{ server: Server; port: number }> {
+  const server = createServer((_req, res) => res.end('git web behind the tunnel'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+/** intercept.v1 and host.v1 configs on the service, as an administrator publishes one. */
+async function publishThroughTunnel(admin: Api, serviceId: string, port: number): Promise<void> {
+  const config = async (name: string, configTypeId: string, data: Record<string, unknown>) => {
+    const res = await admin.post('/edge/management/v1/configs', { name, configTypeId, data });
+    expect(res.status).toBe(201);
+    return res.body.data.id as string;
+  };
+  const configs = [
+    await config('git-intercept', 'intercept.v1', {
+      protocols: ['tcp'],
+      addresses: ['git.internal'],
+      portRanges: [{ low: port, high: port }],
+    }),
+    await config('git-host', 'host.v1', { protocol: 'tcp', address: '127.0.0.1', port }),
+  ];
+  expect((await admin.patch(`/edge/management/v1/services/${serviceId}`, { configs })).status).toBe(200);
+}

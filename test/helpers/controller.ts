@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { defaultConfig, type ControllerConfig } from '../../controller/config.js';
 import { startController, type RunningController } from '../../controller/app.js';
+import { startBundle } from '../../server/bundle.js';
 
 export const ADMIN_PASSWORD = 'admin-password-for-tests';
 
@@ -29,6 +30,24 @@ export async function startTestController(
     dataDir,
     async dispose() {
       await running.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The same, with its embedded edge router running (as `npm run controller` starts it), for tunnel tests. */
+export async function startTestBundle(overrides: Partial<ControllerConfig> = {}): Promise<TestController> {
+  const dataDir = overrides.dataDir ?? tempDir();
+  const config = { ...defaultConfig(dataDir), port: 0, logLevel: 'silent', ...overrides };
+  const bundle = await startBundle(config, {
+    adminPassword: ADMIN_PASSWORD,
+    router: { enabled: true, graceSeconds: 30 },
+  });
+  return {
+    ...bundle.controller,
+    dataDir,
+    async dispose() {
+      await bundle.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

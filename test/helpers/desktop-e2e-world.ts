@@ -1,7 +1,7 @@
 /**
- * The world of the UI tests: a real controller with a user and guarded services, the real agent core behind
- * main's DesktopAgent, DesktopPrompts, IPC handlers and dispatcher (sender check and payload guards
- * included), and browser pages standing in for the app's windows. Each page loads the built renderer from a
+ * The world of the UI tests: a real controller (with its embedded edge router) with a user and guarded
+ * services, the real agent core (tunnel included) behind main's DesktopAgent, DesktopPrompts, IPC handlers
+ * and dispatcher (sender check and payload guards included), and browser pages standing in for the app's windows. Each page loads the built renderer from a
  * loopback server with the app's CSP, and the real preload (bundled with the electron shim) talks to the
  * dispatcher through a Playwright binding. Only Electron itself is missing.
  */
@@ -16,16 +16,16 @@ import { PowerEventEmitter } from '../../src/agent/power/power-events.js';
 import { SettingsFile } from '../../src/agent/settings/agent-settings.js';
 import { createEvents } from '../../src/ipc/bridge.js';
 import type { SettingsView, ViewName } from '../../src/ipc/views.js';
-import { DesktopAgent } from '../../main/desktop-agent.js';
-import { DesktopPrompts, type PromptSurface } from '../../main/desktop-prompts.js';
+import { DesktopAgent } from '../../src/agent/desktop/desktop-agent.js';
+import { DesktopPrompts, type PromptSurface } from '../../src/agent/desktop/desktop-prompts.js';
 import { createDispatch } from '../../main/ipc-dispatch.js';
 import { createIpcHandlers, type DesktopShell } from '../../main/ipc-handlers.js';
 import { resolveAppFile } from '../../main/app-protocol.js';
 import { CONTENT_SECURITY_POLICY } from '../../main/security.js';
-import { syncViews } from '../../main/view-sync.js';
+import { syncViews } from '../../src/agent/desktop/view-sync.js';
 import type { Api } from './api.js';
 import { adminApi, shiftControllerClock } from './agent-setup.js';
-import { startTestController, type TestController } from './controller.js';
+import { startTestBundle, type TestController } from './controller.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html',
@@ -89,6 +89,8 @@ export class DesktopE2eWorld {
       power: this.power,
       settings: new SettingsFile(join(dir, 'config')),
       reportIntervalMs: 60_000,
+      // As the app runs it, minus the fixed SOCKS port (another run may hold it).
+      tunnel: { portsFile: join(dir, 'tunnel-ports.json'), socksPort: 0 },
     });
     this.dispatch = createDispatch(createIpcHandlers(this.agent, this.prompts, this.shell()), {
       // The app trusts its own scheme; here the pages' loopback origin plays that part.
@@ -102,7 +104,7 @@ export class DesktopE2eWorld {
   }
 
   static async start(options: WorldOptions): Promise<DesktopE2eWorld> {
-    const controller = await startTestController();
+    const controller = await startTestBundle();
     const admin = await adminApi(controller.url);
     const web = await serveRenderer(options.rendererDir);
     return new DesktopE2eWorld(controller, admin, web, mkdtempSync(join(tmpdir(), 'postern-e2e-')), options);

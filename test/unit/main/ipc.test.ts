@@ -111,6 +111,9 @@ describe('payload validation', () => {
     ['settings:update', { startAtLogin: 'yes' }],
     ['app:show', 'devtools'],
     ['session:get', { unexpected: true }],
+    ['services:copyAddress', { address: 'evil.example:443' }],
+    ['services:copyAddress', { address: '127.0.0.1:80\nrm -rf ~' }],
+    ['services:copyAddress', {}],
   ])('refuses %s with %j', async (channel, payload) => {
     const { calls, handlers } = recordingHandlers();
     bindIpcHandlers(handlers, { isTrusted: (f) => isTrustedSender(f) });
@@ -129,6 +132,8 @@ describe('payload validation', () => {
     ['prompt:answer', { promptId: 3, code: 'abcd 2345 wxyz' }],
     ['settings:update', { startAtLogin: true }],
     ['app:show', 'mfa'],
+    ['services:copyAddress', { address: '127.0.0.1:8443' }],
+    ['services:copyAddress', { address: '[::1]:8443' }],
   ])('passes %s with %j to its handler', async (channel, payload) => {
     const { calls, handlers } = recordingHandlers();
     bindIpcHandlers(handlers, { isTrusted: (f) => isTrustedSender(f) });

@@ -15,7 +15,7 @@ const { electronPowerEvents } = await import('../../../main/power-monitor.js');
 const { PowerEventEmitter } = await import('../../../src/agent/power/power-events.js');
 const { startBundledController } = await import('../../../main/bundled-controller.js');
 const { LinuxAutostart } = await import('../../../main/start-at-login.js');
-const { DesktopSettings } = await import('../../../main/desktop-settings.js');
+const { DesktopSettings } = await import('../../../src/agent/desktop/desktop-settings.js');
 type PowerEvent = import('../../../src/agent/power/power-events.js').PowerEvent;
 
 let dir: string;

@@ -4,9 +4,9 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => import('../../fakes/electron.js'));
 
 const fake = await import('../../fakes/electron.js');
-const { trayState, trayTooltip } = await import('../../../main/tray-state.js');
+const { trayState, trayTooltip } = await import('../../../src/agent/desktop/tray-state.js');
 const { AppTray, trayMenuTemplate } = await import('../../../main/tray.js');
-type TrayInput = import('../../../main/tray-state.js').TrayInput;
+type TrayInput = import('../../../src/agent/desktop/tray-state.js').TrayInput;
 type PromptView = import('../../../src/ipc/views.js').PromptView;
 
 const signedIn = { status: 'signed-in', reachable: true } as const;

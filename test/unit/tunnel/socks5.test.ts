@@ -1,5 +1,5 @@
 /** The SOCKS5 listener with real sockets: what it answers, and that it never connects anywhere by itself. */
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { connect, type Server, type Socket } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSocksServer, parseSocksHandshake } from '../../../src/agent/tunnel/socks5-server.js';

@@ -1,14 +1,16 @@
 /**
  * The identity's services with their access state; for a blocked one, each failing check in plain words
- * (src/api's explanations), and "Check again", which runs a posture cycle now. Services waiting only for
+ * (src/api's explanations), and "Check again", which runs a posture cycle now. A reachable
+ * service shows the local addresses the tunnel listens on for it. Services waiting only for
  * an authenticator code get one code field for all of them.
  */
 import type { ServiceAccessView } from '../../../../src/api/service-access.js';
 import { formatCountdown } from '../../../../src/ipc/prompt-text.js';
-import type { SessionView } from '../../../../src/ipc/views.js';
+import type { ServiceRowView, SessionView } from '../../../../src/ipc/views.js';
 import { CodeForm } from '../../components/code-form.js';
 import { useAction, useNow, useServices } from '../../lib/hooks.js';
 import { postern } from '../../lib/postern.js';
+import { LocalAddresses } from './local-addresses.js';
 
 const CHECK_NAMES: Record<string, string> = {
   OS: 'operating system',
@@ -84,7 +86,7 @@ export function ServiceList({ session }: { session: SessionView }) {
   );
 }
 
-function ServiceItem({ service, elapsedMs }: { service: ServiceAccessView; elapsedMs: number }) {
+function ServiceItem({ service, elapsedMs }: { service: ServiceRowView; elapsedMs: number }) {
   const titleId = `service-${service.id}`;
   const remaining =
     service.mfaTimeoutRemaining === null ? null : service.mfaTimeoutRemaining * 1000 - elapsedMs;
@@ -106,6 +108,9 @@ function ServiceItem({ service, elapsedMs }: { service: ServiceAccessView; elaps
       )}
       {service.access === 'granted' && remaining !== null && remaining > 0 && (
         <p className="timer">Your authenticator code keeps this service for {formatCountdown(remaining)}.</p>
+      )}
+      {service.access === 'granted' && (
+        <LocalAddresses service={service.name} addresses={service.localAddresses} />
       )}
     </li>
   );

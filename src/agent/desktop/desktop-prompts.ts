@@ -4,10 +4,10 @@
  * renderer answers through the `prompt` IPC channels. What the agent merges into an open prompt updates the
  * window without another notification. Electron stays behind the PromptSurface port.
  */
-import type { AgentNotice, PromptPort, TotpPrompt } from '../src/agent/prompts/prompt-port.js';
-import { Listeners } from '../src/agent/util/listeners.js';
-import { promptHeadline, promptTitle, servicesPhrase } from '../src/ipc/prompt-text.js';
-import type { PromptView, ViewName } from '../src/ipc/views.js';
+import type { AgentNotice, PromptPort, TotpPrompt } from '../prompts/prompt-port.js';
+import { Listeners } from '../util/listeners.js';
+import { promptHeadline, promptTitle, servicesPhrase } from '../../ipc/prompt-text.js';
+import type { PromptView, ViewName } from '../../ipc/views.js';
 
 export interface PromptSurface {
   /** Opens or raises the small always-on-top TOTP window. */
@@ -113,6 +113,18 @@ export class DesktopPrompts implements PromptPort {
       case 'signed-out':
         this.close();
         this.surface.notify('Signed out of Postern', notice.message, () => this.surface.showMainWindow());
+        break;
+      case 'service-refused':
+        this.surface.notify(`${notice.service} is blocked`, notice.reasons.join(' '), () =>
+          this.surface.showMainWindow('services'),
+        );
+        break;
+      case 'service-cut':
+        this.surface.notify(
+          `Connection to ${notice.service} cut`,
+          'Access to this service ended. Open Postern to see why and what to do.',
+          () => this.surface.showMainWindow('services'),
+        );
         break;
       default:
         // Reachability shows in the tray; a notification per network blip would be noise.

@@ -5,7 +5,7 @@
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { SettingsView } from '../src/ipc/views.js';
+import type { SettingsView } from '../../ipc/views.js';
 import type { StartAtLogin } from './start-at-login.js';
 
 interface StoredSettings {

@@ -2,8 +2,8 @@
  * What the tray shows at a glance, derived from the session and the service list alone (pure, so it is
  * tested without Electron): disconnected, MFA needed, some services blocked, or everything reachable.
  */
-import type { ServiceAccessView } from '../src/api/service-access.js';
-import type { PromptView, SessionView } from '../src/ipc/views.js';
+import type { ServiceAccessView } from '../../api/service-access.js';
+import type { PromptView, SessionView } from '../../ipc/views.js';
 
 export type TrayState = 'all-reachable' | 'some-blocked' | 'mfa-needed' | 'disconnected';
 

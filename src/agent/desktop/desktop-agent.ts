@@ -3,14 +3,14 @@
  * replaces it), its state turned into the IPC views, and the MFA flows with the QR code rendered here for a
  * renderer that has no Node. Electron-free, so the UI tests drive the very same object.
  */
-import type { ServiceAccessView } from '../src/api/service-access.js';
-import { Agent, type AgentOptions, type AgentStatus } from '../src/agent/agent.js';
-import { qrDataUrl } from '../src/agent/mfa/qr-code.js';
-import { NotSignedInError } from '../src/agent/session/session-manager.js';
-import type { SettingsFile } from '../src/agent/settings/agent-settings.js';
-import { Listeners } from '../src/agent/util/listeners.js';
-import { errorMessage, silentLogger, type AgentLogger } from '../src/agent/util/logger.js';
-import { toIpcError } from './ipc-dispatch.js';
+import { Agent, type AgentOptions, type AgentStatus } from '../agent.js';
+import { qrDataUrl } from '../mfa/qr-code.js';
+import { NotSignedInError } from '../session/session-manager.js';
+import type { SettingsFile } from '../settings/agent-settings.js';
+import { Listeners } from '../util/listeners.js';
+import { errorMessage, silentLogger, type AgentLogger } from '../util/logger.js';
+import { toIpcError } from '../../ipc/ipc-error.js';
+import { wireTunnelNotices, withLocalAddresses } from './tunnel-view.js';
 import type {
   EnrollmentView,
   MfaStatusView,
@@ -18,7 +18,7 @@ import type {
   SessionStatus,
   SessionView,
   SignInRequest,
-} from '../src/ipc/views.js';
+} from '../../ipc/views.js';
 
 export interface DesktopAgentOptions extends Omit<AgentOptions, 'controllerUrl'> {
   /** agent.json, shared with the headless CLI: which controller and user to sign in as. */
@@ -70,7 +70,7 @@ export class DesktopAgent {
   }
 
   services(): ServicesView {
-    return { services: this.agent?.services() ?? [], updatedAt: this.updatedAt };
+    return { services: withLocalAddresses(this.agent), updatedAt: this.updatedAt };
   }
 
   /**
@@ -208,11 +208,17 @@ export class DesktopAgent {
     if (agent) {
       this.unwire.push(
         agent.statusChanges.on(() => this.publish()),
-        agent.serviceChanges.on((services: ServiceAccessView[]) => {
+        agent.serviceChanges.on(() => {
           this.updatedAt = Date.now();
-          this.serviceChanges.emit({ services, updatedAt: this.updatedAt });
+          this.serviceChanges.emit(this.services());
         }),
       );
+      if (agent.tunnel)
+        this.unwire.push(
+          wireTunnelNotices(agent.tunnel, this.options.prompt, () =>
+            this.serviceChanges.emit(this.services()),
+          ),
+        );
     }
     if (old)
       await old.stop().catch((error: unknown) => this.log.warn(`stopping the agent: ${errorMessage(error)}`));

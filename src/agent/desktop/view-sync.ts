@@ -3,7 +3,7 @@
  * the schema's events, and `onChange` (the tray) hears about each. Electron-free, so the UI tests wire
  * their pages exactly as the app wires its windows.
  */
-import type { IpcEvents } from '../src/ipc/bridge.js';
+import type { IpcEvents } from '../../ipc/bridge.js';
 import type { DesktopAgent } from './desktop-agent.js';
 import type { DesktopPrompts } from './desktop-prompts.js';
 

@@ -4,7 +4,7 @@
  * prompt, and the window closed when the agent is done with it.
  */
 import { describe, expect, it } from 'vitest';
-import { DesktopPrompts, type PromptSurface } from '../../../main/desktop-prompts.js';
+import { DesktopPrompts, type PromptSurface } from '../../../src/agent/desktop/desktop-prompts.js';
 import type { TotpPrompt } from '../../../src/agent/prompts/prompt-port.js';
 import { formatCountdown, promptHeadline } from '../../../src/ipc/prompt-text.js';
 import type { PromptView } from '../../../src/ipc/views.js';
