@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { connect as tcpConnect, type Socket } from 'node:net';
 import type { ClientHttp2Session, ClientHttp2Stream } from 'node:http2';
 import { spawnController } from '../test/helpers/controller.js';
+import { spawnRouter } from '../test/helpers/router-process.js';
 import { CLIENT, MGMT } from '../test/helpers/api.js';
 import { create, openStream, publishService, routerSession } from '../test/helpers/data-plane-world.js';
 import { Api } from '../test/helpers/api.js';
@@ -40,7 +41,11 @@ export async function dataPlaneFigures(options: BenchOptions): Promise<Figure[]>
     const admin = await adminOf(controller.url);
     const created = await admin.post(`${MGMT}/edge-routers`, { name: 'bench-router' });
     if (created.status !== 201) throw new Error(`edge router create: ${JSON.stringify(created.body)}`);
-    const router = await spawnRouter(controller.url, created.body.data.enrollmentToken as string, routerDir);
+    const router = await startRouterProcess(
+      controller.url,
+      created.body.data.enrollmentToken as string,
+      routerDir,
+    );
     children.push(router);
     const echo = await spawnListening(join(import.meta.dirname, 'lib', 'echo-server.ts'));
     children.push(echo);
@@ -110,9 +115,8 @@ export async function dataPlaneFigures(options: BenchOptions): Promise<Figure[]>
   }
 }
 
-async function spawnRouter(controllerUrl: string, token: string, dataDir: string) {
-  const script = join(import.meta.dirname, '..', 'router', 'cli.ts');
-  const args = [
+function startRouterProcess(controllerUrl: string, token: string, dataDir: string) {
+  return spawnRouter([
     '--controller',
     controllerUrl,
     '--enroll',
@@ -123,34 +127,7 @@ async function spawnRouter(controllerUrl: string, token: string, dataDir: string
     '0',
     '--log-level',
     'warn',
-  ];
-  // The router prints `router listening on tls://...`; the launcher waits for an http(s) URL, so adapt.
-  const { spawn } = await import('node:child_process');
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`router did not start:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (/router listening on tls:\/\//.test(output)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    void exited.then((code) => reject(new Error(`router exited with ${code}:\n${output}`)));
-  });
-  return {
-    pid: child.pid!,
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      return exited;
-    },
-  };
+  ]);
 }
 
 async function dial(user: Api, serviceId: string) {

@@ -3,51 +3,49 @@
  * and gets its router id and link secret back. The controller records the certificate's fingerprint, which
  * is what agents will pin.
  */
-import {
-  CLIENT_API_PREFIX,
-  ROUTER_ENROLL_PATH,
-  type RouterEnrollReply,
-  type RouterEnrollRequest,
-} from '../src/api/index.js';
+import { ControllerClient } from '../src/agent/client/controller-client.js';
+import { isControllerError, LOCAL_ERROR_CODES } from '../src/agent/client/controller-error.js';
+import { ROUTER_ENROLL_PATH, type RouterEnrollReply, type RouterEnrollRequest } from '../src/api/index.js';
 import { createRouterCertificate } from './certificate.js';
 import type { RouterFiles } from './router-files.js';
 
 export class EnrollmentError extends Error {}
 
+/** `ca`: the controller's CA when its certificate is private (`--controller-ca`); enrollment verifies it. */
 export async function enrollRouter(
   controllerUrl: string,
   token: string,
   hostnames: string[],
+  ca?: string,
 ): Promise<RouterFiles> {
   const { certPem, keyPem } = await createRouterCertificate(hostnames);
-  const url = `${controllerUrl.replace(/\/+$/, '')}${CLIENT_API_PREFIX}${ROUTER_ENROLL_PATH}`;
   const body: RouterEnrollRequest = { token: token.trim(), certPem };
-  let response: Response;
+  // A one-time token must not be replayed by a retry; the client's envelope parsing is all that is wanted.
+  const client = new ControllerClient({ baseUrl: controllerUrl, ca, timeoutMs: 15_000 });
+  let reply: RouterEnrollReply;
   try {
-    response = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(15_000),
+    reply = await client.request<RouterEnrollReply>('POST', ROUTER_ENROLL_PATH, {
+      body,
+      auth: false,
+      reauth: false,
+      retry: false,
     });
   } catch (err) {
-    throw new EnrollmentError(`cannot reach the controller at ${controllerUrl}: ${(err as Error).message}`);
-  }
-  const reply = (await response.json().catch(() => ({}))) as {
-    data?: RouterEnrollReply;
-    error?: { message?: string };
-  };
-  if (!response.ok || !reply.data)
     throw new EnrollmentError(
-      `enrollment refused (${response.status}): ${reply.error?.message ?? 'no reason given'}`,
+      isControllerError(err) && err.status > 0
+        ? `enrollment refused (${err.status}): ${err.message}`
+        : `${(err as Error).message}${isControllerError(err) && err.code === LOCAL_ERROR_CODES.tls ? ' (--controller-ca FILE)' : ''}`,
     );
+  } finally {
+    client.close();
+  }
   return {
     certPem,
     keyPem,
     enrollment: {
-      edgeRouterId: reply.data.edgeRouterId,
-      name: reply.data.name,
-      secret: reply.data.secret,
+      edgeRouterId: reply.edgeRouterId,
+      name: reply.name,
+      secret: reply.secret,
       controllerUrl,
     },
   };

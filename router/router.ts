@@ -43,7 +43,12 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   const advertised = options.advertisedHost ?? options.host;
   let files = readRouterFiles(options.dataDir);
   if (options.enrollToken) {
-    files = await enrollRouter(options.controllerUrl, options.enrollToken, [advertised]);
+    files = await enrollRouter(
+      options.controllerUrl,
+      options.enrollToken,
+      [advertised],
+      options.controllerCa,
+    );
     writeRouterFiles(options.dataDir, files);
     options.log.info({ edgeRouterId: files.enrollment.edgeRouterId }, 'router enrolled');
   }

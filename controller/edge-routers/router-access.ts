@@ -14,25 +14,35 @@ const everything = { limit: Number.MAX_SAFE_INTEGER, offset: 0 };
 
 const usable = (router: EdgeRouter) => router.isVerified && !router.disabled;
 
-function identityMayUse(ctx: ControllerContext, router: EdgeRouter, identity: Identity): boolean {
-  return ctx.store.edgeRouterPolicies
-    .list(everything)
-    .items.some(
-      (p) =>
-        roleSelects(p.semantic, p.identityRoles, identity.id, identity.roleAttributes) &&
-        roleSelects(p.semantic, p.edgeRouterRoles, router.id, router.roleAttributes),
-    );
+interface Member {
+  id: string;
+  roleAttributes: string[];
 }
 
-function serviceMayUse(ctx: ControllerContext, router: EdgeRouter, service: Service): boolean {
-  return ctx.store.serviceEdgeRouterPolicies
-    .list(everything)
-    .items.some(
-      (p) =>
-        roleSelects(p.semantic, p.serviceRoles, service.id, service.roleAttributes) &&
-        roleSelects(p.semantic, p.edgeRouterRoles, router.id, router.roleAttributes),
-    );
+/** Whether one of the policies selects both the member (by `memberRoles`) and the router. */
+function policiesJoin<P extends { semantic: Parameters<typeof roleSelects>[0]; edgeRouterRoles: string[] }>(
+  policies: readonly P[],
+  memberRoles: (p: P) => string[],
+  member: Member,
+  router: EdgeRouter,
+): boolean {
+  return policies.some(
+    (p) =>
+      roleSelects(p.semantic, memberRoles(p), member.id, member.roleAttributes) &&
+      roleSelects(p.semantic, p.edgeRouterRoles, router.id, router.roleAttributes),
+  );
 }
+
+const identityMayUse = (ctx: ControllerContext, router: EdgeRouter, identity: Identity): boolean =>
+  policiesJoin(ctx.store.edgeRouterPolicies.list(everything).items, (p) => p.identityRoles, identity, router);
+
+const serviceMayUse = (ctx: ControllerContext, router: EdgeRouter, service: Service): boolean =>
+  policiesJoin(
+    ctx.store.serviceEdgeRouterPolicies.list(everything).items,
+    (p) => p.serviceRoles,
+    service,
+    router,
+  );
 
 const allRouters = (ctx: ControllerContext) => ctx.store.edgeRouters.list(everything).items;
 

@@ -1,4 +1,5 @@
 /** A small HTTP client for tests: raw status, body and headers, no retries, nothing hidden. */
+import { request as httpsRequest } from 'node:https';
 export interface ApiResponse<T = any> {
   status: number;
   body: T;
@@ -9,9 +10,11 @@ export const CLIENT = '/edge/client/v1';
 export const MGMT = '/edge/management/v1';
 
 export class Api {
+  /** `ca`: trust this PEM for an https controller with a private certificate (fetch cannot be told so). */
   constructor(
     readonly baseUrl: string,
     public token?: string,
+    readonly ca?: string,
   ) {}
 
   async request<T = any>(
@@ -26,7 +29,9 @@ export class Api {
       (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
       init.body = typeof body === 'string' ? body : JSON.stringify(body);
     }
-    const res = await fetch(this.baseUrl + path, init);
+    const res = this.ca
+      ? await requestTrusting(this.ca, method, this.baseUrl + path, init)
+      : await fetch(this.baseUrl + path, init);
     const text = await res.text();
     let parsed: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
@@ -50,8 +55,27 @@ export class Api {
   }
 
   as(token?: string): Api {
-    return new Api(this.baseUrl, token);
+    return new Api(this.baseUrl, token, this.ca);
   }
+}
+
+/** One HTTPS request trusting `ca`, answered as a fetch Response. */
+function requestTrusting(ca: string, method: string, url: string, init: RequestInit): Promise<Response> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, { method, ca, headers: init.headers as Record<string, string> }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(res.headers))
+          if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+        resolve(new Response(Buffer.concat(chunks), { status: res.statusCode, headers }));
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(init.body as string | undefined);
+  });
 }
 
 /** Creates an identity with a password and returns its id. */

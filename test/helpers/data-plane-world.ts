@@ -89,7 +89,7 @@ export interface User {
 export async function signedInUser(world: World, attributes: string[] = ['staff']): Promise<User> {
   const name = unique('user');
   const id = await createUser(world.admin, name, 'user-password', { roleAttributes: attributes });
-  const api = new Api(world.url);
+  const api = world.admin.as(undefined);
   const login = await api.login(name, 'user-password', CLIENT);
   expect(login.status).toBe(200);
   return { id, name, api, apiSessionId: login.body.data.id as string };

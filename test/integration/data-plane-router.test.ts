@@ -6,7 +6,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientHttp2Session } from 'node:http2';
-import { CLIENT, MGMT } from '../helpers/api.js';
+import { Api, CLIENT, MGMT } from '../helpers/api.js';
+import { shiftControllerClock } from '../helpers/agent-setup.js';
+import { createRouterCertificate } from '../../router/certificate.js';
+import { ROUTER_ENROLL_PATH } from '../../src/api/data-plane.js';
 import {
   closeServer,
   create,
@@ -188,5 +191,26 @@ describe('edge router streams', () => {
     );
     const detail = await world.admin.get(`${MGMT}/edge-routers/${world.bundle.router!.edgeRouterId}`);
     expect(detail.body.data.isOnline).toBe(true);
+  });
+
+  it('refuses an enrollment token after it expires, and leaves the router unenrolled', async () => {
+    const created = await world.admin.post(`${MGMT}/edge-routers`, { name: unique('late-router') });
+    expect(created.status).toBe(201);
+    const { enrollmentToken, id } = created.body.data as { enrollmentToken: string; id: string };
+    const expiresAt = Date.parse(created.body.data.enrollmentExpiresAt as string);
+    const restore = world.bundle.controller.ctx.clock;
+    shiftControllerClock(world.bundle.controller.ctx, expiresAt - Date.now() + 1000);
+    try {
+      const { certPem } = await createRouterCertificate(['127.0.0.1']);
+      const res = await new Api(world.url).post(`${CLIENT}${ROUTER_ENROLL_PATH}`, {
+        token: enrollmentToken,
+        certPem,
+      });
+      expect(res.status).toBe(401);
+      expect(JSON.stringify(res.body.error)).toContain('expired');
+    } finally {
+      world.bundle.controller.ctx.clock = restore;
+    }
+    expect((await world.admin.get(`${MGMT}/edge-routers/${id}`)).body.data.isVerified).toBe(false);
   });
 });
