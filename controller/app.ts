@@ -3,6 +3,7 @@ import type { ControllerConfig } from './config.js';
 import { createContext, type ControllerContext } from './context.js';
 import { createLogger } from './logger.js';
 import { SqliteStore } from './store/sqlite-store.js';
+import { lockDataFolder, makePrivate } from './store/data-folder.js';
 import { buildServer } from './server.js';
 import { bootstrapAdmin, type BootstrapResult } from './auth/bootstrap-admin.js';
 import { sweepIdleSessions } from './auth/api-sessions.js';
@@ -27,7 +28,15 @@ export async function startController(
   config: ControllerConfig,
   options: { adminPassword?: string; logDestination?: NodeJS.WritableStream } = {},
 ): Promise<RunningController> {
-  const store = SqliteStore.open(config.dataDir);
+  makePrivate(config.dataDir);
+  const unlock = lockDataFolder(config.dataDir);
+  let store: SqliteStore;
+  try {
+    store = SqliteStore.open(config.dataDir);
+  } catch (err) {
+    unlock();
+    throw err;
+  }
   const ctx = createContext(config, store, createLogger(config.logLevel, options.logDestination));
   try {
     const outbox = new AccessOutbox(store.db, ctx);
@@ -56,10 +65,12 @@ export async function startController(
         mfa.close();
         outbox.close();
         store.close();
+        unlock();
       },
     };
   } catch (err) {
     store.close();
+    unlock();
     throw err;
   }
 }

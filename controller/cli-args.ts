@@ -9,7 +9,7 @@ export const USAGE = `Usage: npm run controller -- [options]
   --host H              address to bind (default 127.0.0.1)
   --tls-cert F          PEM certificate; serve HTTPS (needs --tls-key)
   --tls-key F           PEM private key for --tls-cert
-  --session-timeout S   API sessions expire after S seconds without a request (default 1800)
+  --session-timeout S   API sessions expire after S seconds without a request (60 to 2592000; default 1800)
   --totp-issuer NAME    issuer shown in authenticator apps (default Postern)
   --log-level L         fatal, error, warn, info, debug or trace (default info)
   --help                this text
@@ -18,6 +18,8 @@ Environment: POSTERN_ADMIN_PASSWORD sets the admin password on first start (othe
 generated, printed once and written to <data-dir>/admin-password, mode 0600).`;
 
 export class UsageError extends Error {}
+
+export const MIN_SESSION_TIMEOUT_SECONDS = 60;
 
 const positiveInt = (name: string, value: string | undefined, min = 0, max = Number.MAX_SAFE_INTEGER) => {
   if (value === undefined) return undefined;
@@ -54,7 +56,9 @@ export function parseControllerArgs(argv: string[]): ControllerConfig | 'help' {
   config.port = positiveInt('port', values.port, 0, 65535) ?? config.port;
   config.host = values.host ?? config.host;
   config.sessionTimeoutSeconds =
-    positiveInt('session-timeout', values['session-timeout'], 1) ?? config.sessionTimeoutSeconds;
+    // Under a minute an agent between two reports would be signed out while in use.
+    positiveInt('session-timeout', values['session-timeout'], MIN_SESSION_TIMEOUT_SECONDS, 30 * 24 * 3600) ??
+    config.sessionTimeoutSeconds;
   config.totpIssuer = values['totp-issuer'] ?? config.totpIssuer;
   config.logLevel = values['log-level'] ?? config.logLevel;
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {

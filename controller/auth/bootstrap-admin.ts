@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
+import { privateFile } from '../store/data-folder.js';
 import { join } from 'node:path';
 import type { ControllerContext } from '../context.js';
 import { hashPassword } from './passwords.js';
@@ -56,5 +57,6 @@ export async function bootstrapAdmin(
   if (!generated) return { created: true };
   const passwordFile = join(ctx.config.dataDir, 'admin-password');
   writeFileSync(passwordFile, `${generated}\n`, { mode: 0o600 });
+  privateFile(passwordFile); // the mode above applies only to a file that did not exist
   return { created: true, generatedPassword: generated, passwordFile };
 }

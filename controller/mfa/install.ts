@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../context.js';
 import { MfaService } from './mfa-service.js';
-import { SecretBox } from './secret-box.js';
-import { MASTER_KEY_ENV, loadOrCreateKeyFile, parseMasterKey } from './master-key.js';
+import { MfaDataUnreadable, SecretBox } from './secret-box.js';
+import { MASTER_KEY_ENV, loadOrCreateKeyFile, parseMasterKey, readExistingKeyFile } from './master-key.js';
 import { registerSharedRoutes } from './shared-routes.js';
 import { registerManagementRoutes } from './management-routes.js';
 
@@ -23,8 +23,9 @@ export function installMfa(ctx: ControllerContext): { close(): void } {
   // Read once, at start: a malformed key stops the start rather than the first enrollment.
   const envKey = process.env[MASTER_KEY_ENV]?.trim();
   const fromEnv = envKey ? parseMasterKey(envKey) : undefined;
+  const checked = checkMasterKey(ctx, fromEnv);
   const box = new SecretBox(
-    () => fromEnv ?? loadOrCreateKeyFile(ctx.config.dataDir, (message) => ctx.log.warn(message)),
+    () => checked ?? fromEnv ?? loadOrCreateKeyFile(ctx.config.dataDir, (message) => ctx.log.warn(message)),
   );
   const service = new MfaService(ctx, box);
   services.set(ctx, service);
@@ -48,4 +49,25 @@ export function registerMfaSharedRoutes(app: FastifyInstance, ctx: ControllerCon
 /** Management API: admin removal of an identity's MFA, the MFA audit log. */
 export function registerMfaManagementRoutes(app: FastifyInstance, ctx: ControllerContext): void {
   registerManagementRoutes(app, ctx, serviceOf(ctx));
+}
+
+/**
+ * When MFA secrets are stored, the master key must exist and open them, or the controller does not start:
+ * found at the first MFA login instead, every secret would be unreadable and a fresh key would make it
+ * permanent. Answers the proven key, or undefined when nothing is stored yet (the key is made on first use).
+ */
+function checkMasterKey(ctx: ControllerContext, fromEnv: Buffer | undefined): Buffer | undefined {
+  const stored = ctx.store.mfa.sample();
+  if (!stored) return undefined;
+  const key = fromEnv ?? readExistingKeyFile(ctx.config.dataDir, (message) => ctx.log.warn(message));
+  try {
+    new SecretBox(() => key).open(stored.sealedSecret, stored.identityId, 'totp-secret');
+  } catch (err) {
+    if (!(err instanceof MfaDataUnreadable)) throw err;
+    throw new Error(
+      `the master key (${fromEnv ? MASTER_KEY_ENV : 'master.key in the data folder'}) does not open the MFA secrets stored in the database; ` +
+        'restore the key the secrets were sealed with (from a backup) and start again',
+    );
+  }
+  return key;
 }

@@ -66,6 +66,20 @@ export function loadOrCreateKeyFile(dataDir: string, warn: (message: string) => 
   return readKeyFile(path, warn);
 }
 
+/** The key file when secrets already depend on it: a missing file is an error, never a new key. */
+export function readExistingKeyFile(dataDir: string, warn: (message: string) => void = () => {}): Buffer {
+  const path = join(dataDir, MASTER_KEY_FILE);
+  try {
+    return readKeyFile(path, warn);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    throw new Error(
+      `MFA secrets are stored but the master key ${path} is missing; restore it from a backup ` +
+        `(or set ${MASTER_KEY_ENV}). A new key would make every stored secret unreadable.`,
+    );
+  }
+}
+
 function readKeyFile(path: string, warn: (message: string) => void): Buffer {
   const key = readFileSync(path);
   if (key.length !== MASTER_KEY_BYTES) {

@@ -70,6 +70,8 @@ export interface MfaAuditQuery extends MfaAuditFilter {
 
 export interface MfaRepository {
   get(identityId: string): MfaEnrollment | undefined;
+  /** any one stored enrollment (to prove at startup that the master key still opens what is stored) */
+  sample(): MfaEnrollment | undefined;
   isVerified(identityId: string): boolean;
   /** stores a new unverified enrollment with its codes; false when the identity already has one */
   create(enrollment: MfaEnrollment, codes: readonly SealedRecoveryCode[]): boolean;

@@ -1,5 +1,5 @@
+import { makePrivate, privateFile } from './data-folder.js';
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MIGRATIONS } from './migrations.js';
 
@@ -19,9 +19,11 @@ export function onOutboxWritten(db: Db, listener: (() => void) | undefined): voi
  * cost of one fsync per commit.
  */
 export function openDatabase(dataDir: string, fileName = 'postern.db'): Db {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  makePrivate(dataDir);
   const db = new Database(join(dataDir, fileName));
   db.pragma('journal_mode = WAL');
+  // SQLite creates its files with the process umask: the database and its WAL are private like the rest.
+  for (const suffix of ['', '-wal', '-shm']) privateFile(join(dataDir, `${fileName}${suffix}`));
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');

@@ -299,6 +299,22 @@ describe('identities, authenticators and auth policies', () => {
     const demote = await admin.patch(`${MGMT}/identities/${me.id}`, { isAdmin: false });
     expect(demote.status).toBe(400);
     expect(demote.body.error.cause.field).toBe('isAdmin');
+    for (const disable of [
+      () => admin.patch(`${MGMT}/identities/${me.id}`, { disabled: true }),
+      () =>
+        admin.put(`${MGMT}/identities/${me.id}`, {
+          name: me.name,
+          type: me.type.id ?? me.type,
+          isAdmin: true,
+          disabled: true,
+        }),
+    ]) {
+      const res = await disable();
+      expect(res.status).toBe(409);
+      expect(res.body.error.message).toBe('The default admin identity cannot be disabled');
+    }
+    // Nothing changed: the admin still works.
+    expect((await admin.get(`${MGMT}/current-identity`)).body.data.disabled).toBe(false);
     expect((await admin.delete(`${MGMT}/auth-policies/default`)).status).toBe(409);
 
     const policy = (await admin.post(`${MGMT}/auth-policies`, authPolicyBody('in-use', false))).body.data.id;

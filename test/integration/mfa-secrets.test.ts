@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
@@ -146,6 +146,33 @@ describe('with master.key in the data dir', () => {
     const again = new Api(tc.url);
     await again.login('restarted', 'password-1', CLIENT);
     expect((await again.post(`${CLIENT}/authenticate/mfa`, { code: recoveryCodes[1] })).status).toBe(200);
+  });
+
+  it('refuses to start when secrets are stored and master.key is missing or another key, and makes none', async () => {
+    await createUser(admin, 'key-checked', 'password-1');
+    const api = new Api(tc.url);
+    await api.login('key-checked', 'password-1', CLIENT);
+    await enrollVerified(api, clock);
+    const keyFile = join(tc.dataDir, 'master.key');
+    const original = readFileSync(keyFile);
+    await tc.close();
+    try {
+      rmSync(keyFile);
+      await expect(startTestController({ dataDir: tc.dataDir })).rejects.toThrow(
+        /master key .*master\.key is missing; restore it from a backup/,
+      );
+      expect(existsSync(keyFile), 'no new key over existing secrets').toBe(false);
+      writeFileSync(keyFile, randomBytes(32), { mode: 0o600 });
+      await expect(startTestController({ dataDir: tc.dataDir })).rejects.toThrow(
+        /does not open the MFA secrets stored in the database/,
+      );
+    } finally {
+      writeFileSync(keyFile, original, { mode: 0o600 });
+      tc = await startTestController({ dataDir: tc.dataDir });
+      clock = new FakeClock(tc.ctx, clock.now());
+      admin = new Api(tc.url);
+      await admin.login('admin', ADMIN_PASSWORD);
+    }
   });
 });
 

@@ -111,6 +111,14 @@ export function registerIdentities(app: FastifyInstance, ctx: ControllerContext)
         });
       }
       if (problems.length) throw validationError(problems);
+      const disabled = pick(body, 'disabled', mode, existing?.disabled ?? false);
+      // Disabling the default admin would lock every administrator out of a fresh controller for good.
+      if (existing?.isDefaultAdmin && disabled)
+        throw new ApiError(
+          409,
+          'CAN_NOT_DISABLE_DEFAULT_ADMIN',
+          'The default admin identity cannot be disabled',
+        );
       return {
         id,
         name: pick(body, 'name', mode, existing?.name ?? ''),
@@ -122,7 +130,7 @@ export function registerIdentities(app: FastifyInstance, ctx: ControllerContext)
         ),
         authPolicyId,
         externalId: pick(body, 'externalId', mode, existing?.externalId ?? null),
-        disabled: pick(body, 'disabled', mode, existing?.disabled ?? false),
+        disabled,
         tags: pick(body, 'tags', mode, existing?.tags ?? {}),
         createdAt: existing?.createdAt ?? now,
         updatedAt: now,

@@ -74,6 +74,7 @@ export class SqliteMfaRepository implements MfaRepository {
   constructor(readonly db: Db) {
     this.stmts = {
       get: db.prepare(`SELECT * FROM mfa_enrollments WHERE identity_id = ?`),
+      sample: db.prepare(`SELECT * FROM mfa_enrollments LIMIT 1`),
       isVerified: db.prepare(`SELECT 1 FROM mfa_enrollments WHERE identity_id = ? AND is_verified = 1`),
       insert: db.prepare(
         `INSERT INTO mfa_enrollments (identity_id, id, is_verified, secret, last_step, created_at, updated_at, verified_at)
@@ -102,6 +103,11 @@ export class SqliteMfaRepository implements MfaRepository {
 
   get(identityId: string): MfaEnrollment | undefined {
     const row = this.stmts.get.get(identityId) as EnrollmentRow | undefined;
+    return row && enrollmentOf(row);
+  }
+
+  sample(): MfaEnrollment | undefined {
+    const row = this.stmts.sample.get() as EnrollmentRow | undefined;
     return row && enrollmentOf(row);
   }
 

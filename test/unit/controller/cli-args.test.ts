@@ -1,0 +1,21 @@
+/** The controller's command line: a session timeout so short it would sign agents out while in use is refused. */
+import { describe, expect, it } from 'vitest';
+import { MIN_SESSION_TIMEOUT_SECONDS, parseControllerArgs } from '../../../controller/cli-args.js';
+
+describe('--session-timeout', () => {
+  it.each(['1', '4', String(MIN_SESSION_TIMEOUT_SECONDS - 1), '0', '2.5', 'soon'])(
+    'refuses %s with the allowed range',
+    (value) => {
+      expect(() => parseControllerArgs(['--session-timeout', value])).toThrow(
+        `--session-timeout must be a whole number from ${MIN_SESSION_TIMEOUT_SECONDS} to 2592000`,
+      );
+    },
+  );
+
+  it('accepts the minimum and more', () => {
+    const config = parseControllerArgs(['--session-timeout', String(MIN_SESSION_TIMEOUT_SECONDS)]);
+    expect(config !== 'help' && config.sessionTimeoutSeconds).toBe(MIN_SESSION_TIMEOUT_SECONDS);
+    const longer = parseControllerArgs(['--session-timeout', '7200']);
+    expect(longer !== 'help' && longer.sessionTimeoutSeconds).toBe(7200);
+  });
+});
