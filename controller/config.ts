@@ -18,6 +18,8 @@ export interface ControllerConfig {
   logLevel: string;
   /** how long an edge router's one-time enrollment token is valid */
   routerEnrollmentSeconds: number;
+  /** a request's headers and body must arrive within this long, or the connection is closed */
+  requestTimeoutMs: number;
 }
 
 export function defaultConfig(dataDir: string): ControllerConfig {
@@ -32,5 +34,6 @@ export function defaultConfig(dataDir: string): ControllerConfig {
     loginWindowSeconds: 300,
     logLevel: 'info',
     routerEnrollmentSeconds: 24 * 3600,
+    requestTimeoutMs: 30_000,
   };
 }

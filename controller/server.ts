@@ -6,6 +6,7 @@ import type { ControllerContext } from './context.js';
 import { installGuard } from './auth/guard.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { validatorCompiler } from './http/validation.js';
+import { registerJsonBodyParser } from './http/json-body.js';
 import { API_META } from './http/envelope.js';
 import { registerVersion } from './routes/shared/version.js';
 import { registerAuthenticate } from './routes/shared/authenticate.js';
@@ -20,6 +21,14 @@ import { registerRouterClientRoutes } from './edge-routers/router-client-routes.
 export const CLIENT_PREFIX = '/edge/client/v1';
 export const MANAGEMENT_PREFIX = '/edge/management/v1';
 export const BODY_LIMIT = 1024 * 1024;
+/** Longer than the agent event stream's heartbeat, which keeps a quiet stream from looking idle. */
+const IDLE_CONNECTION_MS = 120_000;
+const KEEP_ALIVE_MS = 30_000;
+const HEADERS_TIMEOUT_MS = 10_000;
+
+/** How often Node looks for requests past their timeout (its default, 30 s, would let one run that long over). */
+const checkingInterval = (ctx: ControllerContext) =>
+  Math.max(250, Math.min(5_000, ctx.config.requestTimeoutMs / 4));
 
 /** Routes both APIs serve identically (authentication and the caller's own session and identity). */
 function registerShared(app: FastifyInstance, ctx: ControllerContext): void {
@@ -33,7 +42,11 @@ function registerShared(app: FastifyInstance, ctx: ControllerContext): void {
 export async function buildServer(ctx: ControllerContext): Promise<FastifyInstance> {
   const tls =
     ctx.config.tlsCert && ctx.config.tlsKey
-      ? { key: readFileSync(ctx.config.tlsKey), cert: readFileSync(ctx.config.tlsCert) }
+      ? {
+          key: readFileSync(ctx.config.tlsKey),
+          cert: readFileSync(ctx.config.tlsCert),
+          connectionsCheckingInterval: checkingInterval(ctx),
+        }
       : undefined;
   const app = Fastify({
     loggerInstance: ctx.log,
@@ -54,8 +67,16 @@ export async function buildServer(ctx: ControllerContext): Promise<FastifyInstan
         meta: API_META,
       });
     },
-    ...(tls ? { https: tls } : {}),
+    // A slow client (a slowloris, a stalled upload) cannot hold a connection or a shutdown: the request must
+    // arrive in time, an idle keep-alive connection is dropped soon, and close() ends every connection.
+    requestTimeout: ctx.config.requestTimeoutMs,
+    connectionTimeout: IDLE_CONNECTION_MS,
+    keepAliveTimeout: KEEP_ALIVE_MS,
+    forceCloseConnections: true,
+    ...(tls ? { https: tls } : { http: { connectionsCheckingInterval: checkingInterval(ctx) } }),
   }) as unknown as FastifyInstance;
+  app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, ctx.config.requestTimeoutMs);
+  registerJsonBodyParser(app);
   app.setValidatorCompiler(validatorCompiler);
   // Both APIs speak JSON only; any other body type is a 415, not a confusing validation error.
   app.removeContentTypeParser('text/plain');
