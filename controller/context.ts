@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { ControllerConfig } from './config.js';
 import type { Store } from './store/repository.js';
+import { WorkGate } from './auth/work-gate.js';
 import { FailureLimiter } from './auth/failure-limiter.js';
 
 /**
@@ -56,6 +57,8 @@ export interface ControllerContext {
   events: ControllerEventBus;
   /** failed password logins, keyed `user:<name>` and `ip:<address>` */
   loginLimiters: { account: FailureLimiter; address: FailureLimiter };
+  /** bounds the password hashing anonymous clients can cause */
+  passwordHashing: WorkGate;
   /** whether the identity has a verified TOTP enrollment (the MFA module replaces this) */
   isMfaEnrolled(identityId: string): boolean;
   routerPresence: RouterPresence;
@@ -86,6 +89,8 @@ export function createContext(
       account: loginLimiter(config.loginMaxFailures),
       address: loginLimiter(config.loginMaxFailuresPerAddress),
     },
+    // Two hashes at once keep both cores' worth of libuv threads for everything else; a short queue behind.
+    passwordHashing: new WorkGate(2, 32),
     isMfaEnrolled: () => false,
     routerPresence: { isOnline: () => false },
   };

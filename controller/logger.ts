@@ -20,3 +20,12 @@ export const REDACTED_PATHS = [
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination as never);
 }
+
+/**
+ * Client-chosen text (a username that failed to sign in) as it may appear in a log: control and format
+ * characters escaped so it cannot forge lines or hide in a terminal, and cut to a length worth reading.
+ */
+export function safeForLog(text: string, max = 64): string {
+  const cut = text.length > max ? `${text.slice(0, max)}…(${text.length} chars)` : text;
+  return cut.replace(/[\p{Cc}\p{Cf}]/gu, (c) => `\\u${c.codePointAt(0)!.toString(16).padStart(4, '0')}`);
+}

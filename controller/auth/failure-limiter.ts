@@ -38,6 +38,24 @@ export class FailureLimiter {
     return Math.max(0, ...keys.map((k) => this.retryAfterMs(k)));
   }
 
+  /**
+   * Counts an attempt as failed *before* it is checked, so a burst of parallel attempts gets no more tries
+   * than the limit: answers false (nothing counted) when the key is blocked. A success afterwards clears the
+   * key (`recordSuccess`); a failure needs nothing more.
+   */
+  reserve(key: string): boolean {
+    if (this.retryAfterMs(key) > 0) return false;
+    this.recordFailure(key);
+    return true;
+  }
+
+  /** Reserves every key or none: one blocked key refuses the attempt without counting it against the others. */
+  reserveAll(keys: readonly string[]): boolean {
+    if (this.retryAfterMsAny(keys) > 0) return false;
+    for (const key of keys) this.recordFailure(key);
+    return true;
+  }
+
   recordFailure(key: string): void {
     const now = this.now();
     const state = this.keys.get(key) ?? { failures: [], blockedUntil: 0, blocks: 0 };

@@ -45,12 +45,12 @@ export const unauthorized = (
 
 export const invalidAuth = () => new ApiError(401, 'INVALID_AUTH', 'The authentication request failed');
 
-export function rateLimited(retryAfterSeconds: number): ApiError {
+export function rateLimited(retryAfterSeconds: number, what = 'Too many failed attempts'): ApiError {
   const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
   return new ApiError(
     429,
     'RATE_LIMITED',
-    `Too many failed attempts; try again in ${seconds} seconds`,
+    `${what}; try again in ${seconds} second${seconds === 1 ? '' : 's'}`,
     undefined,
     { 'retry-after': String(seconds) },
   );

@@ -3,6 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import { createApiSession } from '../../auth/api-sessions.js';
 import { decoyHash, verifyPassword } from '../../auth/passwords.js';
+import { GateFull } from '../../auth/work-gate.js';
+import { safeForLog } from '../../logger.js';
 import { ApiError, invalidAuth, rateLimited } from '../../http/api-error.js';
 import { detail } from '../../http/envelope.js';
 import { detailEnvelope, errorResponses } from '../../http/schemas.js';
@@ -67,18 +69,31 @@ export function registerAuthenticate(app: FastifyInstance, ctx: ControllerContex
       };
       // Both the account and the address are limited, so neither guessing one password across many
       // accounts nor many passwords for one account gets far.
+      // Each attempt is counted before the hash is computed, so parallel requests share the limit.
       const { account, address } = ctx.loginLimiters;
-      const wait = Math.max(account.retryAfterMs(body.username), address.retryAfterMs(request.ip));
-      if (wait > 0) throw rateLimited(wait / 1000);
+      const refused = () =>
+        rateLimited(
+          Math.max(account.retryAfterMs(body.username), address.retryAfterMs(request.ip), 1000) / 1000,
+        );
+      if (account.retryAfterMs(body.username) > 0 || address.retryAfterMs(request.ip) > 0) throw refused();
+      if (!account.reserve(body.username)) throw refused();
+      if (!address.reserve(request.ip)) throw refused();
 
       const authenticator = ctx.store.authenticators.getByUsername(body.username);
       // An unknown username costs the same hashing as a known one, so timing does not reveal accounts.
-      const valid = await verifyPassword(body.password, authenticator?.passwordHash ?? (await decoyHash()));
+      const stored = authenticator?.passwordHash ?? (await decoyHash());
+      const valid = await ctx.passwordHashing
+        .run(() => verifyPassword(body.password, stored))
+        .catch((err: unknown) => {
+          if (err instanceof GateFull) throw rateLimited(1, 'Too many sign-ins at once');
+          throw err;
+        });
       const identity = authenticator && ctx.store.identities.get(authenticator.identityId);
       if (!valid || !authenticator || !identity || identity.disabled) {
-        account.recordFailure(body.username);
-        address.recordFailure(request.ip);
-        request.log.info({ username: body.username, ip: request.ip }, 'password authentication failed');
+        request.log.info(
+          { username: safeForLog(body.username), ip: request.ip },
+          'password authentication failed',
+        );
         throw invalidAuth();
       }
       account.recordSuccess(body.username);
