@@ -68,6 +68,20 @@ export function deleteApiSession(ctx: ControllerContext, session: ApiSession): v
     ctx.events.emit('apiSession.deleted', session.id, session.identityId);
 }
 
+/**
+ * Ends the identity's API sessions (and with them its sessions and tunnels), except `keep`: after its
+ * credentials or second factor changed, a session opened under the old ones must not live on.
+ */
+export function endApiSessionsOf(ctx: ControllerContext, identityId: string, keep?: string): number {
+  let ended = 0;
+  for (const session of ctx.store.apiSessions.listByIdentity(identityId)) {
+    if (session.id === keep) continue;
+    deleteApiSession(ctx, session);
+    ended++;
+  }
+  return ended;
+}
+
 /** Removes every session idle past the timeout; run periodically so abandoned sessions do not pile up. */
 export function sweepIdleSessions(ctx: ControllerContext): number {
   const cutoff = new Date(ctx.clock.now().getTime() - ctx.config.sessionTimeoutSeconds * 1000);

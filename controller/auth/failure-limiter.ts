@@ -16,6 +16,8 @@ interface KeyState {
   failures: number[];
   blockedUntil: number;
   blocks: number;
+  /** attempts reserved and not yet settled */
+  pending: number;
 }
 
 export class FailureLimiter {
@@ -39,26 +41,31 @@ export class FailureLimiter {
   }
 
   /**
-   * Counts an attempt as failed *before* it is checked, so a burst of parallel attempts gets no more tries
-   * than the limit: answers false (nothing counted) when the key is blocked. A success afterwards clears the
-   * key (`recordSuccess`); a failure needs nothing more.
+   * Holds a place for an attempt *before* it is checked, so a burst of parallel attempts gets no more tries
+   * than the limit: answers false when the key is blocked or every remaining try is already held. Each
+   * place is given back with `settle` once the attempt's outcome is known.
    */
   reserve(key: string): boolean {
     if (this.retryAfterMs(key) > 0) return false;
-    this.recordFailure(key);
+    const now = this.now();
+    const state = this.keys.get(key) ?? { failures: [], blockedUntil: 0, blocks: 0, pending: 0 };
+    state.failures = state.failures.filter((t) => now - t < this.options.windowMs);
+    if (state.failures.length + state.pending >= this.options.maxFailures) return false;
+    state.pending++;
+    this.keys.set(key, state);
     return true;
   }
 
-  /** Reserves every key or none: one blocked key refuses the attempt without counting it against the others. */
-  reserveAll(keys: readonly string[]): boolean {
-    if (this.retryAfterMsAny(keys) > 0) return false;
-    for (const key of keys) this.recordFailure(key);
-    return true;
+  /** The reserved attempt's outcome: a failure counts, a success only gives the place back. */
+  settle(key: string, failed: boolean): void {
+    const state = this.keys.get(key);
+    if (state) state.pending = Math.max(0, state.pending - 1);
+    if (failed) this.recordFailure(key);
   }
 
   recordFailure(key: string): void {
     const now = this.now();
-    const state = this.keys.get(key) ?? { failures: [], blockedUntil: 0, blocks: 0 };
+    const state = this.keys.get(key) ?? { failures: [], blockedUntil: 0, blocks: 0, pending: 0 };
     state.failures = state.failures.filter((t) => now - t < this.options.windowMs);
     state.failures.push(now);
     if (state.failures.length >= this.options.maxFailures) {
@@ -79,7 +86,11 @@ export class FailureLimiter {
   private prune(now: number): void {
     if (this.keys.size < 10_000) return;
     for (const [key, state] of this.keys) {
-      if (state.blockedUntil < now && state.failures.every((t) => now - t >= this.options.windowMs))
+      if (
+        state.pending === 0 &&
+        state.blockedUntil < now &&
+        state.failures.every((t) => now - t >= this.options.windowMs)
+      )
         this.keys.delete(key);
     }
   }

@@ -1,3 +1,4 @@
+import { endApiSessionsOf } from '../auth/api-sessions.js';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ControllerContext } from '../context.js';
 import type { ApiSession, Identity } from '../model.js';
@@ -89,6 +90,8 @@ export class MfaService {
     if (!enrollment || enrollment.isVerified) throw noEnrollment('no MFA enrollment awaiting verification');
     this.requireCode(actor, enrollment, code, 'verify', { allowRecoveryCode: false, verifying: true });
     this.passMfa(actor.session, true);
+    // Sessions opened before MFA was on never proved a second factor: they end.
+    endApiSessionsOf(this.ctx, actor.identity.id, actor.session.id);
   }
 
   /** The second factor of a login (POST /authenticate/mfa), or passing it again for posture checks. */
@@ -107,6 +110,7 @@ export class MfaService {
     }
     if (!this.ctx.store.mfa.delete(actor.identity.id)) return;
     if (!enrollment.isVerified) this.audit(actor, 'remove', 'success', { reason: 'unverified-abandoned' });
+    else endApiSessionsOf(this.ctx, actor.identity.id, actor.session.id);
     this.ctx.events.emit('mfa.removed', actor.identity.id);
   }
 
@@ -119,7 +123,10 @@ export class MfaService {
       actorIdentityId: admin.identity.id,
       reason: removed ? null : 'nothing-enrolled',
     });
-    if (removed) this.ctx.events.emit('mfa.removed', identityId);
+    if (!removed) return;
+    // The account may be in someone else's hands (the usual reason for a reset): every session ends.
+    endApiSessionsOf(this.ctx, identityId, admin.identity.id === identityId ? admin.session.id : undefined);
+    this.ctx.events.emit('mfa.removed', identityId);
   }
 
   readRecoveryCodes(actor: Actor, code: string | undefined): { enrollment: MfaEnrollment; codes: string[] } {

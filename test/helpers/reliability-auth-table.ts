@@ -4,7 +4,7 @@
  * the client's resource; `fresh` names callers whose request changes their own state, so they get a new
  * identity and session for it. The key set must equal /openapi.json's operations (the test checks).
  */
-import { CLIENT, MGMT } from './api.js';
+import { Api, CLIENT, MGMT, createUser } from './api.js';
 import { AUTH_POLICY_BODY, unique, type AuthWorld, type Who } from './reliability-auth-world.js';
 
 export interface MatrixRequest {
@@ -139,6 +139,15 @@ function crud(
       request: async (w, who) => ({ path: `${base}/${await target(w, who)}` }),
     },
   };
+}
+
+/** A fresh identity signed in, so ending its API session harms no caller of the matrix. */
+async function scratchApiSession(w: AuthWorld): Promise<string> {
+  const name = unique('matrix-scratch');
+  await createUser(w.admin, name, 'matrix-scratch-password');
+  const login = await new Api(w.url).login(name, 'matrix-scratch-password', CLIENT);
+  if (login.status !== 200) throw new Error(`scratch login failed: ${JSON.stringify(login.body)}`);
+  return login.body.data.id as string;
 }
 
 const identityBody = () => ({ name: unique('matrix-identity'), type: 'User', isAdmin: false });
@@ -321,6 +330,15 @@ export const MATRIX: Record<string, MatrixRow> = {
     request: (w) => ({ path: `${MGMT}/identities/${w.ids.other}/mfa` }),
   },
   [`GET ${MGMT}/mfa-audit-events`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/mfa-audit-events`) },
+  [`GET ${MGMT}/api-sessions`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/api-sessions`) },
+  [`GET ${MGMT}/api-sessions/{id}`]: {
+    expect: ADMIN_ONLY(200),
+    request: async (w) => ({ path: `${MGMT}/api-sessions/${await scratchApiSession(w)}` }),
+  },
+  [`DELETE ${MGMT}/api-sessions/{id}`]: {
+    expect: ADMIN_ONLY(200),
+    request: async (w) => ({ path: `${MGMT}/api-sessions/${await scratchApiSession(w)}` }),
+  },
   [`GET ${MGMT}/identities/{id}/mfa-audit-events`]: {
     expect: ADMIN_ONLY(200),
     request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/mfa-audit-events` }),

@@ -58,17 +58,21 @@ describe('removal', () => {
     schemas.assert('DELETE', `${MGMT}/identities/{id}/mfa`, res);
     expect(await mfaEnabled(id)).toBe(false);
     expect(events).toContain(`removed ${id}`);
-    expect((await api.get(MFA)).status).toBe(404);
+    // the reset ends the identity's sessions: whoever held the account must sign in again
+    expect((await api.get(MFA)).status).toBe(401);
 
     // a later login owes no TOTP any more
     const later = new Api(tc.url);
     expect((await later.login('reset-me', 'password-1', CLIENT)).body.data.authQueries).toEqual([]);
+    expect((await later.get(MFA)).status).toBe(404);
 
     // nothing left to remove is fine; an unverified enrollment goes too; an unknown identity is 404
     expect((await admin.delete(`${MGMT}/identities/${id}/mfa`)).status).toBe(200);
-    await startEnrollment(api);
+    await startEnrollment(later);
     expect((await admin.delete(`${MGMT}/identities/${id}/mfa`)).status).toBe(200);
-    expect((await api.get(MFA)).status).toBe(404);
+    const again = new Api(tc.url);
+    await again.login('reset-me', 'password-1', CLIENT);
+    expect((await again.get(MFA)).status).toBe(404);
     res = await admin.delete(`${MGMT}/identities/no-such-identity/mfa`);
     expect(res.status).toBe(404);
     schemas.assert('DELETE', `${MGMT}/identities/{id}/mfa`, res);

@@ -4,6 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import type { Authenticator } from '../../model.js';
 import { hashPassword } from '../../auth/passwords.js';
+import { endApiSessionsOf } from '../../auth/api-sessions.js';
+import { authOf } from '../../auth/guard.js';
 import { notFound, validationError } from '../../http/api-error.js';
 import { created, detail, empty, iso, list, selfLinks } from '../../http/envelope.js';
 import { parseListQuery } from '../../http/list-query.js';
@@ -159,6 +161,9 @@ export function registerAuthenticators(app: FastifyInstance, ctx: ControllerCont
             body.password !== undefined ? await hashPassword(body.password) : existing.passwordHash,
           updatedAt: ctx.clock.now(),
         });
+        // A new password ends what the old one opened (the caller's own session excepted).
+        if (body.password !== undefined)
+          endApiSessionsOf(ctx, existing.identityId, authOf(request).session.id);
         return empty();
       },
     );
@@ -170,6 +175,7 @@ export function registerAuthenticators(app: FastifyInstance, ctx: ControllerCont
     async (request) => {
       const existing = load((request.params as { id: string }).id);
       authenticators.delete(existing.id);
+      endApiSessionsOf(ctx, existing.identityId, authOf(request).session.id);
       return empty();
     },
   );

@@ -1,3 +1,4 @@
+import { registerApiSessions } from './api-sessions.js';
 import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import { registerIdentities } from './identities.js';
@@ -21,4 +22,5 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: ControllerCo
   registerPostureCheckTypes(app);
   registerConfigRoutes(app, ctx);
   registerEdgeRouterRoutes(app, ctx);
+  registerApiSessions(app, ctx);
 }

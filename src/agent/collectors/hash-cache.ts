@@ -87,6 +87,17 @@ export class HashCache {
     }
   }
 
+  /**
+   * The posture answer for a process query: the hash of a running process's executable, or of a file that
+   * is an executable program. Anything else (`/etc/shadow`, a key file) is never read for the controller,
+   * whatever path a posture check names: the answer is an empty hash. `knownProgram`: the caller already
+   * knows it is one (a running process's image, a Windows `.exe`).
+   */
+  async hashOfProgram(path: string, knownProgram: boolean): Promise<string> {
+    if (!knownProgram && !(await isExecutableFile(path))) return '';
+    return this.hashOrEmpty(path);
+  }
+
   clear(): void {
     this.entries.clear();
   }
@@ -109,5 +120,19 @@ export class HashCache {
       if (oldest.done) break;
       this.entries.delete(oldest.value);
     }
+  }
+}
+
+/** Windows marks programs by extension; POSIX systems by an execute bit on a regular file. */
+const WINDOWS_PROGRAM = /\.(exe|com)$/i;
+export const isWindowsProgramName = (path: string) => WINDOWS_PROGRAM.test(path);
+
+export async function isExecutableFile(path: string, platform = process.platform): Promise<boolean> {
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) return false;
+    return platform === 'win32' ? WINDOWS_PROGRAM.test(path) : (info.mode & 0o111) !== 0;
+  } catch {
+    return false;
   }
 }

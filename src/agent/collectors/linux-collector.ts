@@ -74,7 +74,7 @@ export class LinuxCollector implements PostureCollector {
       await Promise.all(
         paths.map(async (path) => {
           const isRunning = running.has(path) || running.has(await resolved(path));
-          return [path, { isRunning, hash: await this.hashCache.hashOrEmpty(path) }] as const;
+          return [path, { isRunning, hash: await this.hashCache.hashOfProgram(path, isRunning) }] as const;
         }),
       ),
     );

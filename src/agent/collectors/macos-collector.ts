@@ -83,7 +83,12 @@ export class MacosCollector implements PostureCollector {
     );
     const paths = [...new Set(queries.map((q) => q.path))];
     const hashes = new Map(
-      await Promise.all(paths.map(async (path) => [path, await this.hashCache.hashOrEmpty(path)] as const)),
+      await Promise.all(
+        paths.map(
+          async (path) =>
+            [path, await this.hashCache.hashOfProgram(path, running.has(path.toLowerCase()))] as const,
+        ),
+      ),
     );
     return queries.map(({ id, path }) => ({
       id,

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { createExecFileRunner, runChecked, type CommandRunner } from './command-runner.js';
-import { HashCache } from './hash-cache.js';
+import { HashCache, isWindowsProgramName } from './hash-cache.js';
 import { collectMacAddresses, type NetworkInterfaceLister } from './mac-addresses.js';
 import type {
   DomainPostureResponse,
@@ -76,7 +76,16 @@ export class WindowsCollector implements PostureCollector {
     const [signers, hashes] = await Promise.all([
       this.signers(existing),
       Promise.all(
-        existing.map(async (path) => [lower(path), await this.hashCache.hashOrEmpty(path)] as const),
+        existing.map(
+          async (path) =>
+            [
+              lower(path),
+              await this.hashCache.hashOfProgram(
+                path,
+                running.has(lower(path)) || isWindowsProgramName(path),
+              ),
+            ] as const,
+        ),
       ),
     ]);
     const hashByPath = new Map(hashes);

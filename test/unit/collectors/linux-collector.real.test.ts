@@ -8,6 +8,7 @@ import {
   readlinkSync,
   realpathSync,
   rmSync,
+  writeFileSync,
 } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import { tmpdir } from 'node:os';
@@ -51,6 +52,24 @@ describe.skipIf(!onLinux)('LinuxCollector against this machine (real /proc)', ()
       hash: sha256sum(exe),
       signerFingerprints: [],
     });
+  });
+
+  it('never reads a file that is neither a running program nor an executable for the controller', async () => {
+    const secret = join(dir, 'not-a-program.key');
+    writeFileSync(secret, 'private key material', { mode: 0o600 });
+    const program = join(dir, 'stopped-program');
+    writeFileSync(program, '#!/bin/sh\n', { mode: 0o755 });
+    const answers = await collector.collectProcesses([
+      { id: 'secret', path: secret },
+      { id: 'shadow', path: '/etc/shadow' },
+      { id: 'program', path: program },
+    ]);
+    expect(answers.map((a) => [a.id, a.isRunning, a.hash])).toEqual([
+      ['secret', false, ''],
+      ['shadow', false, ''],
+      // An executable that is not running is still hashed: it lets the user see a wrong build.
+      ['program', false, sha256sum(program)],
+    ]);
   });
 
   it('sees a uniquely named binary start and stop', async () => {

@@ -71,7 +71,8 @@ describe('MacosCollector', () => {
         typeId: 'PROCESS',
         path: '/Applications/Missing.app/Contents/MacOS/Missing',
         isRunning: false,
-        hash: 'sha-of-/Applications/Missing.app/Contents/MacOS/Missing',
+        // Not running and not an executable file here: never read for the controller.
+        hash: '',
         signerFingerprints: [],
       },
       {
