@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { ControllerContext } from './context.js';
@@ -29,6 +31,38 @@ const HEADERS_TIMEOUT_MS = 10_000;
 /** How often Node looks for requests past their timeout (its default, 30 s, would let one run that long over). */
 const checkingInterval = (ctx: ControllerContext) =>
   Math.max(250, Math.min(5_000, ctx.config.requestTimeoutMs / 4));
+
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'HEADERS_TOO_LARGE', 'The request headers are larger than the server accepts'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'REQUEST_TIMEOUT', 'The request did not arrive in time'],
+};
+
+/**
+ * A request Node could not even parse (headers too large, too slow, malformed): answered in the OpenZiti
+ * envelope with `Connection: close`, so a keep-alive client does not send its next request down a socket
+ * that is about to close.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  const [status, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [
+    400,
+    'INVALID_REQUEST',
+    'The request could not be understood',
+  ];
+  const body = JSON.stringify({
+    error: {
+      code,
+      message,
+      cause: { field: 'request', reason: error.code ?? 'malformed' },
+      args: { urlVars: {} },
+    },
+    meta: API_META,
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
 
 /** Routes both APIs serve identically (authentication and the caller's own session and identity). */
 function registerShared(app: FastifyInstance, ctx: ControllerContext): void {
@@ -73,6 +107,7 @@ export async function buildServer(ctx: ControllerContext): Promise<FastifyInstan
     connectionTimeout: IDLE_CONNECTION_MS,
     keepAliveTimeout: KEEP_ALIVE_MS,
     forceCloseConnections: true,
+    clientErrorHandler: answerClientError,
     ...(tls ? { https: tls } : { http: { connectionsCheckingInterval: checkingInterval(ctx) } }),
   }) as unknown as FastifyInstance;
   app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, ctx.config.requestTimeoutMs);

@@ -8,7 +8,11 @@ import type { EdgeRouter } from '../model.js';
 
 export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
 
-export const newSecret = () => randomBytes(32).toString('base64url');
+/**
+ * Hex, not base64url: an administrator pastes the token after `--enroll`, and one starting with `-` (as a
+ * base64url token does one time in 32) would be read as an option.
+ */
+export const newSecret = () => randomBytes(32).toString('hex');
 
 export function sameHash(hash: string | null, text: string): boolean {
   if (!hash) return false;

@@ -13,7 +13,7 @@ import { findRecoveryCode, normalizeRecoveryCode } from './recovery-codes.js';
 export type CodeCheck =
   | { ok: true; factor: MfaFactor }
   | { ok: false; reason: 'rate-limited'; retryAfterMs: number }
-  | { ok: false; reason: 'invalid-code' | 'replayed-code' };
+  | { ok: false; reason: 'invalid-code' | 'replayed-code' | 'used-recovery-code' };
 
 export interface CodeAttempt {
   enrollment: MfaEnrollment;
@@ -69,10 +69,10 @@ export class CodeVerifier {
     const given = (code ?? '').replace(/\s/g, '');
     if (looksLikeTotp(given)) return this.judgeTotp(enrollment, given, verifying);
     const recovery = allowRecoveryCode ? normalizeRecoveryCode(given) : undefined;
-    if (recovery !== undefined && this.consumeRecoveryCode(enrollment.identityId, recovery)) {
-      return { ok: true, factor: 'recovery-code' };
-    }
-    return { ok: false, reason: 'invalid-code' };
+    if (recovery === undefined) return { ok: false, reason: 'invalid-code' };
+    const used = this.useRecoveryCode(enrollment.identityId, recovery);
+    if (used === 'used') return { ok: true, factor: 'recovery-code' };
+    return { ok: false, reason: used === 'already-used' ? 'used-recovery-code' : 'invalid-code' };
   }
 
   private judgeTotp(enrollment: MfaEnrollment, code: string, verifying: boolean): CodeCheck {
@@ -91,12 +91,16 @@ export class CodeVerifier {
     return stored ? { ok: true, factor: 'totp' } : { ok: false, reason: 'replayed-code' };
   }
 
-  /** Finds the code among the identity's, in constant time, and deletes it; only the deleting call wins. */
-  private consumeRecoveryCode(identityId: string, candidate: string): boolean {
-    const stored = this.ctx.store.mfa
-      .recoveryCodes(identityId)
-      .map((c) => ({ id: c.id, code: this.box.openText(c.sealed, identityId, 'recovery-code') }));
+  /** Finds the code among the identity's (used ones too), in constant time; only the call that marks it used wins. */
+  private useRecoveryCode(identityId: string, candidate: string): 'used' | 'already-used' | 'unknown' {
+    const stored = this.ctx.store.mfa.recoveryCodes(identityId, true).map((c) => ({
+      id: c.id,
+      used: c.used === true,
+      code: this.box.openText(c.sealed, identityId, 'recovery-code'),
+    }));
     const id = findRecoveryCode(candidate, stored);
-    return id !== undefined && this.ctx.store.mfa.consumeRecoveryCode(identityId, id);
+    if (id === undefined) return 'unknown';
+    if (stored.find((c) => c.id === id)!.used) return 'already-used';
+    return this.ctx.store.mfa.consumeRecoveryCode(identityId, id) ? 'used' : 'already-used';
   }
 }

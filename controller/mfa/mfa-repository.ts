@@ -20,6 +20,8 @@ export interface MfaEnrollment {
 export interface SealedRecoveryCode {
   id: string;
   sealed: Buffer;
+  /** set once the code was used: it no longer works, but is still recognised */
+  used?: boolean;
 }
 
 export const MFA_AUDIT_EVENT_TYPES = [
@@ -85,9 +87,10 @@ export interface MfaRepository {
   /** removes the enrollment and its recovery codes; false when there was none */
   delete(identityId: string): boolean;
 
-  recoveryCodes(identityId: string): SealedRecoveryCode[];
+  /** the unused codes; with `includeUsed`, the used ones too (marked) */
+  recoveryCodes(identityId: string, includeUsed?: boolean): SealedRecoveryCode[];
   countRecoveryCodes(identityId: string): number;
-  /** deletes one code; true only for the caller whose delete removed it (single use under races) */
+  /** marks one code used; true only for the caller whose update used it (single use under races) */
   consumeRecoveryCode(identityId: string, codeId: string): boolean;
   replaceRecoveryCodes(identityId: string, codes: readonly SealedRecoveryCode[]): void;
 

@@ -20,6 +20,8 @@ const SECRET_BYTES = 20;
 
 export const mfaInvalidToken = () =>
   new ApiError(400, 'MFA_INVALID_TOKEN', 'The MFA code is missing, invalid or already used');
+/** The same status and code as a wrong code (clients branch on them), with words that say what happened. */
+const mfaCodeUsed = (message: string) => new ApiError(400, 'MFA_INVALID_TOKEN', message);
 const mfaExists = () =>
   new ApiError(409, 'MFA_EXISTS', 'An MFA enrollment already exists; remove it before enrolling again');
 const mfaNotEnrolled = () =>
@@ -131,6 +133,7 @@ export class MfaService {
 
   readRecoveryCodes(actor: Actor, code: string | undefined): { enrollment: MfaEnrollment; codes: string[] } {
     const enrollment = this.verifiedEnrollment(actor.identity.id);
+    // A TOTP or a recovery code, as the interface specifies (the recovery code is used up by it).
     this.requireCode(actor, enrollment, code, 'recovery-codes.read', {
       allowRecoveryCode: true,
       verifying: false,
@@ -144,6 +147,7 @@ export class MfaService {
     code: string | undefined,
   ): { enrollment: MfaEnrollment; codes: string[] } {
     const enrollment = this.verifiedEnrollment(actor.identity.id);
+    // A TOTP or a recovery code, as the interface specifies (the recovery code is used up by it).
     this.requireCode(actor, enrollment, code, 'recovery-codes.regenerate', {
       allowRecoveryCode: true,
       verifying: false,
@@ -195,6 +199,10 @@ export class MfaService {
     }
     this.audit(actor, eventType, 'failure', { reason: outcome.reason });
     if (outcome.reason === 'rate-limited') throw rateLimited(outcome.retryAfterMs / 1000);
+    if (outcome.reason === 'replayed-code')
+      throw mfaCodeUsed('That code was already used; wait for the next one');
+    if (outcome.reason === 'used-recovery-code')
+      throw mfaCodeUsed('That recovery code was already used; each works once, use another one');
     throw mfaInvalidToken();
   }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { Entity } from '../model.js';
 import type { ControllerContext } from '../context.js';
 import type { EntityRepository } from '../store/repository.js';
@@ -38,13 +38,19 @@ export interface CrudResource<T extends Entity> {
     now: Date,
   ): T | Promise<T>;
   toWire(entity: T): Record<string, unknown>;
-  /** Runs before a delete; may throw (e.g. 409 for a referenced entity). */
-  beforeDelete?(entity: T): void;
+  /** Runs before a delete, in its transaction; may throw (e.g. 409 for a referenced entity). */
+  beforeDelete?(entity: T, options: DeleteOptions): void;
   /** Runs after any write has been stored. */
   afterWrite?(entity: T, op: WriteMode | 'delete'): void;
   /** What a create answers beside `id` and `_links` (e.g. a one-time token, shown only then), with its schema. */
   created?: { schema: TSchema; extra(entity: T): Record<string, unknown> };
 }
+
+/** `DELETE …?cascade=true`: also remove what would otherwise refuse the delete (references to it). */
+export interface DeleteOptions {
+  cascade: boolean;
+}
+const DeleteQuerystring = Type.Object({ cascade: Type.Optional(Type.Boolean()) });
 
 export function registerCrud<T extends Entity>(
   app: FastifyInstance,
@@ -160,12 +166,18 @@ export function registerCrud<T extends Entity>(
   app.delete(
     `${path}/:id`,
     {
-      schema: { tags, params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses(401, 404, 409) } },
+      schema: {
+        tags,
+        params: IdParams,
+        querystring: DeleteQuerystring,
+        response: { 200: EmptyEnvelope, ...errorResponses(400, 401, 404, 409) },
+      },
     },
     async (request) => {
       const entity = load((request.params as { id: string }).id);
+      const cascade = (request.query as { cascade?: boolean }).cascade === true;
       ctx.store.transaction(() => {
-        r.beforeDelete?.(entity);
+        r.beforeDelete?.(entity, { cascade });
         r.repo.delete(entity.id);
         r.afterWrite?.(entity, 'delete');
       });

@@ -12,5 +12,14 @@ import { mfa } from './migrations/003-mfa.js';
 import { configs } from './migrations/004-configs.js';
 import { edgeRouters } from './migrations/005-edge-routers.js';
 import { outbox } from './migrations/006-outbox.js';
+import { usedRecoveryCodes } from './migrations/007-used-recovery-codes.js';
 
-export const MIGRATIONS: readonly string[] = [initial, posture, mfa, configs, edgeRouters, outbox];
+export const MIGRATIONS: readonly string[] = [
+  initial,
+  posture,
+  mfa,
+  configs,
+  edgeRouters,
+  outbox,
+  usedRecoveryCodes,
+];

@@ -109,3 +109,24 @@ describe('management api-sessions', () => {
     expect((await api.as(api.token).get(`${MGMT}/api-sessions`)).status).toBe(401);
   });
 });
+
+describe('authenticators', () => {
+  it('parallel creation for one identity makes exactly one', async () => {
+    const id = (await admin.post(`${MGMT}/identities`, { name: 'raced', type: 'User', isAdmin: false })).body
+      .data.id as string;
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        admin.post(`${MGMT}/authenticators`, {
+          method: 'updb',
+          identityId: id,
+          username: `raced-${i}`,
+          password: 'password-1',
+        }),
+      ),
+    );
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 400)).toHaveLength(7);
+    const all = await admin.get(`${MGMT}/authenticators?limit=500`);
+    expect((all.body.data as { identityId: string }[]).filter((a) => a.identityId === id)).toHaveLength(1);
+  });
+});

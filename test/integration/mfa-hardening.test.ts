@@ -61,13 +61,16 @@ describe('single-use codes', () => {
     expect((await session.post(AUTH_MFA, { code: enrollmentCode })).status).toBe(400);
     const fresh = await codeAt(app, 0);
     expect((await session.post(AUTH_MFA, { code: fresh })).status).toBe(200);
-    // replayed into another session: refused, with the same error as a wrong code
+    // replayed into another session: refused with a wrong code's status and code, and words that say why
     res = await (await partial()).post(AUTH_MFA, { code: fresh });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({
       code: 'MFA_INVALID_TOKEN',
-      message: 'The MFA code is missing, invalid or already used',
+      message: 'That code was already used; wait for the next one',
     });
+    // a wrong code still gets the generic answer
+    res = await (await partial()).post(AUTH_MFA, { code: '000000' === fresh ? '111111' : '000000' });
+    expect(res.body.error.message).toBe('The MFA code is missing, invalid or already used');
   });
 
   it('accepts one step either side of now, never further, and never a step at or before the last accepted one', async () => {

@@ -43,6 +43,9 @@ describe('recovery codes', () => {
     res = await third.post(`${CLIENT}/authenticate/mfa`, { code: first[0] });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('MFA_INVALID_TOKEN');
+    expect(res.body.error.message).toBe(
+      'That recovery code was already used; each works once, use another one',
+    );
     expect((await api.get(MFA)).body.data.recoveryCodesRemaining).toBe(9);
 
     clock.nextStep();

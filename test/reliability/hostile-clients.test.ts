@@ -3,6 +3,7 @@
  * (once a stack overflow in validation, a 500, or a stalled event loop), and slow clients that send a
  * request a byte at a time (slowloris) to hold connections and keep a shutdown from finishing.
  */
+import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, MGMT } from '../helpers/api.js';
@@ -80,6 +81,18 @@ describe('slow clients', () => {
     expect((await admin.get('/version')).status).toBe(200);
   });
 
+  it('answers headers too large in the OpenZiti envelope and closes the connection', async () => {
+    const client = await slowClient(
+      `GET /version HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    const answer = await client.closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+    expect(body.error.code).toBe('HEADERS_TOO_LARGE');
+    expect(body.meta).toBeDefined();
+  });
+
   it('shuts down promptly with slow clients connected', async () => {
     const own = await startTestController();
     const { port } = new URL(own.url);
@@ -100,5 +113,27 @@ describe('slow clients', () => {
     const stalled = new Promise((resolve) => setTimeout(() => resolve('still waiting'), 10_000).unref());
     expect(await Promise.race([closed, stalled])).toBe('closed');
     for (const s of sockets) s.destroy();
+  });
+});
+
+describe('a forged Host header', () => {
+  it('is not reflected into the API addresses /version hands out', async () => {
+    // node:http sends the Host header as given (fetch does not).
+    const text = await new Promise<string>((resolve, reject) => {
+      const req = httpRequest(`${tc.url}/version`, { headers: { host: 'evil.example:666' } }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve(body));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    const res = { body: JSON.parse(text) as { data: { apiVersions: unknown } } };
+    const urls = Object.values(
+      res.body.data.apiVersions as Record<string, { v1: { apiBaseUrls: string[] } }>,
+    ).flatMap((v) => v.v1.apiBaseUrls);
+    expect(urls.length).toBeGreaterThan(0);
+    for (const url of urls) expect(url.startsWith(`${tc.url}/edge/`)).toBe(true);
+    expect(JSON.stringify(res.body)).not.toContain('evil.example');
   });
 });

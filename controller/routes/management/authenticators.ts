@@ -111,15 +111,17 @@ export function registerAuthenticators(app: FastifyInstance, ctx: ControllerCont
           { field: 'identityId', reason: `no identity with id '${body.identityId}'`, value: body.identityId },
         ]);
       }
-      if (authenticators.listByIdentity(body.identityId).length) {
-        throw validationError([
-          {
-            field: 'identityId',
-            reason: 'the identity already has a updb authenticator',
-            value: body.identityId,
-          },
-        ]);
-      }
+      const refuseSecond = () => {
+        if (authenticators.listByIdentity(body.identityId).length)
+          throw validationError([
+            {
+              field: 'identityId',
+              reason: 'the identity already has a updb authenticator',
+              value: body.identityId,
+            },
+          ]);
+      };
+      refuseSecond();
       checkPassword(body.identityId, body.password);
       const now = ctx.clock.now();
       const authenticator: Authenticator = {
@@ -131,7 +133,11 @@ export function registerAuthenticators(app: FastifyInstance, ctx: ControllerCont
         createdAt: now,
         updatedAt: now,
       };
-      authenticators.create(authenticator);
+      // Checked again with the write: a parallel request may have created one while this one hashed.
+      ctx.store.transaction(() => {
+        refuseSecond();
+        authenticators.create(authenticator);
+      });
       return reply.status(201).send(created('authenticators', authenticator.id));
     },
   );

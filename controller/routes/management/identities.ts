@@ -5,6 +5,7 @@ import { IDENTITY_TYPES, type Identity } from '../../model.js';
 import { ApiError, validationError, type FieldCause } from '../../http/api-error.js';
 import { entityBase, iso, selfLinks } from '../../http/envelope.js';
 import { Attributes, BaseEntity, DateTime, EntityRef, Name, Tags } from '../../http/schemas.js';
+import { releasePolicyReferences } from './policy-references.js';
 import { registerCrud, pick } from '../crud.js';
 import { normaliseAttributes } from './roles.js';
 import { ref } from './refs.js';
@@ -136,7 +137,7 @@ export function registerIdentities(app: FastifyInstance, ctx: ControllerContext)
         updatedAt: now,
       };
     },
-    beforeDelete(identity) {
+    beforeDelete(identity, { cascade }) {
       if (identity.isDefaultAdmin) {
         throw new ApiError(
           409,
@@ -144,6 +145,8 @@ export function registerIdentities(app: FastifyInstance, ctx: ControllerContext)
           'The default admin identity cannot be deleted',
         );
       }
+      if (releasePolicyReferences(ctx, 'identity', identity, 'identity', cascade))
+        ctx.events.emit('policy.changed');
     },
     afterWrite(identity, op) {
       const endApiSessions = () => {

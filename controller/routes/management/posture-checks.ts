@@ -6,6 +6,7 @@ import { getCheckModule, moduleFor } from '../../posture/checks/index.js';
 import { validationError, type FieldCause } from '../../http/api-error.js';
 import { entityBase } from '../../http/envelope.js';
 import { Attributes, BaseEntity, Name, Tags } from '../../http/schemas.js';
+import { releasePolicyReferences } from './policy-references.js';
 import { registerCrud, pick, type WriteMode } from '../crud.js';
 import { normaliseAttributes } from './roles.js';
 
@@ -103,6 +104,8 @@ export function registerPostureChecks(app: FastifyInstance, ctx: ControllerConte
     schemas: { create: CheckCreate, update: CheckCreate, patch: CheckPatch, detail: CheckDetail },
     toWire: postureCheckToWire,
     build: (body, mode, existing, id, now) => buildCheck(body, mode, existing, id, now),
+    beforeDelete: (check, { cascade }) =>
+      void releasePolicyReferences(ctx, 'postureCheck', check, 'posture check', cascade),
     afterWrite: () => void ctx.events.emit('policy.changed'),
   });
 }

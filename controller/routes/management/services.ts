@@ -4,6 +4,7 @@ import type { ControllerContext } from '../../context.js';
 import type { Service } from '../../model.js';
 import { entityBase } from '../../http/envelope.js';
 import { Attributes, BaseEntity, Name, Tags } from '../../http/schemas.js';
+import { releasePolicyReferences } from './policy-references.js';
 import { registerCrud, pick } from '../crud.js';
 import { normaliseAttributes } from './roles.js';
 import { validationError, type FieldCause } from '../../http/api-error.js';
@@ -84,6 +85,8 @@ export function registerServices(app: FastifyInstance, ctx: ControllerContext): 
         updatedAt: now,
       };
     },
+    beforeDelete: (service, { cascade }) =>
+      void releasePolicyReferences(ctx, 'service', service, 'service', cascade),
     afterWrite: () => void ctx.events.emit('policy.changed'),
   });
 }

@@ -27,7 +27,9 @@ export function registerVersion(app: FastifyInstance, path = '/version'): void {
       schema: { tags: ['Informational'], response: { 200: detailEnvelope(VersionDetail) } },
     },
     async (request) => {
-      const base = `${request.protocol}://${request.host}`;
+      // The address the connection actually reached, never the client's Host header (which anyone can set,
+      // and which clients would then follow).
+      const base = `${request.protocol}://${hostPort(request.socket.localAddress, request.socket.localPort)}`;
       const api = (p: string) => ({ v1: { path: p, version: '1', apiBaseUrls: [`${base}${p}`] } });
       return detail({
         version: `v${POSTERN_VERSION}`,
@@ -43,4 +45,9 @@ export function registerVersion(app: FastifyInstance, path = '/version'): void {
       });
     },
   );
+}
+
+function hostPort(address: string | undefined, port: number | undefined): string {
+  const host = (address ?? '127.0.0.1').replace(/^::ffff:/, '');
+  return `${host.includes(':') ? `[${host}]` : host}:${port ?? 0}`;
 }

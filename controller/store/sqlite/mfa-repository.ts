@@ -89,10 +89,19 @@ export class SqliteMfaRepository implements MfaRepository {
          WHERE identity_id = ? AND (last_step IS NULL OR last_step < ?)`,
       ),
       delete: db.prepare(`DELETE FROM mfa_enrollments WHERE identity_id = ?`),
-      codes: db.prepare(`SELECT id, code FROM mfa_recovery_codes WHERE identity_id = ? ORDER BY rowid`),
-      countCodes: db.prepare(`SELECT COUNT(*) AS n FROM mfa_recovery_codes WHERE identity_id = ?`),
+      codes: db.prepare(
+        `SELECT id, code, used_at FROM mfa_recovery_codes WHERE identity_id = ? AND used_at IS NULL ORDER BY rowid`,
+      ),
+      allCodes: db.prepare(
+        `SELECT id, code, used_at FROM mfa_recovery_codes WHERE identity_id = ? ORDER BY rowid`,
+      ),
+      countCodes: db.prepare(
+        `SELECT COUNT(*) AS n FROM mfa_recovery_codes WHERE identity_id = ? AND used_at IS NULL`,
+      ),
       insertCode: db.prepare(`INSERT INTO mfa_recovery_codes (id, identity_id, code) VALUES (?, ?, ?)`),
-      consumeCode: db.prepare(`DELETE FROM mfa_recovery_codes WHERE identity_id = ? AND id = ?`),
+      consumeCode: db.prepare(
+        `UPDATE mfa_recovery_codes SET used_at = ? WHERE identity_id = ? AND id = ? AND used_at IS NULL`,
+      ),
       deleteCodes: db.prepare(`DELETE FROM mfa_recovery_codes WHERE identity_id = ?`),
       insertAudit: db.prepare(
         `INSERT INTO mfa_audit_events (id, event_type, identity_id, api_session_id, actor_identity_id, source_ip,
@@ -138,11 +147,13 @@ export class SqliteMfaRepository implements MfaRepository {
     return this.stmts.delete.run(identityId).changes > 0;
   }
 
-  recoveryCodes(identityId: string): SealedRecoveryCode[] {
-    return (this.stmts.codes.all(identityId) as { id: string; code: Buffer }[]).map((r) => ({
-      id: r.id,
-      sealed: r.code,
-    }));
+  recoveryCodes(identityId: string, includeUsed = false): SealedRecoveryCode[] {
+    const rows = (includeUsed ? this.stmts.allCodes : this.stmts.codes).all(identityId) as {
+      id: string;
+      code: Buffer;
+      used_at: string | null;
+    }[];
+    return rows.map((r) => ({ id: r.id, sealed: r.code, used: r.used_at !== null }));
   }
 
   countRecoveryCodes(identityId: string): number {
@@ -150,7 +161,7 @@ export class SqliteMfaRepository implements MfaRepository {
   }
 
   consumeRecoveryCode(identityId: string, codeId: string): boolean {
-    return this.stmts.consumeCode.run(identityId, codeId).changes === 1;
+    return this.stmts.consumeCode.run(new Date().toISOString(), identityId, codeId).changes === 1;
   }
 
   replaceRecoveryCodes(identityId: string, codes: readonly SealedRecoveryCode[]): void {
