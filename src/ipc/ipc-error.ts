@@ -30,8 +30,10 @@ export function toIpcError(error: unknown): IpcError {
         message: `Too many attempts; try again${seconds ? ` in ${seconds} s` : ' later'}.`,
       };
     }
-    // "Already used" is more useful than any generic text: the user knows to take the next code.
-    if (/already used/i.test(error.message)) return { code: error.code, message: error.message };
+    // The controller's "That code was already used…" is more useful than any generic text: the user knows
+    // to take the next code. (Its generic "missing, invalid or already used" keeps the friendly words.)
+    if (/^That (recovery )?code was already used/.test(error.message))
+      return { code: error.code, message: error.message };
     return { code: error.code, message: FRIENDLY[error.code] ?? error.message };
   }
   const named = error as { name?: unknown; code?: unknown };
