@@ -11,6 +11,7 @@ export const USAGE = `Usage: npm run controller -- [options]
   --tls-key F           PEM private key for --tls-cert
   --session-timeout S   API sessions expire after S seconds without a request (60 to 2592000; default 1800)
   --totp-issuer NAME    issuer shown in authenticator apps (default Postern)
+  --trust-proxy         behind a reverse proxy: the client address comes from X-Forwarded-For (default off)
   --log-level L         fatal, error, warn, info, debug or trace (default info)
   --help                this text
 
@@ -43,6 +44,7 @@ export function parseControllerArgs(argv: string[]): ControllerConfig | 'help' {
         'tls-key': { type: 'string' },
         'session-timeout': { type: 'string' },
         'totp-issuer': { type: 'string' },
+        'trust-proxy': { type: 'boolean', default: false },
         'log-level': { type: 'string' },
         help: { type: 'boolean' },
       },
@@ -60,6 +62,7 @@ export function parseControllerArgs(argv: string[]): ControllerConfig | 'help' {
     positiveInt('session-timeout', values['session-timeout'], MIN_SESSION_TIMEOUT_SECONDS, 30 * 24 * 3600) ??
     config.sessionTimeoutSeconds;
   config.totpIssuer = values['totp-issuer'] ?? config.totpIssuer;
+  config.trustProxy = values['trust-proxy'] === true;
   config.logLevel = values['log-level'] ?? config.logLevel;
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
     throw new UsageError(

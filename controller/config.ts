@@ -20,6 +20,8 @@ export interface ControllerConfig {
   routerEnrollmentSeconds: number;
   /** a request's headers and body must arrive within this long, or the connection is closed */
   requestTimeoutMs: number;
+  /** behind a reverse proxy: take the client address from X-Forwarded-For (limits and audit use it) */
+  trustProxy: boolean;
 }
 
 export function defaultConfig(dataDir: string): ControllerConfig {
@@ -35,5 +37,6 @@ export function defaultConfig(dataDir: string): ControllerConfig {
     logLevel: 'info',
     routerEnrollmentSeconds: 24 * 3600,
     requestTimeoutMs: 30_000,
+    trustProxy: false,
   };
 }

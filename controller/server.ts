@@ -107,6 +107,8 @@ export async function buildServer(ctx: ControllerContext): Promise<FastifyInstan
     connectionTimeout: IDLE_CONNECTION_MS,
     keepAliveTimeout: KEEP_ALIVE_MS,
     forceCloseConnections: true,
+    // Off by default: a client could otherwise pick its own address and slip past the per-address limits.
+    trustProxy: ctx.config.trustProxy,
     clientErrorHandler: answerClientError,
     ...(tls ? { https: tls } : { http: { connectionsCheckingInterval: checkingInterval(ctx) } }),
   }) as unknown as FastifyInstance;

@@ -81,3 +81,28 @@ describe('password login limits', () => {
     expect(username).not.toMatch(/[\p{Cc}\p{Cf}]/u);
   });
 });
+
+describe('--trust-proxy', () => {
+  /** A wrong password for a fresh username (so only the address limit can bite), "from" `address`. */
+  const wrongFrom = (url: string, address: string) =>
+    new Api(url).request(
+      'POST',
+      `${CLIENT}/authenticate?method=password`,
+      { username: `nobody-${address}-${Math.random()}`.slice(0, 40), password: 'wrong-password' },
+      { 'x-forwarded-for': address },
+    );
+
+  it('off (the default): X-Forwarded-For is ignored, so a client cannot pick its own address', async () => {
+    const { running } = await controller({ loginMaxFailuresPerAddress: 3 });
+    for (const address of ['10.0.0.1', '10.0.0.2', '10.0.0.3']) await wrongFrom(running.url, address);
+    // three failures from "three addresses" were all 127.0.0.1: the address is blocked
+    expect((await wrongFrom(running.url, '10.0.0.4')).status).toBe(429);
+  });
+
+  it('on: each forwarded address has its own budget', async () => {
+    const { running } = await controller({ loginMaxFailuresPerAddress: 3, trustProxy: true });
+    for (let i = 0; i < 3; i++) await wrongFrom(running.url, '10.0.0.1');
+    expect((await wrongFrom(running.url, '10.0.0.1')).status).toBe(429);
+    expect((await wrongFrom(running.url, '10.0.0.2')).status).toBe(401);
+  });
+});

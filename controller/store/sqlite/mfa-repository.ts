@@ -9,6 +9,9 @@ import type {
   SealedRecoveryCode,
 } from '../../mfa/mfa-repository.js';
 
+/** The MFA history kept per identity: the newest this many events (older ones are dropped as new ones come). */
+export const MAX_AUDIT_PER_IDENTITY = 1000;
+
 interface EnrollmentRow {
   identity_id: string;
   id: string;
@@ -103,6 +106,12 @@ export class SqliteMfaRepository implements MfaRepository {
         `UPDATE mfa_recovery_codes SET used_at = ? WHERE identity_id = ? AND id = ? AND used_at IS NULL`,
       ),
       deleteCodes: db.prepare(`DELETE FROM mfa_recovery_codes WHERE identity_id = ?`),
+      // Keeps the newest MAX_AUDIT_PER_IDENTITY rows of one identity (a user failing codes in a loop, or a
+      // script, must not grow the table without end).
+      pruneAudit: db.prepare(
+        `DELETE FROM mfa_audit_events WHERE identity_id = ? AND seq <= (
+           SELECT seq FROM mfa_audit_events WHERE identity_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
+      ),
       insertAudit: db.prepare(
         `INSERT INTO mfa_audit_events (id, event_type, identity_id, api_session_id, actor_identity_id, source_ip,
            outcome, factor, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -184,6 +193,7 @@ export class SqliteMfaRepository implements MfaRepository {
       e.reason,
       e.at.toISOString(),
     );
+    this.stmts.pruneAudit.run(e.identityId, e.identityId, MAX_AUDIT_PER_IDENTITY);
   }
 
   listAudit(query: MfaAuditQuery): Page<MfaAuditEvent> {

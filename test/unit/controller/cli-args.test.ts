@@ -19,3 +19,12 @@ describe('--session-timeout', () => {
     expect(longer !== 'help' && longer.sessionTimeoutSeconds).toBe(7200);
   });
 });
+
+describe('--trust-proxy', () => {
+  it('is off unless given', () => {
+    const plain = parseControllerArgs([]);
+    const trusting = parseControllerArgs(['--trust-proxy']);
+    expect(plain !== 'help' && plain.trustProxy).toBe(false);
+    expect(trusting !== 'help' && trusting.trustProxy).toBe(true);
+  });
+});

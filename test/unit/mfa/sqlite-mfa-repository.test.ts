@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../../controller/store/database.js';
-import { SqliteMfaRepository } from '../../../controller/store/sqlite/mfa-repository.js';
+import {
+  MAX_AUDIT_PER_IDENTITY,
+  SqliteMfaRepository,
+} from '../../../controller/store/sqlite/mfa-repository.js';
 import type { MfaAuditEvent, MfaEnrollment } from '../../../controller/mfa/mfa-repository.js';
 import { tempDir } from '../../helpers/controller.js';
 
@@ -109,5 +112,29 @@ describe('SqliteMfaRepository', () => {
     expect(failures.items[0]).toEqual(event(3, { outcome: 'failure', factor: null, reason: 'invalid-code' }));
     const page = repo.listAudit({ limit: 2, offset: 1, identityId: 'i1' });
     expect([page.items.map((e) => e.id), page.totalCount]).toEqual([['e3', 'e2'], 5]);
+  });
+
+  it('keeps the newest MAX_AUDIT_PER_IDENTITY events of an identity, and leaves others alone', () => {
+    const event = (n: number, identityId: string): MfaAuditEvent => ({
+      id: `${identityId}-${n}`,
+      at: new Date(at.getTime() + n),
+      eventType: 'authenticate',
+      identityId,
+      apiSessionId: null,
+      actorIdentityId: null,
+      sourceIp: '127.0.0.1',
+      outcome: 'failure',
+      factor: null,
+      reason: 'invalid-code',
+    });
+    repo.recordAudit(event(0, 'quiet'));
+    const total = MAX_AUDIT_PER_IDENTITY + 150;
+    for (let n = 0; n < total; n++) repo.recordAudit(event(n, 'noisy'));
+    const kept = repo.listAudit({ limit: 1, offset: 0, identityId: 'noisy' });
+    expect(kept.totalCount).toBe(MAX_AUDIT_PER_IDENTITY);
+    expect(kept.items[0]!.id).toBe(`noisy-${total - 1}`);
+    const oldest = repo.listAudit({ limit: 1, offset: MAX_AUDIT_PER_IDENTITY - 1, identityId: 'noisy' });
+    expect(oldest.items[0]!.id).toBe(`noisy-${total - MAX_AUDIT_PER_IDENTITY}`);
+    expect(repo.listAudit({ limit: 10, offset: 0, identityId: 'quiet' }).totalCount).toBe(1);
   });
 });
