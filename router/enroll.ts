@@ -21,7 +21,13 @@ export async function enrollRouter(
   const { certPem, keyPem } = await createRouterCertificate(hostnames);
   const body: RouterEnrollRequest = { token: token.trim(), certPem };
   // A one-time token must not be replayed by a retry; the client's envelope parsing is all that is wanted.
-  const client = new ControllerClient({ baseUrl: controllerUrl, ca, timeoutMs: 15_000 });
+  // The router's own transport choice (its link uses the same URL); the agent's plain-http guard is for users.
+  const client = new ControllerClient({
+    baseUrl: controllerUrl,
+    ca,
+    timeoutMs: 15_000,
+    allowPlainHttp: true,
+  });
   let reply: RouterEnrollReply;
   try {
     reply = await client.request<RouterEnrollReply>('POST', ROUTER_ENROLL_PATH, {

@@ -31,6 +31,8 @@ export interface AgentOptions {
   collector?: PostureCollector;
   /** PEM CA bundle to trust for the controller's TLS certificate. */
   ca?: string | Buffer;
+  /** `--insecure`: allow plain http:// to a controller that is not on loopback */
+  allowPlainHttp?: boolean;
   reportIntervalMs?: number;
   /** How long before an MFA timeout to prompt (default 60 s). */
   timeoutWarningMs?: number;
@@ -62,6 +64,7 @@ export function createAgentParts(options: AgentOptions, mfaState: () => MfaState
   const client = new ControllerClient({
     baseUrl: options.controllerUrl,
     ca: options.ca,
+    allowPlainHttp: options.allowPlainHttp,
     retry: options.retry,
     clock,
     logger,

@@ -116,6 +116,15 @@ describe.runIf(process.platform === 'linux')('postern-agent CLI', () => {
     expect(run.stderr.trim()).toBe('postern-agent: wrong username or password');
   });
 
+  it('refuses plain http:// to a controller that is not on loopback, before sending anything', async () => {
+    // 0.0.0.0 is not a loopback name (it would reach this machine, so the old code sent the password to it).
+    const run = await cli(['--controller', 'http://0.0.0.0:9', 'services']);
+    expect(run.code).not.toBe(0);
+    expect(run.code).not.toBe(3);
+    expect(run.stderr).toContain('refusing plain http:// to 0.0.0.0:9');
+    expect(run.stderr).toContain('--insecure');
+  });
+
   it('names an unreachable controller in one line, exit 3', async () => {
     const run = await cli(['--controller', 'http://127.0.0.1:9', 'status']);
     expect(run.code).toBe(3);

@@ -25,6 +25,7 @@ Options:
                         between runs, so later commands sign in again with POSTERN_PASSWORD
   --config-dir DIR      where agent.json (non-secret settings) lives (or POSTERN_CONFIG_DIR)
   --ca FILE             PEM CA bundle to trust for the controller's TLS certificate
+  --insecure            allow plain http:// to a controller that is not on this machine (credentials in clear)
   --interval SECONDS    report every SECONDS in 'run' (default 20; remembered)
   --socks-port P        'run': the local SOCKS5 port (default 1080 when free, else the one used last; 0 any)
   --no-tunnel           'run': report posture only, open no local listeners
@@ -46,6 +47,7 @@ export interface CliArgs {
   credentialStore?: 'keyring' | 'memory';
   configDir?: string;
   ca?: string;
+  insecure: boolean;
   intervalSeconds?: number;
   /** `run`: the SOCKS5 port (0 any free one); undefined: 1080 or the one used last */
   socksPort?: number;
@@ -70,6 +72,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
         'credential-store': { type: 'string' },
         'config-dir': { type: 'string' },
         ca: { type: 'string' },
+        insecure: { type: 'boolean', default: false },
         interval: { type: 'string' },
         'socks-port': { type: 'string' },
         'no-tunnel': { type: 'boolean', default: false },
@@ -112,6 +115,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     credentialStore: store,
     configDir: values['config-dir'] ?? env.POSTERN_CONFIG_DIR,
     ca: values.ca,
+    insecure: values.insecure === true,
     intervalSeconds,
     regenerate: values.regenerate,
     json: values.json,

@@ -13,6 +13,7 @@ import { sleep, systemClock, type Clock } from '../util/clock.js';
 import { Listeners } from '../util/listeners.js';
 import { silentLogger, type AgentLogger } from '../util/logger.js';
 import { ControllerError, LOCAL_ERROR_CODES, transportError } from './controller-error.js';
+import { assertTransportAllowed } from './plain-http.js';
 import { DEFAULT_RETRY, parseRetryAfter, retryDelay, type RetryOptions } from './retry-policy.js';
 
 export interface ControllerClientOptions {
@@ -20,6 +21,8 @@ export interface ControllerClientOptions {
   baseUrl: string;
   /** PEM CA bundle to trust for a controller with a private CA. */
   ca?: string | Buffer;
+  /** allow `http://` to a host other than loopback (refused otherwise: see plain-http.ts) */
+  allowPlainHttp?: boolean;
   timeoutMs?: number;
   retry?: Partial<RetryOptions>;
   clock?: Clock;
@@ -61,6 +64,7 @@ export class ControllerClient {
 
   constructor(options: ControllerClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    assertTransportAllowed(this.baseUrl, options.allowPlainHttp);
     this.retry = { ...DEFAULT_RETRY, ...options.retry };
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
