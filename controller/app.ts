@@ -1,9 +1,10 @@
+import { mkdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { ControllerConfig } from './config.js';
 import { createContext, type ControllerContext } from './context.js';
 import { createLogger } from './logger.js';
 import { SqliteStore } from './store/sqlite-store.js';
-import { lockDataFolder, makePrivate } from './store/data-folder.js';
+import { lockDataFolder } from './store/data-folder.js';
 import { buildServer } from './server.js';
 import { bootstrapAdmin, type BootstrapResult } from './auth/bootstrap-admin.js';
 import { sweepIdleSessions } from './auth/api-sessions.js';
@@ -28,7 +29,8 @@ export async function startController(
   config: ControllerConfig,
   options: { adminPassword?: string; logDestination?: NodeJS.WritableStream } = {},
 ): Promise<RunningController> {
-  makePrivate(config.dataDir);
+  // The lock needs the folder; opening the store makes it and its files private.
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const unlock = lockDataFolder(config.dataDir);
   let store: SqliteStore;
   try {

@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { STATUS_CODES } from 'node:http';
-import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { ControllerContext } from './context.js';
@@ -9,7 +7,8 @@ import { installGuard } from './auth/guard.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerJsonBodyParser } from './http/json-body.js';
-import { API_META } from './http/envelope.js';
+import { errorEnvelope } from './http/envelope.js';
+import { connectionOptions, headersTimeoutMs } from './http/connection-limits.js';
 import { registerVersion } from './routes/shared/version.js';
 import { registerAuthenticate } from './routes/shared/authenticate.js';
 import { registerCurrentSession } from './routes/shared/current-session.js';
@@ -23,47 +22,6 @@ import { registerRouterClientRoutes } from './edge-routers/router-client-routes.
 export const CLIENT_PREFIX = '/edge/client/v1';
 export const MANAGEMENT_PREFIX = '/edge/management/v1';
 export const BODY_LIMIT = 1024 * 1024;
-/** Longer than the agent event stream's heartbeat, which keeps a quiet stream from looking idle. */
-const IDLE_CONNECTION_MS = 120_000;
-const KEEP_ALIVE_MS = 30_000;
-const HEADERS_TIMEOUT_MS = 10_000;
-
-/** How often Node looks for requests past their timeout (its default, 30 s, would let one run that long over). */
-const checkingInterval = (ctx: ControllerContext) =>
-  Math.max(250, Math.min(5_000, ctx.config.requestTimeoutMs / 4));
-
-const CLIENT_ERRORS: Record<string, [number, string, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'HEADERS_TOO_LARGE', 'The request headers are larger than the server accepts'],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'REQUEST_TIMEOUT', 'The request did not arrive in time'],
-};
-
-/**
- * A request Node could not even parse (headers too large, too slow, malformed): answered in the OpenZiti
- * envelope with `Connection: close`, so a keep-alive client does not send its next request down a socket
- * that is about to close.
- */
-function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
-  const [status, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [
-    400,
-    'INVALID_REQUEST',
-    'The request could not be understood',
-  ];
-  const body = JSON.stringify({
-    error: {
-      code,
-      message,
-      cause: { field: 'request', reason: error.code ?? 'malformed' },
-      args: { urlVars: {} },
-    },
-    meta: API_META,
-  });
-  socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
-}
-
 /** Routes both APIs serve identically (authentication and the caller's own session and identity). */
 function registerShared(app: FastifyInstance, ctx: ControllerContext): void {
   registerVersion(app);
@@ -76,11 +34,7 @@ function registerShared(app: FastifyInstance, ctx: ControllerContext): void {
 export async function buildServer(ctx: ControllerContext): Promise<FastifyInstance> {
   const tls =
     ctx.config.tlsCert && ctx.config.tlsKey
-      ? {
-          key: readFileSync(ctx.config.tlsKey),
-          cert: readFileSync(ctx.config.tlsCert),
-          connectionsCheckingInterval: checkingInterval(ctx),
-        }
+      ? { key: readFileSync(ctx.config.tlsKey), cert: readFileSync(ctx.config.tlsCert) }
       : undefined;
   const app = Fastify({
     loggerInstance: ctx.log,
@@ -90,29 +44,20 @@ export async function buildServer(ctx: ControllerContext): Promise<FastifyInstan
     routerOptions: { maxParamLength: 512 },
     // Router-level failures (a malformed URL, say) get the same OpenZiti envelope as everything else.
     frameworkErrors: (error, request, reply) => {
-      void (reply as FastifyReply).status(400).send({
-        error: {
+      void (reply as FastifyReply).status(400).send(
+        errorEnvelope({
           code: 'INVALID_REQUEST',
           message: 'The request URL could not be understood',
           cause: { field: 'url', reason: error.message },
           requestId: request.id,
-          args: { urlVars: {} },
-        },
-        meta: API_META,
-      });
+        }),
+      );
     },
-    // A slow client (a slowloris, a stalled upload) cannot hold a connection or a shutdown: the request must
-    // arrive in time, an idle keep-alive connection is dropped soon, and close() ends every connection.
-    requestTimeout: ctx.config.requestTimeoutMs,
-    connectionTimeout: IDLE_CONNECTION_MS,
-    keepAliveTimeout: KEEP_ALIVE_MS,
-    forceCloseConnections: true,
     // Off by default: a client could otherwise pick its own address and slip past the per-address limits.
     trustProxy: ctx.config.trustProxy,
-    clientErrorHandler: answerClientError,
-    ...(tls ? { https: tls } : { http: { connectionsCheckingInterval: checkingInterval(ctx) } }),
+    ...connectionOptions(ctx.config, tls),
   }) as unknown as FastifyInstance;
-  app.server.headersTimeout = Math.min(HEADERS_TIMEOUT_MS, ctx.config.requestTimeoutMs);
+  app.server.headersTimeout = headersTimeoutMs(ctx.config);
   registerJsonBodyParser(app);
   app.setValidatorCompiler(validatorCompiler);
   // Both APIs speak JSON only; any other body type is a 415, not a confusing validation error.

@@ -10,6 +10,24 @@ export interface Pagination {
 
 export const detail = <T>(data: T) => ({ data, meta: {} });
 
+/** OpenZiti's error body, for every path that answers one (handlers, the router, Node's parser). */
+export const errorEnvelope = (e: {
+  code: string;
+  message: string;
+  cause?: unknown;
+  requestId?: string;
+  urlVars?: Record<string, string>;
+}) => ({
+  error: {
+    code: e.code,
+    message: e.message,
+    ...(e.cause === undefined ? {} : { cause: e.cause }),
+    ...(e.requestId === undefined ? {} : { requestId: e.requestId }),
+    args: { urlVars: e.urlVars ?? {} },
+  },
+  meta: API_META,
+});
+
 export const list = <T>(data: T[], pagination: Pagination) => ({
   data,
   meta: { pagination, filterableFields: ['id', 'name'] },

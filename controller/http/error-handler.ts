@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, validationError } from './api-error.js';
-import { API_META } from './envelope.js';
+import { errorEnvelope } from './envelope.js';
 import { pointerToField } from './field-path.js';
 import { UniqueViolation } from '../store/repository.js';
 
@@ -72,27 +72,24 @@ export function registerErrorHandling(app: FastifyInstance): void {
     void reply
       .status(apiError.status)
       .headers(apiError.headers)
-      .send({
-        error: {
+      .send(
+        errorEnvelope({
           code: apiError.code,
           message: apiError.message,
           cause: apiError.cause,
           requestId: request.id,
-          args: { urlVars: (request.params as Record<string, string>) ?? {} },
-        },
-        meta: API_META,
-      });
+          urlVars: (request.params as Record<string, string>) ?? {},
+        }),
+      );
   });
 
   app.setNotFoundHandler((request, reply) => {
-    void reply.status(404).send({
-      error: {
+    void reply.status(404).send(
+      errorEnvelope({
         code: 'NOT_FOUND',
         message: `No route ${request.method} ${request.url.split('?')[0]}`,
         requestId: request.id,
-        args: { urlVars: {} },
-      },
-      meta: API_META,
-    });
+      }),
+    );
   });
 }

@@ -1,5 +1,5 @@
-import { endApiSessionsOf } from '../auth/api-sessions.js';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { endApiSessionsOf } from '../auth/api-sessions.js';
 import type { ControllerContext } from '../context.js';
 import type { ApiSession, Identity } from '../model.js';
 import { ApiError, notFound, rateLimited } from '../http/api-error.js';

@@ -82,7 +82,6 @@ export interface ApiSessionRepository {
   update(session: ApiSession): void;
   touch(id: string, at: Date): void;
   delete(id: string): boolean;
-  deleteByIdentity(identityId: string): string[];
   /** removes sessions idle since before `cutoff`; returns what was removed */
   deleteIdleSince(cutoff: Date): { id: string; identityId: string }[];
 }

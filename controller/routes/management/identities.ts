@@ -5,6 +5,7 @@ import { IDENTITY_TYPES, type Identity } from '../../model.js';
 import { ApiError, validationError, type FieldCause } from '../../http/api-error.js';
 import { entityBase, iso, selfLinks } from '../../http/envelope.js';
 import { Attributes, BaseEntity, DateTime, EntityRef, Name, Tags } from '../../http/schemas.js';
+import { endApiSessionsOf } from '../../auth/api-sessions.js';
 import { releasePolicyReferences } from './policy-references.js';
 import { registerCrud, pick } from '../crud.js';
 import { normaliseAttributes } from './roles.js';
@@ -149,17 +150,13 @@ export function registerIdentities(app: FastifyInstance, ctx: ControllerContext)
         ctx.events.emit('policy.changed');
     },
     afterWrite(identity, op) {
-      const endApiSessions = () => {
-        for (const sessionId of ctx.store.apiSessions.deleteByIdentity(identity.id))
-          ctx.events.emit('apiSession.deleted', sessionId, identity.id);
-      };
       if (op !== 'delete') {
         // A disabled identity keeps nothing: its API sessions end, and with them its sessions and tunnels.
-        if (identity.disabled) endApiSessions();
+        if (identity.disabled) endApiSessionsOf(ctx, identity.id);
         return void ctx.events.emit('identity.changed', identity.id);
       }
       ctx.store.authenticators.deleteByIdentity(identity.id);
-      endApiSessions();
+      endApiSessionsOf(ctx, identity.id);
       ctx.events.emit('identity.deleted', identity.id);
     },
   });

@@ -1,12 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
-import type { Authenticator, Identity } from '../../model.js';
 import { createApiSession } from '../../auth/api-sessions.js';
-import { decoyHash, verifyPassword } from '../../auth/passwords.js';
-import { GateFull } from '../../auth/work-gate.js';
-import { safeForLog } from '../../logger.js';
-import { ApiError, invalidAuth, rateLimited } from '../../http/api-error.js';
+import { checkPassword } from '../../auth/password-check.js';
+import { ApiError } from '../../http/api-error.js';
 import { detail } from '../../http/envelope.js';
 import { detailEnvelope, errorResponses } from '../../http/schemas.js';
 import { SESSION_HEADER } from '../../auth/guard.js';
@@ -68,49 +65,10 @@ export function registerAuthenticate(app: FastifyInstance, ctx: ControllerContex
         sdkInfo?: object;
         configTypes?: string[];
       };
-      // Both the account and the address are limited, so neither guessing one password across many
-      // accounts nor many passwords for one account gets far.
-      // Each attempt holds its place before the hash is computed, so parallel requests share the limit.
-      const { account, address } = ctx.loginLimiters;
-      const refused = () =>
-        rateLimited(
-          Math.max(account.retryAfterMs(body.username), address.retryAfterMs(request.ip), 1000) / 1000,
-        );
-      if (!account.reserve(body.username)) throw refused();
-      if (!address.reserve(request.ip)) {
-        account.settle(body.username, false);
-        throw refused();
-      }
-      // A sign-in the gate turned away was never tried: it gives its place back without counting.
-      let outcome: 'failed' | 'busy' | 'passed' = 'failed';
-      let found: { authenticator: Authenticator; identity: Identity } | undefined;
-      try {
-        const authenticator = ctx.store.authenticators.getByUsername(body.username);
-        // An unknown username costs the same hashing as a known one, so timing does not reveal accounts.
-        const stored = authenticator?.passwordHash ?? (await decoyHash());
-        const valid = await ctx.passwordHashing
-          .run(() => verifyPassword(body.password, stored))
-          .catch((err: unknown) => {
-            if (!(err instanceof GateFull)) throw err;
-            outcome = 'busy';
-            throw rateLimited(1, 'Too many sign-ins at once');
-          });
-        const identity = authenticator && ctx.store.identities.get(authenticator.identityId);
-        if (!valid || !authenticator || !identity || identity.disabled) {
-          request.log.info(
-            { username: safeForLog(body.username), ip: request.ip },
-            'password authentication failed',
-          );
-          throw invalidAuth();
-        }
-        found = { authenticator, identity };
-        outcome = 'passed';
-      } finally {
-        account.settle(body.username, outcome === 'failed');
-        address.settle(request.ip, outcome === 'failed');
-      }
-      const { authenticator, identity } = found;
-      account.recordSuccess(body.username);
+      const { authenticator, identity } = await checkPassword(ctx, body.username, body.password, {
+        ip: request.ip,
+        log: request.log,
+      });
 
       const { session, token } = createApiSession(ctx, {
         identity,

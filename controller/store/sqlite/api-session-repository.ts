@@ -112,14 +112,6 @@ export class SqliteApiSessionRepository implements ApiSessionRepository {
     return this.stmts.delete.run(id).changes > 0;
   }
 
-  deleteByIdentity(identityId: string): string[] {
-    return this.db.transaction(() => {
-      const ids = (this.stmts.byIdentity.all(identityId) as Row[]).map((r) => r.id);
-      for (const id of ids) this.stmts.delete.run(id);
-      return ids;
-    })();
-  }
-
   deleteIdleSince(cutoff: Date): { id: string; identityId: string }[] {
     return this.db.transaction(() => {
       const rows = this.stmts.idle.all(cutoff.toISOString()) as { id: string; identity_id: string }[];

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { isExecutableFile } from './program-file.js';
 import { pipeline } from 'node:stream/promises';
 
 /** Hashes one file; the default streams it so a large binary never sits in memory. */
@@ -120,19 +121,5 @@ export class HashCache {
       if (oldest.done) break;
       this.entries.delete(oldest.value);
     }
-  }
-}
-
-/** Windows marks programs by extension; POSIX systems by an execute bit on a regular file. */
-const WINDOWS_PROGRAM = /\.(exe|com)$/i;
-export const isWindowsProgramName = (path: string) => WINDOWS_PROGRAM.test(path);
-
-export async function isExecutableFile(path: string, platform = process.platform): Promise<boolean> {
-  try {
-    const info = await stat(path);
-    if (!info.isFile()) return false;
-    return platform === 'win32' ? WINDOWS_PROGRAM.test(path) : (info.mode & 0o111) !== 0;
-  } catch {
-    return false;
   }
 }

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { createExecFileRunner, runChecked, type CommandRunner } from './command-runner.js';
-import { HashCache, isWindowsProgramName } from './hash-cache.js';
+import { HashCache } from './hash-cache.js';
+import { isWindowsProgramName } from './program-file.js';
 import { collectMacAddresses, type NetworkInterfaceLister } from './mac-addresses.js';
 import type {
   DomainPostureResponse,

@@ -1,0 +1,54 @@
+/**
+ * A password sign-in attempt, judged under its limits: the account and the source address are both limited
+ * (so neither guessing one password across many accounts nor many passwords for one account gets far), each
+ * attempt holds its place before its hash is computed (so parallel requests share the limit), and the
+ * hashing itself runs behind the bounded gate. Throws 429 or 401; answers who signed in.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { ControllerContext } from '../context.js';
+import type { Authenticator, Identity } from '../model.js';
+import { invalidAuth, rateLimited } from '../http/api-error.js';
+import { safeForLog } from '../logger.js';
+import { decoyHash, verifyPassword } from './passwords.js';
+import { GateFull } from './work-gate.js';
+
+export async function checkPassword(
+  ctx: ControllerContext,
+  username: string,
+  password: string,
+  from: { ip: string; log: FastifyBaseLogger },
+): Promise<{ authenticator: Authenticator; identity: Identity }> {
+  const { account, address } = ctx.loginLimiters;
+  const refused = () =>
+    rateLimited(Math.max(account.retryAfterMs(username), address.retryAfterMs(from.ip), 1000) / 1000);
+  if (!account.reserve(username)) throw refused();
+  if (!address.reserve(from.ip)) {
+    account.settle(username, false);
+    throw refused();
+  }
+  // A sign-in the gate turned away was never tried: it gives its place back without counting.
+  let outcome: 'failed' | 'busy' | 'passed' = 'failed';
+  try {
+    const authenticator = ctx.store.authenticators.getByUsername(username);
+    // An unknown username costs the same hashing as a known one, so timing does not reveal accounts.
+    const stored = authenticator?.passwordHash ?? (await decoyHash());
+    const valid = await ctx.passwordHashing
+      .run(() => verifyPassword(password, stored))
+      .catch((err: unknown) => {
+        if (!(err instanceof GateFull)) throw err;
+        outcome = 'busy';
+        throw rateLimited(1, 'Too many sign-ins at once');
+      });
+    const identity = authenticator && ctx.store.identities.get(authenticator.identityId);
+    if (!valid || !authenticator || !identity || identity.disabled) {
+      from.log.info({ username: safeForLog(username), ip: from.ip }, 'password authentication failed');
+      throw invalidAuth();
+    }
+    outcome = 'passed';
+    account.recordSuccess(username);
+    return { authenticator, identity };
+  } finally {
+    account.settle(username, outcome === 'failed');
+    address.settle(from.ip, outcome === 'failed');
+  }
+}
