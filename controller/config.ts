@@ -10,10 +10,12 @@ export interface ControllerConfig {
   sessionTimeoutSeconds: number;
   /** issuer shown in authenticator apps */
   totpIssuer: string;
-  /** password logins: failures allowed per username in the window */
+  /** password logins: failures allowed per username from one address in the window */
   loginMaxFailures: number;
   /** password logins: failures allowed per source address in the window (higher: offices share addresses) */
   loginMaxFailuresPerAddress: number;
+  /** password logins: failures allowed per username over every address (guessing spread over many) */
+  loginMaxFailuresPerAccount: number;
   loginWindowSeconds: number;
   logLevel: string;
   /** how long an edge router's one-time enrollment token is valid */
@@ -33,6 +35,7 @@ export function defaultConfig(dataDir: string): ControllerConfig {
     totpIssuer: 'Postern',
     loginMaxFailures: 5,
     loginMaxFailuresPerAddress: 20,
+    loginMaxFailuresPerAccount: 20,
     loginWindowSeconds: 300,
     logLevel: 'info',
     routerEnrollmentSeconds: 24 * 3600,

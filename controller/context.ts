@@ -4,6 +4,7 @@ import type { ControllerConfig } from './config.js';
 import type { Store } from './store/repository.js';
 import { WorkGate } from './auth/work-gate.js';
 import { FailureLimiter } from './auth/failure-limiter.js';
+import { AttemptLimits } from './auth/attempt-limits.js';
 
 /**
  * Things that happen in the controller that other parts react to (posture evaluation re-checks the
@@ -55,8 +56,10 @@ export interface ControllerContext {
   log: Logger;
   clock: Clock;
   events: ControllerEventBus;
-  /** failed password logins, keyed `user:<name>` and `ip:<address>` */
-  loginLimiters: { account: FailureLimiter; address: FailureLimiter };
+  /** failed password logins: per username and address, per address, per username */
+  loginLimits: AttemptLimits;
+  /** failed router enrollments per source address */
+  routerEnrollLimiter: FailureLimiter;
   /** bounds the password hashing anonymous clients can cause */
   passwordHashing: WorkGate;
   /** whether the identity has a verified TOTP enrollment (the MFA module replaces this) */
@@ -70,25 +73,30 @@ export function createContext(
   log: Logger,
   clock: Clock = systemClock,
 ): ControllerContext {
-  const loginLimiter = (maxFailures: number) =>
-    new FailureLimiter({
-      maxFailures,
-      windowMs: config.loginWindowSeconds * 1000,
-      baseBlockMs: 30_000,
-      maxBlockMs: 15 * 60_000,
-      // Read through the context so a replaced clock (tests) applies here too.
-      now: () => context.clock.now().getTime(),
-    });
+  // Read through the context so a replaced clock (tests) applies here too.
+  const now = () => context.clock.now().getTime();
+  const rule = (maxFailures: number, maxBlockMs = 15 * 60_000) => ({
+    maxFailures,
+    windowMs: config.loginWindowSeconds * 1000,
+    baseBlockMs: 30_000,
+    maxBlockMs,
+  });
   const context: ControllerContext = {
     config,
     store,
     log,
     clock,
     events: new ControllerEventBus(),
-    loginLimiters: {
-      account: loginLimiter(config.loginMaxFailures),
-      address: loginLimiter(config.loginMaxFailuresPerAddress),
-    },
+    loginLimits: new AttemptLimits(
+      {
+        perPair: rule(config.loginMaxFailures),
+        perAddress: rule(config.loginMaxFailuresPerAddress),
+        // Short and capped: an account guessed at from everywhere stays reachable after a few minutes.
+        perAccount: rule(config.loginMaxFailuresPerAccount, 5 * 60_000),
+      },
+      now,
+    ),
+    routerEnrollLimiter: new FailureLimiter({ ...rule(config.loginMaxFailuresPerAddress), now }),
     // Two hashes at once keep both cores' worth of libuv threads for everything else; a short queue behind.
     passwordHashing: new WorkGate(2, 32),
     isMfaEnrolled: () => false,

@@ -35,11 +35,6 @@ export class FailureLimiter {
     return Math.max(0, state.blockedUntil - this.now());
   }
 
-  /** The longest wait among several keys (e.g. identity and address). */
-  retryAfterMsAny(keys: readonly string[]): number {
-    return Math.max(0, ...keys.map((k) => this.retryAfterMs(k)));
-  }
-
   /**
    * Holds a place for an attempt *before* it is checked, so a burst of parallel attempts gets no more tries
    * than the limit: answers false when the key is blocked or every remaining try is already held. Each

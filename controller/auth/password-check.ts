@@ -1,7 +1,7 @@
 /**
- * A password sign-in attempt, judged under its limits: the account and the source address are both limited
- * (so neither guessing one password across many accounts nor many passwords for one account gets far), each
- * attempt holds its place before its hash is computed (so parallel requests share the limit), and the
+ * A password sign-in attempt, judged under its limits (see AttemptLimits: per username and address, per
+ * address, per username), each attempt holding its place before its hash is computed (so parallel requests
+ * share the limit), and the
  * hashing itself runs behind the bounded gate. Throws 429 or 401; answers who signed in.
  */
 import type { FastifyBaseLogger } from 'fastify';
@@ -11,6 +11,7 @@ import { invalidAuth, rateLimited } from '../http/api-error.js';
 import { safeForLog } from '../logger.js';
 import { decoyHash, verifyPassword } from './passwords.js';
 import { GateFull } from './work-gate.js';
+import type { AttemptOutcome } from './attempt-limits.js';
 
 export async function checkPassword(
   ctx: ControllerContext,
@@ -18,16 +19,10 @@ export async function checkPassword(
   password: string,
   from: { ip: string; log: FastifyBaseLogger },
 ): Promise<{ authenticator: Authenticator; identity: Identity }> {
-  const { account, address } = ctx.loginLimiters;
-  const refused = () =>
-    rateLimited(Math.max(account.retryAfterMs(username), address.retryAfterMs(from.ip), 1000) / 1000);
-  if (!account.reserve(username)) throw refused();
-  if (!address.reserve(from.ip)) {
-    account.settle(username, false);
-    throw refused();
-  }
+  const held = ctx.loginLimits.reserve(username, from.ip);
+  if ('retryAfterMs' in held) throw rateLimited(held.retryAfterMs / 1000);
   // A sign-in the gate turned away was never tried: it gives its place back without counting.
-  let outcome: 'failed' | 'busy' | 'passed' = 'failed';
+  let outcome: AttemptOutcome = 'failed';
   try {
     const authenticator = ctx.store.authenticators.getByUsername(username);
     // An unknown username costs the same hashing as a known one, so timing does not reveal accounts.
@@ -36,7 +31,7 @@ export async function checkPassword(
       .run(() => verifyPassword(password, stored))
       .catch((err: unknown) => {
         if (!(err instanceof GateFull)) throw err;
-        outcome = 'busy';
+        outcome = 'not-tried';
         throw rateLimited(1, 'Too many sign-ins at once');
       });
     const identity = authenticator && ctx.store.identities.get(authenticator.identityId);
@@ -45,10 +40,8 @@ export async function checkPassword(
       throw invalidAuth();
     }
     outcome = 'passed';
-    account.recordSuccess(username);
     return { authenticator, identity };
   } finally {
-    account.settle(username, outcome === 'failed');
-    address.settle(from.ip, outcome === 'failed');
+    ctx.loginLimits.settle(held.ticket, outcome);
   }
 }

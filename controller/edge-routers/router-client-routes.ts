@@ -40,7 +40,7 @@ const invalidToken = (why: string) =>
   new ApiError(401, 'INVALID_ENROLLMENT_TOKEN', `The enrollment token is not valid: ${why}`);
 
 export function registerRouterClientRoutes(app: FastifyInstance, ctx: ControllerContext): void {
-  const limiter = ctx.loginLimiters.address;
+  const limiter = ctx.routerEnrollLimiter;
 
   app.post(
     ROUTER_ENROLL_PATH,

@@ -1,5 +1,5 @@
 import type { ControllerContext } from '../context.js';
-import { FailureLimiter } from '../auth/failure-limiter.js';
+import { AttemptLimits } from '../auth/attempt-limits.js';
 import type { MfaEnrollment, MfaFactor } from './mfa-repository.js';
 import type { SecretBox } from './secret-box.js';
 import { looksLikeTotp, matchTotp } from './totp.js';
@@ -26,43 +26,40 @@ export interface CodeAttempt {
 }
 
 /**
- * 5 failures within 5 minutes block the identity, and separately the source address, for 1 minute,
- * doubling on each further block up to an hour. At ±1 step, a guess wins with odds 3 in a million, so
- * this leaves an attacker a few hundred guesses a day against one account.
+ * Within 5 minutes: 5 failures for one identity from one address block that pair, 20 from one address
+ * (over every identity) block the address, both for 1 minute doubling up to an hour; 10 for one identity
+ * over every address block the identity everywhere for 1 minute doubling up to 15 minutes, never longer.
+ * At ±1 step a guess wins with odds 3 in a million, so this leaves an attacker a few thousand guesses a
+ * day against one account even from many addresses.
  */
+const window = { windowMs: 5 * 60_000, baseBlockMs: 60_000 };
 export const MFA_LIMITS = {
-  maxFailures: 5,
-  windowMs: 5 * 60_000,
-  baseBlockMs: 60_000,
-  maxBlockMs: 60 * 60_000,
+  perPair: { ...window, maxFailures: 5, maxBlockMs: 60 * 60_000 },
+  perAddress: { ...window, maxFailures: 20, maxBlockMs: 60 * 60_000 },
+  perAccount: { ...window, maxFailures: 10, maxBlockMs: 15 * 60_000 },
 };
 
 export class CodeVerifier {
-  private readonly limiter: FailureLimiter;
+  private readonly limits: AttemptLimits;
 
   constructor(
     private readonly ctx: ControllerContext,
     private readonly box: SecretBox,
   ) {
     // Read the clock through ctx on every call: tests (and nothing else) swap ctx.clock.
-    this.limiter = new FailureLimiter({ ...MFA_LIMITS, now: () => ctx.clock.now().getTime() });
+    this.limits = new AttemptLimits(MFA_LIMITS, () => ctx.clock.now().getTime());
   }
 
   check(attempt: CodeAttempt): CodeCheck {
-    const identityKey = `identity:${attempt.enrollment.identityId}`;
-    const keys = [identityKey, `ip:${attempt.sourceIp}`];
-    const wait = this.limiter.retryAfterMsAny(keys);
-    if (wait > 0) return { ok: false, reason: 'rate-limited', retryAfterMs: wait };
-
-    const outcome = this.judge(attempt);
-    if (outcome.ok) {
-      // Only the identity is forgiven: succeeding on one's own account must not reset an address that
-      // may be guessing at others.
-      this.limiter.recordSuccess(identityKey);
-    } else {
-      keys.forEach((k) => this.limiter.recordFailure(k));
+    const held = this.limits.reserve(attempt.enrollment.identityId, attempt.sourceIp);
+    if ('retryAfterMs' in held) return { ok: false, reason: 'rate-limited', retryAfterMs: held.retryAfterMs };
+    let outcome: CodeCheck | undefined;
+    try {
+      outcome = this.judge(attempt);
+      return outcome;
+    } finally {
+      this.limits.settle(held.ticket, outcome === undefined ? 'not-tried' : outcome.ok ? 'passed' : 'failed');
     }
-    return outcome;
   }
 
   private judge({ enrollment, code, allowRecoveryCode, verifying }: CodeAttempt): CodeCheck {

@@ -106,3 +106,31 @@ describe('--trust-proxy', () => {
     expect((await wrongFrom(running.url, '10.0.0.2')).status).toBe(401);
   });
 });
+
+describe('nobody can lock another user out', () => {
+  const loginFrom = (url: string, username: string, password: string, address: string) =>
+    new Api(url).request(
+      'POST',
+      `${CLIENT}/authenticate?method=password`,
+      { username, password },
+      { 'x-forwarded-for': address },
+    );
+
+  it('wrong passwords for the administrator from one address block that address only', async () => {
+    const { running } = await controller({ trustProxy: true });
+    for (let i = 0; i < 5; i++)
+      expect((await loginFrom(running.url, 'admin', 'wrong-password', '10.0.0.66')).status).toBe(401);
+    expect((await loginFrom(running.url, 'admin', ADMIN_PASSWORD, '10.0.0.66')).status).toBe(429);
+    expect((await loginFrom(running.url, 'admin', ADMIN_PASSWORD, '10.0.0.1')).status).toBe(200);
+  });
+
+  it('guessing spread over many addresses blocks the account for a short delay, clean addresses included', async () => {
+    const { running } = await controller({ trustProxy: true, loginMaxFailuresPerAccount: 6 });
+    for (const address of ['10.0.0.2', '10.0.0.3', '10.0.0.4', '10.0.0.5', '10.0.0.6', '10.0.0.7'])
+      expect((await loginFrom(running.url, 'admin', 'wrong-password', address)).status).toBe(401);
+    const res = await loginFrom(running.url, 'admin', ADMIN_PASSWORD, '10.0.0.1');
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get('retry-after'))).toBe(30);
+  });
+});
+

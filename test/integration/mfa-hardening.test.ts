@@ -14,7 +14,7 @@ import {
 
 /**
  * What Postern adds to OpenZiti's TOTP: single-use codes (RFC 6238 §5.2), a ±1 step window, and attempt
- * limits per identity and per source address with a growing back-off. Attempts that must be told apart
+ * limits per identity and address, per address and per identity with a growing back-off. Attempts that must be told apart
  * by address come from other loopback addresses (127.0.0.x), which Linux routes to the controller too.
  */
 const AUTH_MFA = `${CLIENT}/authenticate/mfa`;
@@ -98,44 +98,72 @@ describe('attempt limits', () => {
     for (let i = 0; i < n; i++) expect((await attempt(session, 'ABCD-EFGH-JKMN', from)).status).toBe(400);
   }
 
-  it('blocks an identity after 5 failures with 429 and Retry-After, from any address, with a growing back-off, then lifts', async () => {
+  it('blocks an identity at the failing address after 5 failures, with a growing back-off, then lifts; elsewhere it still signs in', async () => {
     const { app, partial } = await enrolledUser();
     const session = await partial();
     clock.nextStep();
     await failTimes(session, 5, '127.0.0.3');
 
-    let res = await attempt(session, await codeAt(app, 0), '127.0.0.4');
+    let res = await attempt(session, await codeAt(app, 0), '127.0.0.3');
     expect(res.status).toBe(429);
     expect(res.body.error.code).toBe('RATE_LIMITED');
     expect(res.headers['retry-after']).toBe('60');
     schemas.assert('POST', AUTH_MFA, { status: res.status, body: res.body, headers: new Headers() });
 
-    clock.advance(61_000);
-    await failTimes(session, 5, '127.0.0.4');
-    res = await attempt(session, await codeAt(app, 0), '127.0.0.5');
+    // past the attempt window (so the identity-wide budget is fresh), the pair's next block is twice as long
+    clock.advance(6 * 60_000);
+    await failTimes(session, 5, '127.0.0.3');
+    res = await attempt(session, await codeAt(app, 0), '127.0.0.3');
     expect(res.status).toBe(429);
     expect(res.headers['retry-after']).toBe('120');
+    // the account itself is not locked: its owner elsewhere signs in
+    expect((await attempt(session, await codeAt(app, 0), '127.0.0.4')).status).toBe(200);
 
     clock.advance(121_000);
-    res = await attempt(session, await codeAt(app, 0), '127.0.0.5');
-    expect(res.status).toBe(200);
+    expect((await attempt(session, await codeAt(app, 0), '127.0.0.3')).status).toBe(200);
   });
 
-  it('blocks a source address after 5 failures spread over several identities', async () => {
-    const first = await enrolledUser();
-    const second = await enrolledUser();
-    const s1 = await first.partial();
-    const s2 = await second.partial();
+  it('one user failing behind a shared address does not lock out the others behind it', async () => {
+    const guesser = await enrolledUser();
+    const colleague = await enrolledUser();
+    const g = await guesser.partial();
+    const c = await colleague.partial();
     clock.nextStep();
-    await failTimes(s1, 3, '127.0.0.6');
-    await failTimes(s2, 2, '127.0.0.6');
+    await failTimes(g, 5, '127.0.0.6');
+    expect((await attempt(g, 'ABCD-EFGH-JKMN', '127.0.0.6')).status).toBe(429);
+    expect((await attempt(c, await codeAt(colleague.app, 0), '127.0.0.6')).status).toBe(200);
+  });
 
-    const res = await attempt(s2, await codeAt(second.app, 0), '127.0.0.6');
+  it('blocks a source address after 20 failures spread over several identities', async () => {
+    const users = await Promise.all([1, 2, 3, 4, 5].map(() => enrolledUser()));
+    const sessions = await Promise.all(users.map((u) => u.partial()));
+    clock.nextStep();
+    for (const session of sessions.slice(0, 4)) await failTimes(session, 5, '127.0.0.7');
+
+    const res = await attempt(sessions[4]!, await codeAt(users[4]!.app, 0), '127.0.0.7');
     expect(res.status).toBe(429);
     expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
-    // neither identity has 5 failures of its own: from elsewhere they are fine
-    expect((await attempt(s2, await codeAt(second.app, 0), '127.0.0.7')).status).toBe(200);
-    expect((await attempt(s1, await codeAt(first.app, 0), '127.0.0.7')).status).toBe(200);
+    // none of them is blocked from elsewhere
+    expect((await attempt(sessions[4]!, await codeAt(users[4]!.app, 0), '127.0.0.11')).status).toBe(200);
+    expect((await attempt(sessions[0]!, await codeAt(users[0]!.app, 0), '127.0.0.11')).status).toBe(200);
+  });
+
+  it('guessing spread over many addresses blocks the identity everywhere for a delay, then it signs in', async () => {
+    const { app, partial } = await enrolledUser();
+    const session = await partial();
+    clock.nextStep();
+    await failTimes(session, 4, '127.0.0.12');
+    await failTimes(session, 4, '127.0.0.13');
+    await failTimes(session, 2, '127.0.0.14');
+
+    // a clean address: the identity-wide budget (10) is spent, so it waits a minute like everyone
+    let res = await attempt(session, await codeAt(app, 0), '127.0.0.15');
+    expect(res.status).toBe(429);
+    expect(res.headers['retry-after']).toBe('60');
+    clock.advance(61_000);
+    expect((await attempt(session, await codeAt(app, 0), '127.0.0.15')).status).toBe(200);
+
+    // how the identity-wide block is capped however often it recurs: test/unit/attempt-limits.test.ts
   });
 
   it('counts failures on every route that takes a code', async () => {
@@ -160,6 +188,6 @@ describe('attempt limits', () => {
       expect(res.status, `${method} ${path}`).toBe(400);
     }
     clock.nextStep();
-    expect((await attempt(session, await codeAt(app, 0), '127.0.0.9')).status).toBe(429);
+    expect((await attempt(session, await codeAt(app, 0), '127.0.0.8')).status).toBe(429);
   });
 });
