@@ -8,6 +8,8 @@ export interface ControllerConfig {
   tlsKey?: string;
   /** API sessions expire after this long without a request */
   sessionTimeoutSeconds: number;
+  /** beyond this many API sessions for one identity, a new sign-in ends its least recently used one */
+  maxApiSessionsPerIdentity: number;
   /** issuer shown in authenticator apps */
   totpIssuer: string;
   /** password logins: failures allowed per username from one address in the window */
@@ -32,6 +34,7 @@ export function defaultConfig(dataDir: string): ControllerConfig {
     host: '127.0.0.1',
     port: 1280,
     sessionTimeoutSeconds: 30 * 60,
+    maxApiSessionsPerIdentity: 100,
     totpIssuer: 'Postern',
     loginMaxFailures: 5,
     loginMaxFailuresPerAddress: 20,

@@ -40,7 +40,20 @@ export function createApiSession(
   };
   ctx.store.apiSessions.create(session, hashToken(token));
   ctx.events.emit('apiSession.created', session.id, session.identityId);
+  endSessionsOverCap(ctx, session);
   return { session, token };
+}
+
+/**
+ * A script that signs in on every run and never signs out would pile up sessions without end; past the
+ * cap the least recently used ones end (never the newest, and a 429 would lock the owner out instead).
+ */
+function endSessionsOverCap(ctx: ControllerContext, newest: ApiSession): void {
+  const sessions = ctx.store.apiSessions.listByIdentity(newest.identityId).filter((s) => s.id !== newest.id);
+  const over = sessions.length + 1 - ctx.config.maxApiSessionsPerIdentity;
+  if (over <= 0) return;
+  sessions.sort((a, b) => a.lastActivityAt.getTime() - b.lastActivityAt.getTime());
+  for (const oldest of sessions.slice(0, over)) deleteApiSession(ctx, oldest);
 }
 
 export function expiresAt(ctx: ControllerContext, session: ApiSession): Date {

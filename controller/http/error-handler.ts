@@ -9,6 +9,8 @@ interface AjvIssue {
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
+  /** the schema holding the failed keyword (the validators run verbose) */
+  parentSchema?: { 'x-reasons'?: Record<string, string> };
 }
 
 /** Fastify's own failures (schema, parsing, size) rendered as OpenZiti errors, never as 5xx. */
@@ -23,7 +25,7 @@ function fromFastifyError(
     const reason =
       issue.keyword === 'required'
         ? 'is required'
-        : `${issue.message ?? 'is invalid'}`.replace(/^must/, 'must');
+        : (issue.parentSchema?.['x-reasons']?.[issue.keyword] ?? issue.message ?? 'is invalid');
     return validationError([{ field, reason, value: undefined }]);
   }
   switch (error.code) {

@@ -2,7 +2,20 @@ import { Type, type TSchema } from '@sinclair/typebox';
 
 /** Schemas shared by every route: envelopes, base entity fields, list parameters. */
 
-export const Tags = Type.Record(Type.String(), Type.Unknown(), { description: 'free-form tags' });
+/** Free-form maps (tags, client info): bounded in keys and in size, whatever their shape. */
+export const freeForm = (maxProperties: number, maxJsonBytes: number) => ({
+  maxProperties,
+  propertyNames: { maxLength: 255 },
+  maxJsonBytes,
+  'x-reasons': {
+    maxProperties: `must have at most ${maxProperties} keys`,
+    maxJsonBytes: `must be at most ${maxJsonBytes} bytes as JSON`,
+  },
+});
+export const Tags = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'free-form tags',
+  ...freeForm(100, 16_384),
+});
 export const Link = Type.Object({ href: Type.String(), method: Type.Optional(Type.String()) });
 export const Links = Type.Record(Type.String(), Link);
 export const EntityRef = Type.Object(
@@ -20,11 +33,20 @@ export const BaseEntity = {
   tags: Tags,
 };
 
+/** Text a person reads in a list or a log: no control or formatting characters (which can hide or reorder). */
+const printable = {
+  pattern: '^[^\\p{Cc}\\p{Cf}]*$',
+  'x-reasons': { pattern: 'must not contain control or formatting characters' },
+};
 /** Role attributes: names without `#`. */
-export const Attributes = Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { maxItems: 1000 });
+export const Attributes = Type.Array(Type.String({ minLength: 1, maxLength: 256, ...printable }), {
+  maxItems: 1000,
+});
 /** Policy roles: `#attr`, `@id-or-name` or `#all` (checked further in roles.ts). */
-export const Roles = Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: 1000 });
-export const Name = Type.String({ minLength: 1, maxLength: 255 });
+export const Roles = Type.Array(Type.String({ minLength: 1, maxLength: 512, ...printable }), {
+  maxItems: 1000,
+});
+export const Name = Type.String({ minLength: 1, maxLength: 255, ...printable });
 
 export const Meta = Type.Object({}, { additionalProperties: true });
 export const PaginationMeta = Type.Object({

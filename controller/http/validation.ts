@@ -8,12 +8,28 @@ const unwrap = (m: unknown): AddFormats =>
   typeof m === 'function' ? (m as AddFormats) : unwrap((m as { default: unknown }).default);
 const addFormats = unwrap(formatsModule);
 
-const common: Options = { allErrors: false, strict: false, useDefaults: false };
+// verbose: an error carries its schema, so a schema's `x-reasons` can word the answer (error-handler.ts).
+const common: Options = { allErrors: false, strict: false, useDefaults: false, verbose: true };
+
+/**
+ * `maxJsonBytes`: a bound on a free-form value's size as JSON (tags, client info), which no standard
+ * keyword gives for values of any shape.
+ */
+function withKeywords(ajv: Ajv): Ajv {
+  ajv.addKeyword({
+    keyword: 'maxJsonBytes',
+    type: ['object', 'array'],
+    schemaType: 'number',
+    errors: false,
+    validate: (max: number, data: unknown) => Buffer.byteLength(JSON.stringify(data)) <= max,
+  });
+  return addFormats(ajv);
+}
 
 // Bodies are JSON: a string is not a number, so no coercion there. Query strings and path parameters
 // are text by nature and are coerced to the declared types.
-const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false, removeAdditional: false }));
-const textAjv = addFormats(new Ajv({ ...common, coerceTypes: true, removeAdditional: false }));
+const bodyAjv = withKeywords(new Ajv({ ...common, coerceTypes: false, removeAdditional: false }));
+const textAjv = withKeywords(new Ajv({ ...common, coerceTypes: true, removeAdditional: false }));
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : textAjv;

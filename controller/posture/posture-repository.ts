@@ -29,6 +29,8 @@ export interface PostureDataRepository {
   setDomain(identityId: string, domain: DomainData): void;
   /** one row per binary path: a newer report for the same path replaces the older */
   setProcess(identityId: string, process: ProcessData): void;
+  /** forgets the report for one binary (no check asks about it any more) */
+  deleteProcess(identityId: string, path: string): void;
   /** creates the API session's row when missing, then writes the given fields */
   updateApiSession(apiSessionId: string, identityId: string, patch: ApiSessionPatch): void;
   /** forgets the TOTP pass of every API session of the identity (MFA removed) */

@@ -15,10 +15,18 @@ import * as formatsModule from 'ajv-formats';
 type AddFormats = (ajv: Ajv) => Ajv;
 const unwrap = (m: unknown): AddFormats =>
   typeof m === 'function' ? (m as AddFormats) : unwrap((m as { default: unknown }).default);
-// The controller's body validator: no coercion, defaults and additional properties left alone.
+// The controller's body validator: no coercion, defaults and additional properties left alone, and its
+// own size keyword (so a body the controller would refuse for its size is not mistaken for a valid one).
 const ajv = unwrap(formatsModule)(
   new Ajv({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false }),
 );
+ajv.addKeyword({
+  keyword: 'maxJsonBytes',
+  type: ['object', 'array'],
+  schemaType: 'number',
+  errors: false,
+  validate: (max: number, data: unknown) => Buffer.byteLength(JSON.stringify(data)) <= max,
+});
 
 interface JsonSchema {
   type?: string;
@@ -26,6 +34,10 @@ interface JsonSchema {
   required?: string[];
   items?: JsonSchema;
   maxItems?: number;
+  maxLength?: number;
+  maxProperties?: number;
+  maxJsonBytes?: number;
+  pattern?: string;
 }
 
 interface OperationDoc {
@@ -148,6 +160,33 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   Object.defineProperty(target, key, { value, enumerable: true, configurable: true, writable: true });
 }
 
+/**
+ * A value just past one of the schema's own limits: a string one character too long or carrying control
+ * characters, a list one entry too long, a map with a key too many or a few bytes too big; inside objects
+ * and lists too (`envInfo.os`, `roleAttributes[0]`).
+ */
+function overLimit(s: JsonSchema | undefined, depth = 0): fc.Arbitrary<unknown> | undefined {
+  if (!s || depth > 3) return undefined;
+  const options: fc.Arbitrary<unknown>[] = [];
+  if (s.maxLength !== undefined) options.push(fc.constant('x'.repeat(s.maxLength + 1)));
+  if (s.pattern?.includes('Cc'))
+    options.push(fc.constantFrom('bad\u0000name', 'a\u202egnp.exe', 'line\nbreak'));
+  if (s.maxItems !== undefined)
+    options.push(fc.constant(Array.from({ length: s.maxItems + 1 }, (_, i) => `item-${i}`)));
+  if (s.maxProperties !== undefined)
+    options.push(
+      fc.constant(Object.fromEntries(Array.from({ length: s.maxProperties + 1 }, (_, i) => [`k${i}`, 'v']))),
+    );
+  if (s.maxJsonBytes !== undefined) options.push(fc.constant({ big: 'x'.repeat(s.maxJsonBytes) }));
+  const inner = overLimit(s.items, depth + 1);
+  if (inner) options.push(inner.map((v) => [v]));
+  for (const [name, prop] of Object.entries(s.properties ?? {})) {
+    const nested = overLimit(prop, depth + 1);
+    if (nested) options.push(nested.map((v) => ({ [name]: v })));
+  }
+  return options.length ? fc.oneof(...options) : undefined;
+}
+
 /** An object with random and hostile keys, and one schema property broken or a required one missing. */
 function poisonedObject(schema: JsonSchema): fc.Arbitrary<unknown> | undefined {
   const props = Object.keys(schema.properties ?? {});
@@ -159,16 +198,19 @@ function poisonedObject(schema: JsonSchema): fc.Arbitrary<unknown> | undefined {
     { maxKeys: 4 },
   );
   const validish = fc.record(Object.fromEntries(props.map((p) => [p, anyJson])), { requiredKeys: [] });
-  return fc
-    .tuple(filler, validish, fc.constantFrom(...(props.length ? props : required)), anyJson, fc.boolean())
-    .map(([extra, base, key, wrong, dropRequired]) => {
-      const body: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(extra)) setOwn(body, k, v);
-      for (const [k, v] of Object.entries(base)) setOwn(body, k, v);
-      if (dropRequired && required.length) delete body[required[0]!];
-      else setOwn(body, key, wrong);
-      return body;
-    });
+  // The broken property: a value of any kind, or one just past that property's own limits.
+  const broken = fc.constantFrom(...(props.length ? props : required)).chain((key) => {
+    const over = overLimit(schema.properties?.[key]);
+    return fc.tuple(fc.constant(key), over ? fc.oneof(anyJson, over) : anyJson);
+  });
+  return fc.tuple(filler, validish, broken, fc.boolean()).map(([extra, base, [key, wrong], dropRequired]) => {
+    const body: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(extra)) setOwn(body, k, v);
+    for (const [k, v] of Object.entries(base)) setOwn(body, k, v);
+    if (dropRequired && required.length) delete body[required[0]!];
+    else setOwn(body, key, wrong);
+    return body;
+  });
 }
 
 /** Bodies for `op`, as raw text, none of them a valid document for it. */

@@ -133,4 +133,3 @@ describe('nobody can lock another user out', () => {
     expect(Number(res.headers.get('retry-after'))).toBe(30);
   });
 });
-

@@ -157,7 +157,7 @@ describe('attempt limits', () => {
     await failTimes(session, 2, '127.0.0.14');
 
     // a clean address: the identity-wide budget (10) is spent, so it waits a minute like everyone
-    let res = await attempt(session, await codeAt(app, 0), '127.0.0.15');
+    const res = await attempt(session, await codeAt(app, 0), '127.0.0.15');
     expect(res.status).toBe(429);
     expect(res.headers['retry-after']).toBe('60');
     clock.advance(61_000);

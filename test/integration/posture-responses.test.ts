@@ -71,7 +71,44 @@ describe('posture responses and posture data', () => {
     expect(tooMany.status).toBe(400);
   });
 
+  it('keeps process reports only for binaries a check asks about, and forgets them once no check does', async () => {
+    const checkId = await world.check({
+      typeId: 'PROCESS',
+      process: { osType: 'Linux', path: '/opt/asked' },
+    });
+    const user = await world.user();
+    const junk = Array.from({ length: 999 }, (_, i) => ({
+      id: checkId,
+      typeId: 'PROCESS',
+      path: `/tmp/made-up-${i}`,
+      isRunning: true,
+    }));
+    const asked = { id: checkId, typeId: 'PROCESS', path: '/opt/asked', isRunning: true };
+    expect((await world.respondBulk(user, [...junk, asked])).status).toBe(201);
+    const paths = async () =>
+      ((await world.postureData(user.id)).body.data.processes as { path: string }[]).map((p) => p.path);
+    expect(await paths()).toEqual(['/opt/asked']);
+
+    // the check now asks about another binary: the old report goes at the device's next report
+    const moved = await world.admin.patch(`${MGMT}/posture-checks/${checkId}`, {
+      process: { osType: 'Linux', path: '/opt/other' },
+    });
+    expect(moved.status).toBe(200);
+    expect((await world.respond(user, { id: 'e', typeId: 'ENDPOINT_STATE', woken: false })).status).toBe(201);
+    expect(await paths()).toEqual([]);
+  });
+
   it('shows posture data in the seed’s shape, stamped with the controller’s clock', async () => {
+    // process reports are kept for binaries some check asks about
+    await world.create('posture-checks', {
+      name: unique('edr'),
+      typeId: 'PROCESS_MULTI',
+      semantic: 'AnyOf',
+      processes: [
+        { osType: 'Windows', path: 'c:\\EDR.exe' },
+        { osType: 'Linux', path: '/usr/bin/edr' },
+      ],
+    });
     const user = await world.user();
     const before = Date.now();
     const res = await world.respondBulk(user, [

@@ -2,7 +2,8 @@
  * `POST /posture-response` (one answer) and `POST /posture-response-bulk` (a list): the agent reports what the
  * posture queries asked. Every item is validated first and the whole request is stored in one transaction, so a
  * bad item leaves nothing behind; the identity is re-evaluated in the same transaction (sessions revoked,
- * lastChangeAt moved).
+ * lastChangeAt moved). Only binaries some check asks about are kept, so what a user can store is bounded
+ * by the administrator's checks.
  */
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
@@ -14,6 +15,7 @@ import { AccessResolver } from '../access/access-resolver.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
 import { applyResponses, graceServices } from '../responses/apply-responses.js';
 import { MAX_BULK_ITEMS, parseResponses } from '../responses/response-items.js';
+import { AskedProcesses } from '../responses/asked-processes.js';
 import { PostureResponseCreate, PostureResponseReply } from './wire-schemas.js';
 
 export function registerPostureResponseRoutes(
@@ -22,18 +24,24 @@ export function registerPostureResponseRoutes(
   engine: PostureEngine,
 ): void {
   const tags = ['Posture'];
+  const asked = new AskedProcesses(ctx);
+  app.addHook('onClose', async () => asked.close());
   const respond = (request: Parameters<typeof authOf>[0], values: unknown[], indexed: boolean) => {
     const parsed = parseResponses(values, indexed);
     if (!parsed.ok) throw validationError(parsed.problems);
+    // Reports on binaries no check asks about are valid but not kept (see AskedProcesses).
+    const items = parsed.items.filter((item) => item.typeId !== 'PROCESS' || asked.has(item.path));
     const { session, identity } = authOf(request);
     // Storing and re-evaluating share one commit with the reports of other agents arriving at the same
     // moment (group commit); the answer goes out once that commit is durable.
     return ctx.store.batch(() => {
       const now = ctx.clock.now();
       const before = ctx.store.posture.data.load(identity.id);
-      applyResponses(ctx, identity.id, session.id, parsed.items, now);
+      for (const stale of before.processes.filter((p) => !asked.has(p.path)))
+        ctx.store.posture.data.deleteProcess(identity.id, stale.path);
+      applyResponses(ctx, identity.id, session.id, items, now);
       const resolver = new AccessResolver(ctx.store);
-      const services = graceServices(resolver, identity, before, session.id, parsed.items, now);
+      const services = graceServices(resolver, identity, before, session.id, items, now);
       engine.evaluateIdentity(identity.id, { resolver });
       return { data: { services }, meta: {} };
     });

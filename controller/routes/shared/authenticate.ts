@@ -5,13 +5,14 @@ import { createApiSession } from '../../auth/api-sessions.js';
 import { checkPassword } from '../../auth/password-check.js';
 import { ApiError } from '../../http/api-error.js';
 import { detail } from '../../http/envelope.js';
-import { detailEnvelope, errorResponses } from '../../http/schemas.js';
+import { detailEnvelope, errorResponses, freeForm } from '../../http/schemas.js';
 import { SESSION_HEADER } from '../../auth/guard.js';
 import { CurrentApiSessionDetail, currentSessionToWire, sessionHeaders } from './session-view.js';
 
 const Info = (fields: string[]) =>
   Type.Object(Object.fromEntries(fields.map((f) => [f, Type.Optional(Type.String({ maxLength: 255 }))])), {
     additionalProperties: true,
+    ...freeForm(32, 4096),
   });
 const AuthenticateBody = Type.Object(
   {

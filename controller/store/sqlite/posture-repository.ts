@@ -84,6 +84,7 @@ class SqlitePostureDataRepository implements PostureDataRepository {
       deleteApiSession: db.prepare(`DELETE FROM posture_api_sessions WHERE api_session_id = ?`),
       deleteFacts: db.prepare(`DELETE FROM posture_facts WHERE identity_id = ?`),
       deleteProcesses: db.prepare(`DELETE FROM posture_processes WHERE identity_id = ?`),
+      deleteProcess: db.prepare(`DELETE FROM posture_processes WHERE identity_id = ? AND path = ?`),
       deleteApiSessions: db.prepare(`DELETE FROM posture_api_sessions WHERE identity_id = ?`),
     };
   }
@@ -147,6 +148,10 @@ class SqlitePostureDataRepository implements PostureDataRepository {
       JSON.stringify(p.signerFingerprints),
       p.lastUpdatedAt.toISOString(),
     );
+  }
+
+  deleteProcess(identityId: string, path: string): void {
+    this.stmts.deleteProcess.run(identityId, path);
   }
 
   updateApiSession(apiSessionId: string, identityId: string, patch: ApiSessionPatch): void {
