@@ -10,7 +10,7 @@ import { fork } from 'node:child_process';
 import { connect as h2connect } from 'node:http2';
 import { fileURLToPath } from 'node:url';
 import WebSocket, { createWebSocketStream } from 'ws';
-import { createRouterCertificate } from '../router/certificate.js';
+import { createSelfSignedCertificate } from '../src/shared/self-signed-certificate.js';
 import { percentile } from './lib/figure.js';
 import { rssMiB, sleep } from './lib/proc-stats.js';
 
@@ -18,7 +18,7 @@ const IDLE = Number(process.argv[2] ?? 5000);
 type Duplexish = NodeJS.ReadWriteStream & { destroy(): void };
 
 async function serverChild(): Promise<{ pid: number; h2: number; ws: number; stop(): void }> {
-  const { certPem, keyPem } = await createRouterCertificate([]);
+  const { certPem, keyPem } = await createSelfSignedCertificate('postern-router', []);
   const child = fork(fileURLToPath(new URL('./lib/transport-servers.ts', import.meta.url)), [], {
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, CERT: certPem, KEY: keyPem },

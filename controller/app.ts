@@ -6,6 +6,7 @@ import { createLogger } from './logger.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import { lockDataFolder } from './store/data-folder.js';
 import { buildServer } from './server.js';
+import { resolveTlsIdentity, type TlsIdentity } from './tls-identity.js';
 import { bootstrapAdmin, type BootstrapResult } from './auth/bootstrap-admin.js';
 import { sweepIdleSessions } from './auth/api-sessions.js';
 import { installMfa } from './mfa/install.js';
@@ -16,6 +17,8 @@ import { createRouterDirectory } from './router-link/router-directory.js';
 
 export interface RunningController {
   url: string;
+  /** undefined: plain HTTP (loopback only) */
+  tls: TlsIdentity | undefined;
   ctx: ControllerContext;
   app: FastifyInstance;
   bootstrap: BootstrapResult;
@@ -45,17 +48,19 @@ export async function startController(
     const mfa = installMfa(ctx);
     const posture = installPosture(ctx);
     const bootstrap = await bootstrapAdmin(ctx, options.adminPassword);
-    const app = await buildServer(ctx);
+    const tls = await resolveTlsIdentity(config);
+    const app = await buildServer(ctx, tls);
     await app.listen({ host: config.host, port: config.port });
     const routers = startRouterFeed(app.server, ctx, createRouterDirectory(ctx));
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    const scheme = config.tlsCert ? 'https' : 'http';
+    const scheme = tls ? 'https' : 'http';
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const sweeper = setInterval(() => sweepIdleSessions(ctx), SWEEP_INTERVAL_MS);
     sweeper.unref();
     return {
       url: `${scheme}://${host}:${port}`,
+      tls,
       ctx,
       app,
       bootstrap,

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { ControllerContext } from './context.js';
@@ -31,11 +30,10 @@ function registerShared(app: FastifyInstance, ctx: ControllerContext): void {
 }
 
 /** The controller's HTTP server: the client API, the management API, /version and the OpenAPI document. */
-export async function buildServer(ctx: ControllerContext): Promise<FastifyInstance> {
-  const tls =
-    ctx.config.tlsCert && ctx.config.tlsKey
-      ? { key: readFileSync(ctx.config.tlsKey), cert: readFileSync(ctx.config.tlsCert) }
-      : undefined;
+export async function buildServer(
+  ctx: ControllerContext,
+  tls?: { key: string; cert: string },
+): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log,
     bodyLimit: BODY_LIMIT,

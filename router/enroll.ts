@@ -6,7 +6,7 @@
 import { ControllerClient } from '../src/agent/client/controller-client.js';
 import { isControllerError, LOCAL_ERROR_CODES } from '../src/agent/client/controller-error.js';
 import { ROUTER_ENROLL_PATH, type RouterEnrollReply, type RouterEnrollRequest } from '../src/api/index.js';
-import { createRouterCertificate } from './certificate.js';
+import { createSelfSignedCertificate } from '../src/shared/self-signed-certificate.js';
 import type { RouterFiles } from './router-files.js';
 
 export class EnrollmentError extends Error {}
@@ -18,13 +18,13 @@ export async function enrollRouter(
   hostnames: string[],
   ca?: string,
 ): Promise<RouterFiles> {
-  const { certPem, keyPem } = await createRouterCertificate(hostnames);
+  const { certPem, keyPem } = await createSelfSignedCertificate('postern-router', hostnames);
   const body: RouterEnrollRequest = { token: token.trim(), certPem };
   // A one-time token must not be replayed by a retry; the client's envelope parsing is all that is wanted.
   // The router's own transport choice (its link uses the same URL); the agent's plain-http guard is for users.
   const client = new ControllerClient({
     baseUrl: controllerUrl,
-    ca,
+    trust: { ca },
     timeoutMs: 15_000,
     allowPlainHttp: true,
   });

@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { posternVersion } from '../src/shared/package-version.js';
-import { fingerprintOf } from './certificate.js';
+import { fingerprintOf } from '../src/shared/self-signed-certificate.js';
 import { ControllerLink } from './controller-link.js';
 import { EnrollmentError, enrollRouter } from './enroll.js';
 import { readRouterFiles, writeRouterFiles } from './router-files.js';

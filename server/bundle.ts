@@ -75,7 +75,9 @@ async function startEmbeddedRouter(
   );
   const start = (port: number) =>
     startRouter({
-      controllerUrl: controller.url,
+      // Beside the controller: reached on loopback, and its self-signed certificate trusted as the one it is.
+      controllerUrl: loopbackUrl(controller.url),
+      controllerCa: controller.tls?.selfSigned ? controller.tls.cert : undefined,
       dataDir,
       // Enrollment happens before listening: a retry on another port must not spend the token again.
       enrollToken: readRouterFiles(dataDir)?.enrollment.edgeRouterId === known ? enrollToken : undefined,
@@ -95,4 +97,12 @@ async function startEmbeddedRouter(
   }
   writeFileSync(portFile, new URL(router.url.replace('tls:', 'https:')).port, { mode: 0o600 });
   return router;
+}
+
+/** The controller's URL on this machine: a wildcard bind address is not an address to connect to. */
+function loopbackUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.hostname === '0.0.0.0') parsed.hostname = '127.0.0.1';
+  if (parsed.hostname === '[::]') parsed.hostname = '[::1]';
+  return parsed.origin;
 }

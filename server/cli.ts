@@ -61,6 +61,16 @@ async function main(): Promise<void> {
   }
   console.log(`postern controller: data in ${config.dataDir}`);
   console.log(`postern controller listening on ${controller.url}`);
+  if (controller.tls?.selfSigned) {
+    // Printed the way certificate viewers show it; the agent takes either form.
+    const fingerprint = controller.tls.fingerprint.toUpperCase().replace(/(..)(?!$)/g, '$1:');
+    console.log(
+      `postern controller: self-signed TLS certificate ${controller.tls.certFile}, SHA-256 fingerprint ${fingerprint}`,
+    );
+    console.log(
+      `postern controller: agents pin it with --controller-fingerprint ${fingerprint} (or trust the file with --ca)`,
+    );
+  }
   if (router) {
     console.log(
       `postern controller: embedded router ${router.edgeRouterId}, certificate fingerprint ${router.fingerprint}`,

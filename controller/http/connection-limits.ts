@@ -37,7 +37,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
 }
 
 /** Fastify's options for all of the above; `tls` (key and cert) when serving HTTPS. */
-export function connectionOptions(config: ControllerConfig, tls: { key: Buffer; cert: Buffer } | undefined) {
+export function connectionOptions(config: ControllerConfig, tls: { key: string; cert: string } | undefined) {
   // How often Node looks for requests past their timeout (its default, 30 s, would let one run that long over).
   const connectionsCheckingInterval = Math.max(250, Math.min(5_000, config.requestTimeoutMs / 4));
   return {

@@ -31,6 +31,8 @@ export interface AgentOptions {
   collector?: PostureCollector;
   /** PEM CA bundle to trust for the controller's TLS certificate. */
   ca?: string | Buffer;
+  /** the SHA-256 fingerprint of a controller's self-signed certificate, pinned instead of a CA check */
+  controllerFingerprint?: string;
   /** `--insecure`: allow plain http:// to a controller that is not on loopback */
   allowPlainHttp?: boolean;
   reportIntervalMs?: number;
@@ -63,7 +65,7 @@ export function createAgentParts(options: AgentOptions, mfaState: () => MfaState
   const platform = options.platform ?? process.platform;
   const client = new ControllerClient({
     baseUrl: options.controllerUrl,
-    ca: options.ca,
+    trust: { ca: options.ca, fingerprint: options.controllerFingerprint },
     allowPlainHttp: options.allowPlainHttp,
     retry: options.retry,
     clock,

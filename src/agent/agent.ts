@@ -83,7 +83,7 @@ export class Agent {
     this.pushed = new AgentEvents({
       baseUrl: this.client.baseUrl,
       token: () => this.client.sessionToken,
-      ca: options.ca,
+      trust: { ca: options.ca, fingerprint: options.controllerFingerprint },
       onEvent: (event) => this.onPushed(event),
     });
     this.wire();

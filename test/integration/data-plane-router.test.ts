@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientHttp2Session } from 'node:http2';
 import { Api, CLIENT, MGMT } from '../helpers/api.js';
 import { shiftControllerClock } from '../helpers/agent-setup.js';
-import { createRouterCertificate } from '../../router/certificate.js';
+import { createSelfSignedCertificate } from '../../src/shared/self-signed-certificate.js';
 import { ROUTER_ENROLL_PATH } from '../../src/api/data-plane.js';
 import {
   closeServer,
@@ -201,7 +201,7 @@ describe('edge router streams', () => {
     const restore = world.bundle.controller.ctx.clock;
     shiftControllerClock(world.bundle.controller.ctx, expiresAt - Date.now() + 1000);
     try {
-      const { certPem } = await createRouterCertificate(['127.0.0.1']);
+      const { certPem } = await createSelfSignedCertificate('postern-router', ['127.0.0.1']);
       const res = await new Api(world.url).post(`${CLIENT}${ROUTER_ENROLL_PATH}`, {
         token: enrollmentToken,
         certPem,

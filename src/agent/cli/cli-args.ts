@@ -25,6 +25,9 @@ Options:
                         between runs, so later commands sign in again with POSTERN_PASSWORD
   --config-dir DIR      where agent.json (non-secret settings) lives (or POSTERN_CONFIG_DIR)
   --ca FILE             PEM CA bundle to trust for the controller's TLS certificate
+  --controller-fingerprint FP
+                        pin the controller's self-signed certificate by the SHA-256 fingerprint it printed
+                        at its start (remembered after login)
   --insecure            allow plain http:// to a controller that is not on this machine (credentials in clear)
   --interval SECONDS    report every SECONDS in 'run' (default 20; remembered)
   --socks-port P        'run': the local SOCKS5 port (default 1080 when free, else the one used last; 0 any)
@@ -47,6 +50,7 @@ export interface CliArgs {
   credentialStore?: 'keyring' | 'memory';
   configDir?: string;
   ca?: string;
+  controllerFingerprint?: string;
   insecure: boolean;
   intervalSeconds?: number;
   /** `run`: the SOCKS5 port (0 any free one); undefined: 1080 or the one used last */
@@ -72,6 +76,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
         'credential-store': { type: 'string' },
         'config-dir': { type: 'string' },
         ca: { type: 'string' },
+        'controller-fingerprint': { type: 'string' },
         insecure: { type: 'boolean', default: false },
         interval: { type: 'string' },
         'socks-port': { type: 'string' },
@@ -115,6 +120,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     credentialStore: store,
     configDir: values['config-dir'] ?? env.POSTERN_CONFIG_DIR,
     ca: values.ca,
+    controllerFingerprint: fingerprintArg(values['controller-fingerprint']),
     insecure: values.insecure === true,
     intervalSeconds,
     regenerate: values.regenerate,
@@ -135,4 +141,15 @@ export function normaliseControllerUrl(text: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new UsageError(`the controller URL must be http(s), got '${text}'`);
   return url.toString().replace(/\/+$/, '');
+}
+
+/** A SHA-256 fingerprint as printed (`AB:CD:…`) or as bare hex; anything else is a usage error. */
+function fingerprintArg(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const hex = value.replace(/:/g, '').toLowerCase();
+  if (!/^[0-9a-f]{64}$/.test(hex))
+    throw new UsageError(
+      `--controller-fingerprint must be a SHA-256 fingerprint (64 hex digits), got '${value}'`,
+    );
+  return hex;
 }

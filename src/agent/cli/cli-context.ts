@@ -76,6 +76,7 @@ export async function createAgent(
     prompt: new TerminalPromptPort(ctx.terminal, { connectionNotices: options.longRunning }),
     power: options.power,
     ca,
+    controllerFingerprint: ctx.args.controllerFingerprint ?? ctx.settings.controllerFingerprint,
     allowPlainHttp: ctx.args.insecure,
     reportIntervalMs: options.reportIntervalMs,
     retry: options.longRunning ? undefined : { maxRetries: ONE_SHOT_RETRIES },

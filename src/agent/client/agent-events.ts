@@ -7,11 +7,12 @@ import http from 'node:http';
 import https from 'node:https';
 import { AGENT_EVENTS_PATH, type AgentEvent } from '../../api/data-plane.js';
 import { CLIENT_API_PREFIX, SESSION_HEADER } from '../../api/paths.js';
+import { controllerHttpsAgent, type ControllerTrust } from './controller-trust.js';
 
 export interface AgentEventsOptions {
   baseUrl: string;
   token: () => string | undefined;
-  ca?: string | Buffer;
+  trust?: ControllerTrust;
   onEvent(event: AgentEvent): void;
 }
 
@@ -24,7 +25,11 @@ export class AgentEvents {
   private attempt = 0;
   private running = false;
 
-  constructor(private readonly options: AgentEventsOptions) {}
+  private readonly httpsAgent: https.Agent;
+
+  constructor(private readonly options: AgentEventsOptions) {
+    this.httpsAgent = controllerHttpsAgent(options.trust ?? {});
+  }
 
   start(): void {
     if (this.running) return;
@@ -49,7 +54,7 @@ export class AgentEvents {
       url,
       {
         headers: { [SESSION_HEADER]: token, accept: 'text/event-stream' },
-        ...(this.options.ca ? { ca: this.options.ca } : {}),
+        ...(url.protocol === 'https:' ? { agent: this.httpsAgent } : {}),
       },
       (response) => {
         if (response.statusCode !== 200) {

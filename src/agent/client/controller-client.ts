@@ -14,13 +14,14 @@ import { Listeners } from '../util/listeners.js';
 import { silentLogger, type AgentLogger } from '../util/logger.js';
 import { ControllerError, LOCAL_ERROR_CODES, transportError } from './controller-error.js';
 import { assertTransportAllowed } from './plain-http.js';
+import { controllerHttpsAgent, type ControllerTrust } from './controller-trust.js';
 import { DEFAULT_RETRY, parseRetryAfter, retryDelay, type RetryOptions } from './retry-policy.js';
 
 export interface ControllerClientOptions {
   /** `https://controller:1280`, without the API prefix. */
   baseUrl: string;
-  /** PEM CA bundle to trust for a controller with a private CA. */
-  ca?: string | Buffer;
+  /** how the controller's certificate is trusted (system CAs when empty) */
+  trust?: ControllerTrust;
   /** allow `http://` to a host other than loopback (refused otherwise: see plain-http.ts) */
   allowPlainHttp?: boolean;
   timeoutMs?: number;
@@ -71,7 +72,7 @@ export class ControllerClient {
     this.log = options.logger ?? silentLogger;
     this.agents = {
       http: new http.Agent({ keepAlive: true }),
-      https: new https.Agent({ keepAlive: true, ...(options.ca ? { ca: options.ca } : {}) }),
+      https: controllerHttpsAgent(options.trust ?? {}, { keepAlive: true }),
     };
     this.http = axios.create({
       baseURL: this.baseUrl,

@@ -82,7 +82,10 @@ export function transportError(error: unknown, baseUrl: string): ControllerError
     return new ControllerError({
       status: 0,
       code: LOCAL_ERROR_CODES.tls,
-      message: `cannot establish a trusted TLS connection to ${baseUrl} (${code}); pass the controller's CA bundle`,
+      message:
+        code === 'CERT_FINGERPRINT_MISMATCH'
+          ? `${text} at ${baseUrl}: check the fingerprint the controller printed at its start`
+          : `cannot establish a trusted TLS connection to ${baseUrl} (${code}); pass the controller's CA bundle (--ca) or pin its certificate (--controller-fingerprint)`,
     });
   }
   if (code === 'ERR_CANCELED') {

@@ -13,6 +13,8 @@ export interface AgentSettings {
   reportIntervalSeconds?: number;
   /** PEM CA bundle for a controller with a private CA. */
   caFile?: string;
+  /** SHA-256 fingerprint of a controller's self-signed certificate, pinned */
+  controllerFingerprint?: string;
 }
 
 export const SETTINGS_FILE = 'agent.json';
@@ -35,6 +37,7 @@ function clean(raw: unknown): AgentSettings {
   if (typeof r.controllerUrl === 'string') settings.controllerUrl = r.controllerUrl;
   if (typeof r.username === 'string') settings.username = r.username;
   if (typeof r.caFile === 'string') settings.caFile = r.caFile;
+  if (typeof r.controllerFingerprint === 'string') settings.controllerFingerprint = r.controllerFingerprint;
   if (typeof r.reportIntervalSeconds === 'number' && r.reportIntervalSeconds >= 1) {
     settings.reportIntervalSeconds = r.reportIntervalSeconds;
   }

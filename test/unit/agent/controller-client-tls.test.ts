@@ -1,8 +1,9 @@
 /**
- * The client's CA bundle option against a loopback HTTPS server whose certificate comes from a throw-away
- * private CA (made with openssl; skipped where openssl is missing).
+ * The client's CA bundle and pinned-fingerprint options against a loopback HTTPS server whose certificate
+ * comes from a throw-away private CA (made with openssl; skipped where openssl is missing).
  */
 import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -24,6 +25,8 @@ const dir = mkdtempSync(join(tmpdir(), 'postern-tls-'));
 let server: https.Server | undefined;
 let url = '';
 let ca = '';
+let fingerprint = '';
+let requestsServed = 0;
 
 beforeAll(async () => {
   if (!hasOpenssl()) return;
@@ -74,9 +77,11 @@ beforeAll(async () => {
     'san.ext',
   );
   ca = readFileSync(join(dir, 'ca.pem'), 'utf8');
+  fingerprint = new X509Certificate(readFileSync(join(dir, 'server.pem'))).fingerprint256;
   server = https.createServer(
     { key: readFileSync(join(dir, 'server.key')), cert: readFileSync(join(dir, 'server.pem')) },
     (_req, res) => {
+      requestsServed++;
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ data: { version: 'tls' }, meta: {} }));
     },
@@ -92,7 +97,7 @@ afterAll(async () => {
 
 describe.runIf(hasOpenssl())('ControllerClient TLS', () => {
   it('trusts a controller certificate issued by the given CA bundle', async () => {
-    const client = new ControllerClient({ baseUrl: url, ca });
+    const client = new ControllerClient({ baseUrl: url, trust: { ca } });
     await expect(client.request('GET', '/version')).resolves.toEqual({ version: 'tls' });
     client.close();
   });
@@ -103,5 +108,25 @@ describe.runIf(hasOpenssl())('ControllerClient TLS', () => {
     client.close();
     expect(failure).toMatchObject({ status: 0, code: 'TLS_ERROR' });
     expect((failure as Error).message).toContain("pass the controller's CA bundle");
+  });
+
+  it('trusts a pinned certificate without any CA, the fingerprint in any case and with or without colons', async () => {
+    for (const pin of [fingerprint, fingerprint.replace(/:/g, '').toLowerCase()]) {
+      const client = new ControllerClient({ baseUrl: url, trust: { fingerprint: pin } });
+      await expect(client.request('GET', '/version')).resolves.toEqual({ version: 'tls' });
+      client.close();
+    }
+  });
+
+  it('refuses a certificate that does not match the pin before the request is sent', async () => {
+    const served = requestsServed;
+    const client = new ControllerClient({ baseUrl: url, trust: { fingerprint: 'ab'.repeat(32) } });
+    const failure = await client
+      .request('POST', '/authenticate', { body: { password: 'secret' }, retry: false })
+      .catch((e: unknown) => e);
+    client.close();
+    expect(failure).toMatchObject({ status: 0, code: 'TLS_ERROR' });
+    expect((failure as Error).message).toContain('not the pinned one');
+    expect(requestsServed).toBe(served);
   });
 });

@@ -19,7 +19,12 @@ export async function loginCommand(ctx: CliContext): Promise<ExitCode> {
   const agent = await createAgent(ctx);
   try {
     const status = await agent.login({ username, password });
-    await ctx.settingsFile.update({ controllerUrl, username });
+    const pinned = ctx.args.controllerFingerprint;
+    await ctx.settingsFile.update({
+      controllerUrl,
+      username,
+      ...(pinned ? { controllerFingerprint: pinned } : {}),
+    });
     const t = ctx.terminal;
     t.print(`Signed in to ${controllerUrl} as ${username}.`);
     if (ctx.args.credentialStore === 'memory') {
