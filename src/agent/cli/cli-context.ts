@@ -73,7 +73,10 @@ export async function createAgent(
   return new Agent({
     controllerUrl: controllerUrlOf(ctx),
     credentials: ctx.store,
-    prompt: new TerminalPromptPort(ctx.terminal, { connectionNotices: options.longRunning }),
+    prompt: new TerminalPromptPort(ctx.terminal, {
+      connectionNotices: options.longRunning,
+      presetCode: ctx.env.POSTERN_TOTP_CODE,
+    }),
     power: options.power,
     ca,
     controllerFingerprint: ctx.args.controllerFingerprint ?? ctx.settings.controllerFingerprint,

@@ -11,6 +11,8 @@ import type { AgentNotice, PromptPort, TotpPrompt } from '../prompts/prompt-port
 export interface TerminalIo {
   input: NodeJS.ReadableStream & { isTTY?: boolean };
   output: NodeJS.WritableStream & { isTTY?: boolean };
+  /** warnings (standard error by default) */
+  errors?: NodeJS.WritableStream;
 }
 
 export class Terminal {
@@ -29,6 +31,11 @@ export class Terminal {
 
   print(text = ''): void {
     this.io.output.write(`${text}\n`);
+  }
+
+  /** A warning on standard error, so it never mixes into output a script reads. */
+  warn(text: string): void {
+    (this.io.errors ?? process.stderr).write(`postern-agent: ${text}\n`);
   }
 
   /** Asks one question; null when stdin has ended or the signal aborted. */
@@ -109,12 +116,20 @@ export class TerminalPromptPort implements PromptPort {
    * `connectionNotices` is for the long-running console; a one-shot command reports an unreachable
    * controller in its own error line instead.
    */
+  private presetCode: string | undefined;
+
+  /** `presetCode` (POSTERN_TOTP_CODE) answers the first prompt, for scripts; a one-time code serves once. */
   constructor(
     private readonly terminal: Terminal,
-    private readonly options: { connectionNotices?: boolean; now?: () => number } = {},
-  ) {}
+    private readonly options: { connectionNotices?: boolean; now?: () => number; presetCode?: string } = {},
+  ) {
+    this.presetCode = options.presetCode || undefined;
+  }
 
   async promptTotp(prompt: TotpPrompt, signal: AbortSignal): Promise<string | null> {
+    const preset = this.presetCode;
+    this.presetCode = undefined;
+    if (preset) return preset;
     const t = this.terminal;
     t.print();
     if (prompt.error) t.print(prompt.error);

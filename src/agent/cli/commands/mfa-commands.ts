@@ -11,8 +11,22 @@ function printCodes(terminal: Terminal, codes: readonly string[]): void {
   for (let i = 0; i < codes.length; i += 4) terminal.print(`  ${codes.slice(i, i + 4).join('   ')}`);
 }
 
+/**
+ * A code given on the command line, else POSTERN_TOTP_CODE, else `question` asked on the terminal (or read
+ * from piped stdin). On the command line a code lands in the shell's history, where a recovery code stays
+ * good until used: that still works, with a warning that says what to do instead.
+ */
+function givenCode(ctx: CliContext): string | undefined {
+  const onCommandLine = ctx.args.words[1];
+  if (onCommandLine !== undefined)
+    ctx.terminal.warn(
+      'a code on the command line stays in your shell history; leave it out to be asked, pipe it on stdin or set POSTERN_TOTP_CODE',
+    );
+  return onCommandLine ?? (ctx.env.POSTERN_TOTP_CODE || undefined);
+}
+
 async function codeFrom(ctx: CliContext, question: string): Promise<string> {
-  const code = (ctx.args.words[1] ?? (await ctx.terminal.ask(question)))?.replace(/\s+/g, '');
+  const code = (givenCode(ctx) ?? (await ctx.terminal.ask(question)))?.replace(/\s+/g, '');
   if (!code) throw new CliError('no code given', EXIT.usage);
   return code;
 }
@@ -102,7 +116,7 @@ export async function mfaCommand(ctx: CliContext): Promise<ExitCode> {
           break;
         }
         // Finishing later is a choice, not a failure.
-        await enrollInteractively(agent, ctx.terminal, ctx.args.words[1]);
+        await enrollInteractively(agent, ctx.terminal, givenCode(ctx));
         break;
       case 'verify':
         await agent.verifyMfa(await codeFrom(ctx, 'Code from your authenticator app: '));
