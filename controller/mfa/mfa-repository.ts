@@ -15,6 +15,8 @@ export interface MfaEnrollment {
   createdAt: Date;
   updatedAt: Date;
   verifiedAt: Date | null;
+  /** the API session that started it; only that one may see the secret or verify (null: from before) */
+  startedBy: string | null;
 }
 
 export interface SealedRecoveryCode {

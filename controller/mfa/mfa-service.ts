@@ -27,6 +27,15 @@ const mfaExists = () =>
 const mfaNotEnrolled = () =>
   new ApiError(409, 'MFA_NOT_ENROLLED', 'The identity has no verified MFA enrollment');
 const noEnrollment = (state = 'no MFA enrollment') => notFound(state);
+const startedElsewhere = () =>
+  new ApiError(
+    409,
+    'MFA_ENROLLMENT_IN_OTHER_SESSION',
+    'This MFA enrollment was started in another session; finish it there, or remove it and enroll again here',
+  );
+/** An enrollment from before sessions were recorded belongs to whoever asks. */
+const startedIn = (enrollment: MfaEnrollment, sessionId: string | undefined) =>
+  enrollment.startedBy === null || enrollment.startedBy === sessionId;
 
 /** Who is acting: the caller's API session and identity, and the address the request came from. */
 export interface Actor {
@@ -54,10 +63,14 @@ export class MfaService {
     this.verifier = new CodeVerifier(ctx, box);
   }
 
-  status(identity: Identity): MfaStatus {
+  /**
+   * The identity's enrollment as `sessionId` may see it: the secret and codes of an unfinished one only
+   * for the session that started it (others learn that one is pending, and may abandon it).
+   */
+  status(identity: Identity, sessionId: string | undefined): MfaStatus {
     const enrollment = this.ctx.store.mfa.get(identity.id) ?? throwError(noEnrollment());
     const recoveryCodesRemaining = this.ctx.store.mfa.countRecoveryCodes(identity.id);
-    if (enrollment.isVerified) return { enrollment, recoveryCodesRemaining };
+    if (enrollment.isVerified || !startedIn(enrollment, sessionId)) return { enrollment, recoveryCodesRemaining };
     return {
       enrollment,
       recoveryCodesRemaining,
@@ -79,17 +92,19 @@ export class MfaService {
       createdAt: now,
       updatedAt: now,
       verifiedAt: null,
+      startedBy: actor.session.id,
     };
     if (!this.ctx.store.mfa.create(enrollment, this.sealCodes(identity.id, generateRecoveryCodes())))
       throw mfaExists();
     this.audit(actor, 'enroll', 'success');
-    return this.status(identity);
+    return this.status(identity, actor.session.id);
   }
 
   /** Completes enrollment with a TOTP code; the calling session counts as having passed MFA. */
   verify(actor: Actor, code: string): void {
     const enrollment = this.ctx.store.mfa.get(actor.identity.id);
     if (!enrollment || enrollment.isVerified) throw noEnrollment('no MFA enrollment awaiting verification');
+    if (!startedIn(enrollment, actor.session.id)) throw startedElsewhere();
     this.requireCode(actor, enrollment, code, 'verify', { allowRecoveryCode: false, verifying: true });
     this.passMfa(actor.session, true);
     // Sessions opened before MFA was on never proved a second factor: they end.
@@ -158,9 +173,10 @@ export class MfaService {
   }
 
   /** The provisioning URL as a QR code, only while the enrollment awaits verification. */
-  qrCode(identity: Identity): Promise<Buffer> {
+  qrCode(identity: Identity, sessionId: string): Promise<Buffer> {
     const enrollment = this.ctx.store.mfa.get(identity.id);
     if (!enrollment || enrollment.isVerified) throw noEnrollment('no MFA enrollment awaiting verification');
+    if (!startedIn(enrollment, sessionId)) throw startedElsewhere();
     return qrCodePng(this.urlOf(identity, enrollment));
   }
 

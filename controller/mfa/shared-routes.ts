@@ -62,7 +62,10 @@ export function registerSharedRoutes(app: FastifyInstance, mfa: MfaService): voi
       config: { access: 'partial' },
       schema: { tags, response: { 200: detailEnvelope(MfaDetail), ...errorResponses(401, 404) } },
     },
-    async (request) => detail(statusToWire(mfa.status(authOf(request).identity))),
+    async (request) => {
+      const { identity, session } = authOf(request);
+      return detail(statusToWire(mfa.status(identity, session.id)));
+    },
   );
 
   app.post(
@@ -81,9 +84,10 @@ export function registerSharedRoutes(app: FastifyInstance, mfa: MfaService): voi
       config: { access: 'partial' },
       schema: {
         tags,
-        description: 'Completes enrollment with a TOTP code (recovery codes are refused here).',
+        description:
+          'Completes enrollment with a TOTP code (recovery codes are refused here), in the session that started it.',
         body: CodeBody,
-        response: { 200: EmptyEnvelope, ...errorResponses(400, 401, 404, 429) },
+        response: { 200: EmptyEnvelope, ...errorResponses(400, 401, 404, 409, 429) },
       },
     },
     async (request) => {
@@ -103,7 +107,7 @@ export function registerSharedRoutes(app: FastifyInstance, mfa: MfaService): voi
             description: 'the provisioning URL as a QR code',
             content: { 'image/png': { schema: { type: 'string', format: 'binary' } } },
           },
-          ...errorResponses(401, 404),
+          ...errorResponses(401, 404, 409),
         },
       },
     },
@@ -111,7 +115,7 @@ export function registerSharedRoutes(app: FastifyInstance, mfa: MfaService): voi
       reply
         .type('image/png')
         .header('cache-control', 'no-store')
-        .send(await mfa.qrCode(authOf(request).identity)),
+        .send(await mfa.qrCode(authOf(request).identity, authOf(request).session.id)),
   );
 
   app.delete(

@@ -13,6 +13,7 @@ import { configs } from './migrations/004-configs.js';
 import { edgeRouters } from './migrations/005-edge-routers.js';
 import { outbox } from './migrations/006-outbox.js';
 import { usedRecoveryCodes } from './migrations/007-used-recovery-codes.js';
+import { enrollmentSession } from './migrations/008-enrollment-session.js';
 
 export const MIGRATIONS: readonly string[] = [
   initial,
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly string[] = [
   edgeRouters,
   outbox,
   usedRecoveryCodes,
+  enrollmentSession,
 ];

@@ -21,6 +21,7 @@ interface EnrollmentRow {
   created_at: string;
   updated_at: string;
   verified_at: string | null;
+  started_by: string | null;
 }
 
 interface AuditRow {
@@ -45,6 +46,7 @@ const enrollmentOf = (r: EnrollmentRow): MfaEnrollment => ({
   createdAt: new Date(r.created_at),
   updatedAt: new Date(r.updated_at),
   verifiedAt: r.verified_at === null ? null : new Date(r.verified_at),
+  startedBy: r.started_by,
 });
 
 const auditOf = (r: AuditRow): MfaAuditEvent => ({
@@ -80,8 +82,8 @@ export class SqliteMfaRepository implements MfaRepository {
       sample: db.prepare(`SELECT * FROM mfa_enrollments LIMIT 1`),
       isVerified: db.prepare(`SELECT 1 FROM mfa_enrollments WHERE identity_id = ? AND is_verified = 1`),
       insert: db.prepare(
-        `INSERT INTO mfa_enrollments (identity_id, id, is_verified, secret, last_step, created_at, updated_at, verified_at)
-         VALUES (?, ?, 0, ?, NULL, ?, ?, NULL) ON CONFLICT (identity_id) DO NOTHING`,
+        `INSERT INTO mfa_enrollments (identity_id, id, is_verified, secret, last_step, created_at, updated_at, verified_at, started_by)
+         VALUES (?, ?, 0, ?, NULL, ?, ?, NULL, ?) ON CONFLICT (identity_id) DO NOTHING`,
       ),
       markVerified: db.prepare(
         `UPDATE mfa_enrollments SET is_verified = 1, last_step = ?, verified_at = ?, updated_at = ?
@@ -136,7 +138,8 @@ export class SqliteMfaRepository implements MfaRepository {
   create(e: MfaEnrollment, codes: readonly SealedRecoveryCode[]): boolean {
     return this.db.transaction(() => {
       const at = e.createdAt.toISOString();
-      if (this.stmts.insert.run(e.identityId, e.id, e.sealedSecret, at, at).changes === 0) return false;
+      if (this.stmts.insert.run(e.identityId, e.id, e.sealedSecret, at, at, e.startedBy).changes === 0)
+        return false;
       for (const c of codes) this.stmts.insertCode.run(c.id, e.identityId, c.sealed);
       return true;
     })();

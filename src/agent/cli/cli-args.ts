@@ -21,8 +21,10 @@ Commands:
 Options:
   --controller URL      controller address (or POSTERN_CONTROLLER_URL; remembered after login)
   --username NAME       login user (or POSTERN_USERNAME; remembered after login)
-  --credential-store S  keyring (default) or memory (or POSTERN_CREDENTIAL_STORE); memory keeps nothing
-                        between runs, so later commands sign in again with POSTERN_PASSWORD
+  --credential-store S  keyring (default), file or memory (or POSTERN_CREDENTIAL_STORE). file keeps the
+                        session (never the password) in credentials.json beside agent.json, mode 0600, and
+                        is what keyring falls back to where no keychain works; memory keeps nothing between
+                        runs, so each command signs in again with POSTERN_PASSWORD
   --config-dir DIR      where agent.json (non-secret settings) lives (or POSTERN_CONFIG_DIR)
   --ca FILE             PEM CA bundle to trust for the controller's TLS certificate
   --controller-fingerprint FP
@@ -47,7 +49,7 @@ export interface CliArgs {
   words: string[];
   controller?: string;
   username?: string;
-  credentialStore?: 'keyring' | 'memory';
+  credentialStore?: 'keyring' | 'file' | 'memory';
   configDir?: string;
   ca?: string;
   controllerFingerprint?: string;
@@ -93,8 +95,8 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
   const { values, positionals } = parsed;
   const [command = '', ...words] = positionals;
   const store = values['credential-store'] ?? env.POSTERN_CREDENTIAL_STORE;
-  if (store !== undefined && store !== 'keyring' && store !== 'memory') {
-    throw new UsageError(`--credential-store must be keyring or memory, got '${store}'`);
+  if (store !== undefined && store !== 'keyring' && store !== 'file' && store !== 'memory') {
+    throw new UsageError(`--credential-store must be keyring, file or memory, got '${store}'`);
   }
   let intervalSeconds: number | undefined;
   if (values.interval !== undefined) {

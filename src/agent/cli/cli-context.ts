@@ -3,10 +3,13 @@
  * and an Agent built from them; plus signing in the way a command expects.
  */
 import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { Agent } from '../agent.js';
 import type { CredentialStore } from '../credentials/credential-store.js';
 import { KeyringCredentialStore } from '../credentials/keyring-credential-store.js';
 import { MemoryCredentialStore } from '../credentials/memory-credential-store.js';
+import { FileCredentialStore, KeychainOrFile } from '../credentials/file-credential-store.js';
+import { ACCOUNTS } from '../session/credential-vault.js';
 import type { PowerEvents } from '../power/power-events.js';
 import type { AgentStatus } from '../agent.js';
 import { SettingsFile, type AgentSettings } from '../settings/agent-settings.js';
@@ -37,10 +40,26 @@ export async function createCliContext(
     terminal,
     settingsFile,
     settings: await settingsFile.load(),
-    store: args.credentialStore === 'memory' ? new MemoryCredentialStore() : new KeyringCredentialStore(),
+    store: credentialStoreFor(args.credentialStore, settingsFile, terminal),
     logger: args.verbose ? stderrLogger('debug') : args.json ? silentLogger : stderrLogger('warn'),
   };
 }
+
+/** Where the CLI keeps its secrets between commands (see --credential-store). */
+function credentialStoreFor(
+  kind: CliArgs['credentialStore'],
+  settingsFile: SettingsFile,
+  terminal: Terminal,
+): CredentialStore {
+  if (kind === 'memory') return new MemoryCredentialStore();
+  const file = new FileCredentialStore(join(dirname(settingsFile.path), CREDENTIALS_FILE), [
+    ACCOUNTS.session,
+  ]);
+  if (kind === 'file') return file;
+  return new KeychainOrFile(new KeyringCredentialStore(), file, (text) => terminal.warn(text));
+}
+
+export const CREDENTIALS_FILE = 'credentials.json';
 
 export function controllerUrlOf(ctx: CliContext): string {
   const url = ctx.args.controller ?? ctx.settings.controllerUrl;

@@ -19,6 +19,7 @@ const enrollment = (identityId: string): MfaEnrollment => ({
   identityId,
   isVerified: false,
   sealedSecret: randomBytes(49),
+  startedBy: null,
   lastStep: null,
   createdAt: at,
   updatedAt: at,
