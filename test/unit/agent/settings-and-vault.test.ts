@@ -61,7 +61,7 @@ describe('CLI arguments and errors', () => {
       controller: 'http://c',
       credentialStore: 'memory',
     });
-    expect(() => parseCliArgs(['--credential-store', 'file', 'status'], {})).toThrow(UsageError);
+    expect(() => parseCliArgs(['--credential-store', 'disk', 'status'], {})).toThrow(UsageError);
     expect(() => parseCliArgs(['--bogus'], {})).toThrow(UsageError);
     expect(normaliseControllerUrl('https://c:1280/')).toBe('https://c:1280');
     expect(() => normaliseControllerUrl('c:1280')).toThrow(UsageError);
