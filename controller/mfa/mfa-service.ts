@@ -70,7 +70,8 @@ export class MfaService {
   status(identity: Identity, sessionId: string | undefined): MfaStatus {
     const enrollment = this.ctx.store.mfa.get(identity.id) ?? throwError(noEnrollment());
     const recoveryCodesRemaining = this.ctx.store.mfa.countRecoveryCodes(identity.id);
-    if (enrollment.isVerified || !startedIn(enrollment, sessionId)) return { enrollment, recoveryCodesRemaining };
+    if (enrollment.isVerified || !startedIn(enrollment, sessionId))
+      return { enrollment, recoveryCodesRemaining };
     return {
       enrollment,
       recoveryCodesRemaining,
