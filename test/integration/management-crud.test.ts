@@ -29,8 +29,9 @@ const cases: Case[] = [
     collection: 'identities',
     create: { name: 'laptop-1', type: 'Device', isAdmin: false, roleAttributes: ['sales'] },
     put: { name: 'laptop-1b', type: 'Device', isAdmin: false, roleAttributes: ['sales', 'emea'] },
+    // stored as given, as OpenZiti does: `#` is role syntax, not part of an attribute
     patch: { roleAttributes: ['#support'] },
-    patched: ['roleAttributes', ['support']],
+    patched: ['roleAttributes', ['#support']],
   },
   {
     collection: 'services',

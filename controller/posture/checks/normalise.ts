@@ -106,7 +106,7 @@ export function parseHexList(
   value: unknown,
   field: string,
   problems: FieldProblem[],
-  length: number,
+  length: number | readonly number[],
   what: string,
 ): string[] | undefined {
   if (value === undefined || value === null) return [];
@@ -119,13 +119,14 @@ export function parseHex(
   value: unknown,
   field: string,
   problems: FieldProblem[],
-  length: number,
+  length: number | readonly number[],
   what: string,
 ): string | undefined {
-  if (typeof value === 'string' && value.length === length && /^[0-9a-fA-F]+$/.test(value)) {
+  const lengths: readonly number[] = typeof length === 'number' ? [length] : length;
+  if (typeof value === 'string' && lengths.includes(value.length) && /^[0-9a-fA-F]+$/.test(value)) {
     return value.toLowerCase();
   }
-  problems.push({ field, reason: `must be ${what}: ${length} hex characters`, value });
+  problems.push({ field, reason: `must be ${what}: ${lengths.join(' or ')} hex characters`, value });
   return undefined;
 }
 

@@ -45,6 +45,23 @@ function parseRule(value: unknown, field: string, problems: FieldProblem[]): Ope
   return type !== null && versions ? { type, versions: unique(versions) } : undefined;
 }
 
+/**
+ * Two rules for one OS type: OpenZiti silently keeps the last, which may not be the one the administrator
+ * meant; an error naming the second is better than a guess.
+ */
+function findDuplicateTypes(rules: OperatingSystemRule[], key: string, problems: FieldProblem[]): void {
+  const seen = new Map<string, number>();
+  rules.forEach((rule, i) => {
+    const first = seen.get(osKey(rule.type));
+    if (first === undefined) return void seen.set(osKey(rule.type), i);
+    problems.push({
+      field: `${key}[${i}].type`,
+      reason: `repeats ${rule.type} from ${key}[${first}]; put all its version ranges in one entry`,
+      value: rule.type,
+    });
+  });
+}
+
 /** The stored ranges of the rules for one OS; a range that no longer parses matches nothing (fail closed). */
 function rangesOf(rules: OperatingSystemRule[]): VersionRange[] {
   return rules.flatMap((r) =>
@@ -65,6 +82,7 @@ export const osCheck: CheckModule<OsCheck> = {
       operatingSystems = parseList(field.value, field.key, problems, true, (v, f) =>
         parseRule(v, f, problems),
       );
+      if (operatingSystems) findDuplicateTypes(operatingSystems, field.key, problems);
     }
     if (problems.length > 0 || !operatingSystems) return { ok: false, problems };
     return { ok: true, spec: { typeId: 'OS', operatingSystems } };

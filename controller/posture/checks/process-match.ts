@@ -47,7 +47,8 @@ export function ruleApplies(rule: ProcessRule, data: IdentityPostureData | null)
 export function noRuleFor(data: IdentityPostureData | null): string {
   return `no process rule for ${data?.os?.type ?? 'this operating system'}`;
 }
-const SHA256 = [64, 'a sha256 hash'] as const;
+/** sha256 or sha512 (OpenZiti's C SDK reports sha512): a report is compared with hashes of its own length. */
+const BINARY_HASH = [[64, 128], 'a sha256 or sha512 hash'] as const;
 const SHA1 = [40, 'a sha1 certificate thumbprint'] as const;
 
 function isAbsolute(path: string, os: OsType | null): boolean {
@@ -83,7 +84,7 @@ export function parseProcessRule(
     const reason = typeof path === 'string' ? 'must be an absolute path to the binary' : 'is required';
     problems.push({ field: `${field}.path`, reason, value: path });
   }
-  const hashes = parseHexList(value.hashes, `${field}.hashes`, problems, ...SHA256);
+  const hashes = parseHexList(value.hashes, `${field}.hashes`, problems, ...BINARY_HASH);
   let signerFingerprints: string[] | undefined = [];
   if (fingerprints === 'signerFingerprints') {
     signerFingerprints = parseHexList(
@@ -159,9 +160,11 @@ export function evaluateProcessRule(rule: ProcessRule, data: IdentityPostureData
   if (!report) return fail('has not been reported by the device');
   if (!report.isRunning) return fail('is not running');
   if (rule.hashes.length > 0 && !rule.hashes.includes(hash)) {
-    return fail(
-      hash === '' ? 'was reported without a binary hash' : `runs an unapproved binary (sha256 ${hash})`,
-    );
+    if (hash === '') return fail('was reported without a binary hash');
+    const kind = hash.length === 128 ? 'sha512' : 'sha256';
+    if (!rule.hashes.some((h) => h.length === hash.length))
+      return fail(`was reported with a ${kind} hash, and the check lists no ${kind} hashes`);
+    return fail(`runs an unapproved binary (${kind} ${hash})`);
   }
   if (rule.signerFingerprints.length > 0 && !signers.some((s) => rule.signerFingerprints.includes(s))) {
     return fail('is not signed by an approved certificate');

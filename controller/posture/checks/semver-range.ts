@@ -7,12 +7,10 @@
  * has no `!=` or `==`, and it accepts `~`, `^` and hyphen ranges that OpenZiti refuses; we refuse them too,
  * so a range stored here means the same thing to an OpenZiti controller.
  *
- * Prereleases, deliberately: OS vendors put distribution build tags where semver puts a prerelease
- * (`6.8.0-45-generic`). By semver precedence that is *lower* than 6.8.0, so `>=6.8.0` would refuse the kernel
- * the admin meant to allow, and npm's `includePrerelease` does not change precedence. So a reported version is
- * compared on its release part: against a bound without a prerelease, `6.8.0-45-generic` counts as 6.8.0.
- * Only when the bound itself names a prerelease (`>=6.8.0-50`) do prerelease tags take part, by semver
- * precedence (the `semver` package's).
+ * Versions compare by semver precedence, as OpenZiti's controller compares them: a prerelease is below its
+ * release (`6.8.0-45-generic` < 6.8.0, so it fails `>=6.8.0`). Postern's own Linux agent therefore reports a
+ * kernel release `6.8.0-45-generic` as version `6.8.0` with build `45-generic`; an OpenZiti SDK that sends the
+ * whole release as the version gets OpenZiti's answer.
  */
 import semver from 'semver';
 
@@ -37,8 +35,7 @@ export interface VersionRange {
 
 function compare(v: Version, bound: Version): number {
   const release = Math.sign(v.major - bound.major || v.minor - bound.minor || v.patch - bound.patch);
-  if (release !== 0 || bound.prerelease === null) return release;
-  if (v.prerelease === null) return 1;
+  if (release !== 0 || (v.prerelease === null && bound.prerelease === null)) return release;
   return semver.compare(v.text, bound.text);
 }
 

@@ -96,7 +96,8 @@ class ItemReader {
 }
 
 const isMac = (hex: string) => hex.length === 12 || hex.length === 16 || hex.length === 40;
-const isSha256 = (hex: string) => hex.length === 64;
+/** sha256 (Postern's agent) or sha512 (OpenZiti's C SDK) */
+const isBinaryHash = (hex: string) => hex.length === 64 || hex.length === 128;
 const isSha1 = (hex: string) => hex.length === 40;
 
 /** One item at `prefix` ('' for a single response, `[i]` in a bulk one); undefined when it had problems. */
@@ -152,13 +153,18 @@ export function parseResponseItem(
       break;
     case 'PROCESS': {
       const path = r.text('path', { required: true, nonEmpty: true, max: MAX_PATH }) ?? '';
-      const isRunning = r.flag('isRunning', true);
+      // Left out means not running, as OpenZiti reads it.
+      const isRunning = r.flag('isRunning', false);
       const rawHash = r.text('hash', { required: false, nullable: true, max: 256 });
       const hash = rawHash === null ? '' : normaliseHex(rawHash);
-      if (rawHash !== null && rawHash !== '' && (!/^[0-9a-fA-F:\- ]+$/.test(rawHash) || !isSha256(hash))) {
+      if (
+        rawHash !== null &&
+        rawHash !== '' &&
+        (!/^[0-9a-fA-F:\- ]+$/.test(rawHash) || !isBinaryHash(hash))
+      ) {
         problems.push({
           field: r.field('hash'),
-          reason: 'must be a sha256 hash: 64 hex characters, or empty',
+          reason: 'must be a sha256 or sha512 hash: 64 or 128 hex characters, or empty',
           value: rawHash,
         });
       }

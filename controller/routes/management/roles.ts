@@ -48,11 +48,13 @@ export function rolesDisplay<T extends Entity>(roles: readonly string[], repo: E
   });
 }
 
-/** Role attributes as given: names, optionally written with a leading `#`, which is dropped. */
+/**
+ * Role attributes are stored as given, as OpenZiti stores them: `#` is role syntax in `*Roles` (`#sales`
+ * selects the attribute `sales`), not part of an attribute, so an attribute `#sales` is a different name.
+ * Only repeats are dropped.
+ */
 export function normaliseAttributes(attributes: readonly string[]): string[] {
-  return [
-    ...new Set(attributes.map((a) => (a.startsWith('#') ? a.slice(1) : a)).filter((a) => a.length > 0)),
-  ];
+  return [...new Set(attributes)];
 }
 
 export type { ControllerContext };

@@ -46,15 +46,10 @@ export class LinuxCollector implements PostureCollector {
   }
 
   async collectOs(id: string): Promise<OsPostureResponse> {
-    // The kernel release, not the distribution version: it is what the C SDK sends and what admins
-    // write OS checks against.
-    return {
-      id,
-      typeId: 'OS',
-      type: 'Linux',
-      version: this.kernel.release(),
-      build: this.kernel.version() || '',
-    };
+    // The kernel release, not the distribution version: it is what admins write OS checks against. Its
+    // distribution tag (`-45-generic`) is the build, not a semver prerelease, which would put 6.8.0-45
+    // below 6.8.0 and fail `>=6.8.0`.
+    return { id, typeId: 'OS', type: 'Linux', ...splitKernelRelease(this.kernel.release()) };
   }
 
   async collectMac(id: string): Promise<MacPostureResponse> {
@@ -115,4 +110,11 @@ async function resolved(path: string): Promise<string> {
   } catch {
     return path;
   }
+}
+
+/** `6.8.0-45-generic` → version `6.8.0`, build `45-generic`; `5.15.167.4-microsoft` → `5.15.167`, `4-microsoft`. */
+export function splitKernelRelease(release: string): { version: string; build: string } {
+  const m = /^(\d+)\.(\d+)(?:\.(\d+))?[.\-+_]?(.*)$/.exec(release.trim());
+  if (!m) return { version: release.trim(), build: '' };
+  return { version: `${m[1]}.${m[2]}.${m[3] ?? '0'}`, build: m[4] ?? '' };
 }

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LinuxCollector } from '../../../src/agent/collectors/linux-collector.js';
+import { LinuxCollector, splitKernelRelease } from '../../../src/agent/collectors/linux-collector.js';
 
 const root = mkdtempSync(join(tmpdir(), 'postern-linux-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -99,7 +99,7 @@ describe('LinuxCollector with a fake /proc', () => {
     await expect(broken.collectProcesses([{ id: 'a', path: bin }])).rejects.toThrow(/ENOENT/);
   });
 
-  it('reports the kernel release and uname version as the OS', async () => {
+  it('reports the kernel release as the OS version, its distribution tag as the build', async () => {
     const fixed = new LinuxCollector({
       kernel: { release: () => '6.8.0-45-generic', version: () => '#45-Ubuntu SMP PREEMPT_DYNAMIC' },
     });
@@ -107,9 +107,18 @@ describe('LinuxCollector with a fake /proc', () => {
       id: 'os',
       typeId: 'OS',
       type: 'Linux',
-      version: '6.8.0-45-generic',
-      build: '#45-Ubuntu SMP PREEMPT_DYNAMIC',
+      version: '6.8.0',
+      build: '45-generic',
     });
+  });
+
+  it.each([
+    ['6.1.0-18-amd64', '6.1.0', '18-amd64'],
+    ['5.15.167.4-microsoft-standard-WSL2', '5.15.167', '4-microsoft-standard-WSL2'],
+    ['6.9.0', '6.9.0', ''],
+    ['6.10-rc3', '6.10.0', 'rc3'],
+  ])('splits kernel release %s into %s and %s', (release, version, build) => {
+    expect(splitKernelRelease(release)).toEqual({ version, build });
   });
 
   it('reports an empty domain', async () => {

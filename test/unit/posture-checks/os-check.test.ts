@@ -53,10 +53,12 @@ describe('OS check: the seed semver examples', () => {
 });
 
 describe('OS check: reported versions', () => {
-  it('compares a kernel version on its release part, so 6.8.0-45-generic satisfies >=6.8.0', () => {
-    expect(passes(linux('>=6.8.0'), '6.8.0-45-generic')).toBe(true);
-    expect(passes(linux('<6.8.0'), '6.8.0-45-generic')).toBe(false);
-    expect(passes(linux('>=6.8.1'), '6.8.0-45-generic')).toBe(false);
+  it('compares by semver precedence, a prerelease below its release, as OpenZiti does', () => {
+    expect(passes(linux('>=6.8.0'), '6.8.0-45-generic')).toBe(false);
+    expect(passes(linux('<6.8.0'), '6.8.0-45-generic')).toBe(true);
+    expect(passes(linux('>=6.7.0'), '6.8.0-45-generic')).toBe(true);
+    expect(passes(linux('>=6.8.0'), '6.8.0')).toBe(true);
+    // a suffix semver cannot order (an underscore) is dropped: the release part counts
     expect(passes(linux('>=6.5.0 <6.6.0'), '6.5.6-300.fc39.x86_64')).toBe(true);
     // a bound that names a prerelease orders prerelease tags by semver precedence
     expect(passes(linux('>=6.8.0-50'), '6.8.0-45')).toBe(false);
