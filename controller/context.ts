@@ -36,11 +36,36 @@ export interface RouterPresence {
   isOnline(edgeRouterId: string): boolean;
 }
 
+/**
+ * Events are published after the transaction that caused them commits, never inside it: an event emitted
+ * while a transaction is open is held and released, in order, once the store is out of it. Listeners then
+ * see committed state only (and a rolled-back write's event makes them re-read a state that did not change).
+ */
 export class ControllerEventBus extends EventEmitter<ControllerEvents> {
-  constructor() {
+  private held: [keyof ControllerEvents, unknown[]][] = [];
+
+  constructor(private readonly inTransaction: () => boolean = () => false) {
     super();
     // Every agent's event stream listens here: hundreds of listeners are expected, not a leak.
     this.setMaxListeners(0);
+  }
+
+  override emit<K extends keyof ControllerEvents>(event: K, ...args: ControllerEvents[K]): boolean {
+    if (!this.inTransaction()) return this.publish(event, args);
+    if (this.held.push([event, args]) === 1) queueMicrotask(() => this.release());
+    return this.listenerCount(event) > 0;
+  }
+
+  private release(): void {
+    // Still inside (a long group commit): look again on the next turn of the loop.
+    if (this.inTransaction()) return void setImmediate(() => this.release());
+    const held = this.held;
+    this.held = [];
+    for (const [event, args] of held) this.publish(event, args as ControllerEvents[typeof event]);
+  }
+
+  private publish<K extends keyof ControllerEvents>(event: K, args: ControllerEvents[K]): boolean {
+    return (super.emit as (e: K, ...a: ControllerEvents[K]) => boolean).call(this, event, ...args);
   }
 }
 
@@ -86,7 +111,7 @@ export function createContext(
     store,
     log,
     clock,
-    events: new ControllerEventBus(),
+    events: new ControllerEventBus(() => store.inTransaction()),
     loginLimits: new AttemptLimits(
       {
         perPair: rule(config.loginMaxFailures),

@@ -104,6 +104,8 @@ export interface Store {
   countIdentitiesWithAuthPolicy(authPolicyId: string): number;
   /** runs `fn` atomically: all of its writes land, or none */
   transaction<T>(fn: () => T): T;
+  /** whether a transaction is open now (events wait for it to end) */
+  inTransaction(): boolean;
   /**
    * Like `transaction`, but shares one commit (one fsync) with the other batches queued in the same turn
    * of the event loop; resolves once that commit is durable. For hot write paths under concurrent load.

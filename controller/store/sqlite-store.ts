@@ -97,6 +97,10 @@ export class SqliteStore implements Store {
     return row.n;
   }
 
+  inTransaction(): boolean {
+    return this.db.open && this.db.inTransaction;
+  }
+
   transaction<T>(fn: () => T): T {
     try {
       return this.db.transaction(fn)();

@@ -61,7 +61,13 @@ describe('posture response items', () => {
       ]),
     ).toEqual(['[1].macAddresses', '[2].macAddresses[1]', '[3].id', '[3].version', '[4].path', '[5]']);
     const problems: FieldProblem[] = [];
-    expect(parseResponseItem({ id: 'x', typeId: 'PROCESS', path: '/x' }, '', problems)).toBeUndefined();
+    // isRunning left out means not running (OpenZiti's reading); a wrong kind is still named
+    expect(parseResponseItem({ id: 'x', typeId: 'PROCESS', path: '/x' }, '', problems)).toMatchObject({
+      isRunning: false,
+    });
+    expect(
+      parseResponseItem({ id: 'x', typeId: 'PROCESS', path: '/x', isRunning: 'yes' }, '', problems),
+    ).toBeUndefined();
     expect(problems.map((p) => p.field)).toEqual(['isRunning']);
   });
 
