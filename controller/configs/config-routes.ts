@@ -81,14 +81,14 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ControllerContex
           'CAN_NOT_UPDATE_BUILTIN',
           `config type '${existing.name}' is built in and cannot change`,
         );
-      const schema = pick(body, 'schema', mode, existing?.schema ?? {});
+      const schema = pick(body, 'schema', mode, existing?.schema, {});
       compileSchema(schema);
       return {
         id,
-        name: pick(body, 'name', mode, existing?.name ?? ''),
+        name: pick(body, 'name', mode, existing?.name, ''),
         schema,
-        target: pick(body, 'target', mode, existing?.target ?? 'service'),
-        tags: pick(body, 'tags', mode, existing?.tags ?? {}),
+        target: pick(body, 'target', mode, existing?.target, 'service'),
+        tags: pick(body, 'tags', mode, existing?.tags, {}),
         createdAt: existing?.createdAt ?? now,
         updatedAt: now,
       };
@@ -141,15 +141,15 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ControllerContex
         ]);
       const configType = type ?? store.configTypes.get(existing?.configTypeId ?? '');
       if (!configType) throw validationError([{ field: 'configTypeId', reason: 'is required' }]);
-      const data = pick(body, 'data', mode, existing?.data ?? {});
+      const data = pick(body, 'data', mode, existing?.data, {});
       assertConfigData(configType, data);
       assertPortRanges(configType.name, data);
       return {
         id,
-        name: pick(body, 'name', mode, existing?.name ?? ''),
+        name: pick(body, 'name', mode, existing?.name, ''),
         configTypeId: configType.id,
         data,
-        tags: pick(body, 'tags', mode, existing?.tags ?? {}),
+        tags: pick(body, 'tags', mode, existing?.tags, {}),
         createdAt: existing?.createdAt ?? now,
         updatedAt: now,
       };

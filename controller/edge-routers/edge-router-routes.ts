@@ -113,16 +113,16 @@ export function registerEdgeRouterRoutes(app: FastifyInstance, ctx: ControllerCo
     build(body, mode, existing, id, now) {
       const base = {
         id,
-        name: pick(body, 'name', mode, existing?.name ?? ''),
+        name: pick(body, 'name', mode, existing?.name, ''),
         roleAttributes: normaliseAttributes(
-          pick(body, 'roleAttributes', mode, existing?.roleAttributes ?? []) ?? [],
+          pick(body, 'roleAttributes', mode, existing?.roleAttributes, []) ?? [],
         ),
-        disabled: pick(body, 'disabled', mode, existing?.disabled ?? false),
-        cost: pick(body, 'cost', mode, existing?.cost ?? 0),
-        noTraversal: pick(body, 'noTraversal', mode, existing?.noTraversal ?? false),
-        isTunnelerEnabled: pick(body, 'isTunnelerEnabled', mode, existing?.isTunnelerEnabled ?? false),
-        appData: pick(body, 'appData', mode, existing?.appData ?? {}),
-        tags: pick(body, 'tags', mode, existing?.tags ?? {}),
+        disabled: pick(body, 'disabled', mode, existing?.disabled, false),
+        cost: pick(body, 'cost', mode, existing?.cost, 0),
+        noTraversal: pick(body, 'noTraversal', mode, existing?.noTraversal, false),
+        isTunnelerEnabled: pick(body, 'isTunnelerEnabled', mode, existing?.isTunnelerEnabled, false),
+        appData: pick(body, 'appData', mode, existing?.appData, {}),
+        tags: pick(body, 'tags', mode, existing?.tags, {}),
         createdAt: existing?.createdAt ?? now,
         updatedAt: now,
       };

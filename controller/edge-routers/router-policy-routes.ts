@@ -76,14 +76,14 @@ function registerPolicyKind<T extends Entity & { semantic: 'AllOf' | 'AnyOf'; ed
           : normaliseRoles((body[field] as string[] | null) ?? [], field, target, problems);
       const policy = {
         id,
-        name: pick(body, 'name', mode, existing?.name ?? ''),
-        semantic: pick(body, 'semantic', mode, existing?.semantic ?? 'AnyOf'),
+        name: pick(body, 'name', mode, existing?.name, ''),
+        semantic: pick(body, 'semantic', mode, existing?.semantic, 'AnyOf'),
         edgeRouterRoles: roles(
           'edgeRouterRoles',
           ctx.store.edgeRouters as unknown as EntityRepository<Entity>,
         ),
         [side]: roles(side, sideRepo),
-        tags: pick(body, 'tags', mode, existing?.tags ?? {}),
+        tags: pick(body, 'tags', mode, existing?.tags, {}),
         createdAt: existing?.createdAt ?? now,
         updatedAt: now,
       } as unknown as T;

@@ -12,7 +12,10 @@ export const freeForm = (maxProperties: number, maxJsonBytes: number) => ({
     maxJsonBytes: `must be at most ${maxJsonBytes} bytes as JSON`,
   },
 });
-export const Tags = Type.Record(Type.String(), Type.Unknown(), {
+/** Free-form tags; `null` in a write clears them (OpenZiti's `x-nullable`). */
+export const Tags = Type.Unsafe<Record<string, unknown>>({
+  type: ['object', 'null'],
+  additionalProperties: true,
   description: 'free-form tags',
   ...freeForm(100, 16_384),
 });

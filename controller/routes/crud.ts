@@ -186,9 +186,19 @@ export function registerCrud<T extends Entity>(
   );
 }
 
-/** Picks `field` from a PATCH body when present, else keeps the stored value. */
-export function pick<T>(body: Record<string, unknown>, field: string, mode: WriteMode, current: T): T {
-  if (mode === 'patch' && !(field in body)) return current;
+/**
+ * One field of a write, as OpenZiti reads it: a create or a PUT takes the body's value or else the default
+ * (a PUT replaces the whole entity, so a field it leaves out is cleared); a PATCH changes only what it
+ * names (`null` clears it to the default) and keeps the stored value of everything else.
+ */
+export function pick<T>(
+  body: Record<string, unknown>,
+  field: string,
+  mode: WriteMode,
+  current: T | undefined,
+  fallback: T,
+): T {
+  if (mode === 'patch' && !(field in body)) return current ?? fallback;
   const value = body[field];
-  return (value === undefined || value === null ? current : value) as T;
+  return (value === undefined || value === null ? fallback : value) as T;
 }

@@ -102,10 +102,10 @@ export function registerAuthPolicies(app: FastifyInstance, ctx: ControllerContex
       }
       return {
         id,
-        name: pick(body, 'name', mode, existing?.name ?? ''),
+        name: pick(body, 'name', mode, existing?.name, ''),
         primary,
         secondary: { requireTotp: secondary.requireTotp, requireExtJwtSigner: null },
-        tags: pick(body, 'tags', mode, existing?.tags ?? {}),
+        tags: pick(body, 'tags', mode, existing?.tags, {}),
         createdAt: existing?.createdAt ?? now,
         updatedAt: now,
       };

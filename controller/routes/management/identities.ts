@@ -96,7 +96,7 @@ export function registerIdentities(app: FastifyInstance, ctx: ControllerContext)
     build(body, mode, existing, id, now) {
       const problems: FieldCause[] = [];
       const authPolicyId =
-        pick<string | null>(body, 'authPolicyId', mode, existing?.authPolicyId ?? 'default') ?? 'default';
+        pick<string | null>(body, 'authPolicyId', mode, existing?.authPolicyId, 'default') ?? 'default';
       if (!ctx.store.authPolicies.get(authPolicyId)) {
         problems.push({
           field: 'authPolicyId',
@@ -104,7 +104,7 @@ export function registerIdentities(app: FastifyInstance, ctx: ControllerContext)
           value: authPolicyId,
         });
       }
-      const isAdmin = pick(body, 'isAdmin', mode, existing?.isAdmin ?? false);
+      const isAdmin = pick(body, 'isAdmin', mode, existing?.isAdmin, false);
       if (existing?.isDefaultAdmin && !isAdmin) {
         problems.push({
           field: 'isAdmin',
@@ -113,7 +113,7 @@ export function registerIdentities(app: FastifyInstance, ctx: ControllerContext)
         });
       }
       if (problems.length) throw validationError(problems);
-      const disabled = pick(body, 'disabled', mode, existing?.disabled ?? false);
+      const disabled = pick(body, 'disabled', mode, existing?.disabled, false);
       // Disabling the default admin would lock every administrator out of a fresh controller for good.
       if (existing?.isDefaultAdmin && disabled)
         throw new ApiError(
@@ -123,17 +123,17 @@ export function registerIdentities(app: FastifyInstance, ctx: ControllerContext)
         );
       return {
         id,
-        name: pick(body, 'name', mode, existing?.name ?? ''),
-        type: pick(body, 'type', mode, existing?.type ?? 'Default'),
+        name: pick(body, 'name', mode, existing?.name, ''),
+        type: pick(body, 'type', mode, existing?.type, 'Default'),
         isAdmin,
         isDefaultAdmin: existing?.isDefaultAdmin ?? false,
         roleAttributes: normaliseAttributes(
-          pick(body, 'roleAttributes', mode, existing?.roleAttributes ?? []) ?? [],
+          pick(body, 'roleAttributes', mode, existing?.roleAttributes, []) ?? [],
         ),
         authPolicyId,
-        externalId: pick(body, 'externalId', mode, existing?.externalId ?? null),
+        externalId: pick(body, 'externalId', mode, existing?.externalId, null),
         disabled,
-        tags: pick(body, 'tags', mode, existing?.tags ?? {}),
+        tags: pick(body, 'tags', mode, existing?.tags, {}),
         createdAt: existing?.createdAt ?? now,
         updatedAt: now,
       };

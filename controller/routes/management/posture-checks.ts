@@ -74,7 +74,7 @@ function buildCheck(
   const problems: FieldCause[] = [];
   const parsed = module.parse(body, mode, existing as never);
   if (!parsed.ok) problems.push(...parsed.problems);
-  let name = pick<string | undefined>(body, 'name', mode, existing?.name);
+  let name = pick<string | undefined>(body, 'name', mode, existing?.name, undefined);
   if (name === undefined) {
     // OpenZiti requires a name; the seed's MFA example has none, so MFA checks get one.
     if (typeId === 'MFA') name = `MFA check ${id.slice(0, 8)}`;
@@ -82,14 +82,14 @@ function buildCheck(
   }
   if (problems.length || !parsed.ok) throw validationError(problems);
   const attributesField = 'roleAttributes' in body ? 'roleAttributes' : 'attributes';
-  const attributes = pick<string[] | null>(body, attributesField, mode, existing?.roleAttributes ?? []) ?? [];
+  const attributes = pick<string[] | null>(body, attributesField, mode, existing?.roleAttributes, []) ?? [];
   return {
     ...parsed.spec,
     id,
     name: name!,
     typeId,
     roleAttributes: normaliseAttributes(attributes),
-    tags: pick(body, 'tags', mode, existing?.tags ?? {}),
+    tags: pick(body, 'tags', mode, existing?.tags, {}),
     version: (existing?.version ?? 0) + 1,
     createdAt: existing?.createdAt ?? now,
     updatedAt: now,

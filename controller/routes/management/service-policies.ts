@@ -65,13 +65,13 @@ export function registerServicePolicies(app: FastifyInstance, ctx: ControllerCon
           : normaliseRoles((body[field] as string[] | null) ?? [], field, repo, problems);
       const policy: ServicePolicy = {
         id,
-        name: pick(body, 'name', mode, existing?.name ?? ''),
-        type: pick(body, 'type', mode, existing?.type ?? 'Dial'),
-        semantic: pick(body, 'semantic', mode, existing?.semantic ?? 'AllOf'),
+        name: pick(body, 'name', mode, existing?.name, ''),
+        type: pick(body, 'type', mode, existing?.type, 'Dial'),
+        semantic: pick(body, 'semantic', mode, existing?.semantic, 'AllOf'),
         identityRoles: roles('identityRoles', identities),
         serviceRoles: roles('serviceRoles', services),
         postureCheckRoles: roles('postureCheckRoles', postureChecks),
-        tags: pick(body, 'tags', mode, existing?.tags ?? {}),
+        tags: pick(body, 'tags', mode, existing?.tags, {}),
         createdAt: existing?.createdAt ?? now,
         updatedAt: now,
       };

@@ -68,19 +68,20 @@ export function registerServices(app: FastifyInstance, ctx: ControllerContext): 
       return {
         id,
         configs,
-        name: pick(body, 'name', mode, existing?.name ?? ''),
+        name: pick(body, 'name', mode, existing?.name, ''),
         roleAttributes: normaliseAttributes(
-          pick(body, 'roleAttributes', mode, existing?.roleAttributes ?? []) ?? [],
+          pick(body, 'roleAttributes', mode, existing?.roleAttributes, []) ?? [],
         ),
-        encryptionRequired: pick(body, 'encryptionRequired', mode, existing?.encryptionRequired ?? true),
+        encryptionRequired: pick(body, 'encryptionRequired', mode, existing?.encryptionRequired, true),
         terminatorStrategy: pick(
           body,
           'terminatorStrategy',
           mode,
-          existing?.terminatorStrategy ?? 'smartrouting',
+          existing?.terminatorStrategy,
+          'smartrouting',
         ),
-        maxIdleTimeMillis: pick(body, 'maxIdleTimeMillis', mode, existing?.maxIdleTimeMillis ?? 0),
-        tags: pick(body, 'tags', mode, existing?.tags ?? {}),
+        maxIdleTimeMillis: pick(body, 'maxIdleTimeMillis', mode, existing?.maxIdleTimeMillis, 0),
+        tags: pick(body, 'tags', mode, existing?.tags, {}),
         createdAt: existing?.createdAt ?? now,
         updatedAt: now,
       };
