@@ -339,8 +339,40 @@ export const MATRIX: Record<string, MatrixRow> = {
     expect: ADMIN_ONLY(200),
     request: async (w) => ({ path: `${MGMT}/api-sessions/${await scratchApiSession(w)}` }),
   },
+  ...Object.fromEntries(
+    ['identity', 'service', 'posture-check', 'edge-router'].map((kind) => [
+      `GET ${MGMT}/${kind}-role-attributes`,
+      { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/${kind}-role-attributes`) },
+    ]),
+  ),
+  ...relatedLists(),
   [`GET ${MGMT}/identities/{id}/mfa-audit-events`]: {
     expect: ADMIN_ONLY(200),
     request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/mfa-audit-events` }),
   },
 };
+
+/** The relation lists (`/service-policies/{id}/identities`, ...): admin only, aimed at an existing owner. */
+function relatedLists(): Record<string, MatrixRow> {
+  const policy = (w: AuthWorld) =>
+    w.create('service-policies', { name: unique('matrix-rel'), type: 'Dial', semantic: 'AnyOf' });
+  const service = (w: AuthWorld) => w.create('services', { name: unique('matrix-rel-svc') });
+  const rows: [string, string, (w: AuthWorld) => Promise<string>][] = [
+    ['service-policies', 'identities', policy],
+    ['service-policies', 'services', policy],
+    ['service-policies', 'posture-checks', policy],
+    ['identities', 'service-policies', async (w) => w.ids.client],
+    ['identities', 'services', async (w) => w.ids.client],
+    ['services', 'service-policies', service],
+    ['services', 'identities', service],
+  ];
+  return Object.fromEntries(
+    rows.map(([owner, relation, id]) => [
+      `GET ${MGMT}/${owner}/{id}/${relation}`,
+      {
+        expect: ADMIN_ONLY(200),
+        request: async (w: AuthWorld) => ({ path: `${MGMT}/${owner}/${await id(w)}/${relation}` }),
+      },
+    ]),
+  );
+}

@@ -49,6 +49,19 @@ export class AccessResolver {
     return policies;
   }
 
+  /** The identities a policy selects (by its `identityRoles`). */
+  identitiesOf(policy: ServicePolicy): Identity[] {
+    return this.select(this.store.identities, 'identities', policy.semantic, policy.identityRoles);
+  }
+
+  /** The service policies that select the service, sorted by name. */
+  policiesSelecting(service: Service): ServicePolicy[] {
+    return this.store.servicePolicies
+      .selecting('service', rolesOf(service.id, service.roleAttributes))
+      .filter((p) => roleSelects(p.semantic, p.serviceRoles, service.id, service.roleAttributes))
+      .sort(byName);
+  }
+
   /** The posture checks a policy requires (selected by its `postureCheckRoles`). */
   checksOf(policy: ServicePolicy): PostureCheck[] {
     let checks = this.checksByPolicy.get(policy.id);

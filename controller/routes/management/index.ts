@@ -10,6 +10,7 @@ import { registerPostureChecks } from './posture-checks.js';
 import { registerPostureCheckTypes } from './posture-check-types.js';
 import { registerConfigRoutes } from '../../configs/config-routes.js';
 import { registerEdgeRouterRoutes } from '../../edge-routers/edge-router-routes.js';
+import { registerRelatedLists } from './related-lists.js';
 
 /** The management API's own routes (admin only, by the guard's default). */
 export function registerManagementRoutes(app: FastifyInstance, ctx: ControllerContext): void {
@@ -23,4 +24,5 @@ export function registerManagementRoutes(app: FastifyInstance, ctx: ControllerCo
   registerConfigRoutes(app, ctx);
   registerEdgeRouterRoutes(app, ctx);
   registerApiSessions(app, ctx);
+  registerRelatedLists(app, ctx);
 }

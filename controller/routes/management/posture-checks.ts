@@ -24,7 +24,7 @@ const CheckCreate = Type.Object(
   { additionalProperties: true, description: 'plus the fields of the chosen typeId' },
 );
 const CheckPatch = Type.Partial(Type.Object(common), { additionalProperties: true });
-const CheckDetail = Type.Object(
+export const CheckDetail = Type.Object(
   {
     ...BaseEntity,
     name: Type.String(),

@@ -20,7 +20,7 @@ const writable = {
 };
 const PolicyCreate = Type.Object(writable, { additionalProperties: true });
 const PolicyPatch = Type.Partial(Type.Object(writable), { additionalProperties: true });
-const PolicyDetail = Type.Object(
+export const PolicyDetail = Type.Object(
   {
     ...BaseEntity,
     name: Type.String(),
@@ -36,6 +36,21 @@ const PolicyDetail = Type.Object(
   { additionalProperties: true },
 );
 
+export function servicePolicyToWire(ctx: ControllerContext, p: ServicePolicy): Record<string, unknown> {
+  const { identities, services, postureChecks } = ctx.store;
+  return {
+    ...entityBase('service-policies', p),
+    type: p.type,
+    semantic: p.semantic,
+    identityRoles: p.identityRoles,
+    identityRolesDisplay: rolesDisplay(p.identityRoles, identities),
+    serviceRoles: p.serviceRoles,
+    serviceRolesDisplay: rolesDisplay(p.serviceRoles, services),
+    postureCheckRoles: p.postureCheckRoles,
+    postureCheckRolesDisplay: rolesDisplay(p.postureCheckRoles, postureChecks),
+  };
+}
+
 export function registerServicePolicies(app: FastifyInstance, ctx: ControllerContext): void {
   const { identities, services, postureChecks } = ctx.store;
   registerCrud<ServicePolicy>(app, ctx, {
@@ -43,17 +58,7 @@ export function registerServicePolicies(app: FastifyInstance, ctx: ControllerCon
     tag: 'Service Policy',
     repo: ctx.store.servicePolicies,
     schemas: { create: PolicyCreate, update: PolicyCreate, patch: PolicyPatch, detail: PolicyDetail },
-    toWire: (p) => ({
-      ...entityBase('service-policies', p),
-      type: p.type,
-      semantic: p.semantic,
-      identityRoles: p.identityRoles,
-      identityRolesDisplay: rolesDisplay(p.identityRoles, identities),
-      serviceRoles: p.serviceRoles,
-      serviceRolesDisplay: rolesDisplay(p.serviceRoles, services),
-      postureCheckRoles: p.postureCheckRoles,
-      postureCheckRolesDisplay: rolesDisplay(p.postureCheckRoles, postureChecks),
-    }),
+    toWire: (p) => servicePolicyToWire(ctx, p),
     build(body, mode, existing, id, now) {
       const problems: FieldCause[] = [];
       const roles = (

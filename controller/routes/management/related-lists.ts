@@ -1,0 +1,170 @@
+/**
+ * The read routes OpenZiti clients and its console use to show how entities relate: the role attributes in
+ * use per kind, and who a policy selects (or what selects an identity or a service). Each answers a list
+ * envelope of the related entities, resolved through the same role indexes that decide access.
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { ControllerContext } from '../../context.js';
+import type { Entity } from '../../model.js';
+import { notFound } from '../../http/api-error.js';
+import { list } from '../../http/envelope.js';
+import { parseListQuery } from '../../http/list-query.js';
+import { IdParams, ListQuerystring, errorResponses, listEnvelope } from '../../http/schemas.js';
+import { AccessResolver } from '../../posture/access/access-resolver.js';
+import type { PostureCheck } from '../../posture/types.js';
+import type { AttributedRepository } from '../../store/repository.js';
+import { IdentityDetail, identityToWire } from './identities.js';
+import { PolicyDetail, servicePolicyToWire } from './service-policies.js';
+import { CheckDetail, postureCheckToWire } from './posture-checks.js';
+import { ServiceDetail, serviceToWire } from './services.js';
+
+/** One page of an in-memory list, by the request's `limit`, `offset` and name filter. */
+function page<T extends { name: string; id: string }>(items: T[], query: Record<string, unknown>) {
+  const q = parseListQuery(query);
+  const matching = items.filter(
+    (e) =>
+      (q.id === undefined || e.id === q.id) &&
+      (q.name === undefined || e.name === q.name) &&
+      (q.nameContains === undefined || e.name.toLowerCase().includes(q.nameContains.toLowerCase())),
+  );
+  return {
+    items: matching.slice(q.offset, q.offset + q.limit),
+    pagination: { limit: q.limit, offset: q.offset, totalCount: matching.length },
+  };
+}
+
+export function registerRelatedLists(app: FastifyInstance, ctx: ControllerContext): void {
+  const { store } = ctx;
+
+  const attributeKinds: [string, AttributedRepository<Entity & { roleAttributes: string[] }>][] = [
+    ['identity', store.identities],
+    ['service', store.services],
+    ['posture-check', store.postureChecks as never],
+    ['edge-router', store.edgeRouters],
+  ];
+  for (const [kind, repo] of attributeKinds) {
+    app.get(
+      `/${kind}-role-attributes`,
+      {
+        schema: {
+          tags: ['Role Attributes'],
+          description: `Every role attribute some ${kind} carries, sorted`,
+          querystring: ListQuerystring,
+          response: { 200: listEnvelope(Type.String()), ...errorResponses(400, 401) },
+        },
+      },
+      async (request) => {
+        const attributes = repo.attributes().map((a) => ({ id: a, name: a }));
+        const { items, pagination } = page(attributes, request.query as Record<string, unknown>);
+        return list(
+          items.map((a) => a.id),
+          pagination,
+        );
+      },
+    );
+  }
+
+  /** `GET /<owner>/:id/<related>`: the owner loaded (404 when unknown), then its related entities. */
+  function related<O, R extends { name: string; id: string }>(
+    path: string,
+    tag: string,
+    item: TSchema,
+    load: (id: string) => O | undefined,
+    find: (owner: O, resolver: AccessResolver) => R[],
+    toWire: (entity: R) => Record<string, unknown>,
+  ): void {
+    app.get(
+      path,
+      {
+        schema: {
+          tags: [tag],
+          params: IdParams,
+          querystring: ListQuerystring,
+          response: { 200: listEnvelope(item), ...errorResponses(400, 401, 404) },
+        },
+      },
+      async (request) => {
+        const { id } = request.params as { id: string };
+        const owner = load(id);
+        if (owner === undefined) throw notFound(`${path.split('/')[1]}/${id}`);
+        const { items, pagination } = page(
+          find(owner, new AccessResolver(store)),
+          request.query as Record<string, unknown>,
+        );
+        return list(items.map(toWire), pagination);
+      },
+    );
+  }
+
+  const policy = (id: string) => store.servicePolicies.get(id);
+  const identityWire = (i: Parameters<typeof identityToWire>[1]) => identityToWire(ctx, i);
+  const policyWire = (p: Parameters<typeof servicePolicyToWire>[1]) => servicePolicyToWire(ctx, p);
+  const checkWire = (c: PostureCheck) => postureCheckToWire(c);
+
+  related(
+    '/service-policies/:id/identities',
+    'Service Policy',
+    IdentityDetail,
+    policy,
+    (p, r) => r.identitiesOf(p),
+    identityWire,
+  );
+  related(
+    '/service-policies/:id/services',
+    'Service Policy',
+    ServiceDetail,
+    policy,
+    (p, r) => r.servicesOf(p),
+    serviceToWire,
+  );
+  related(
+    '/service-policies/:id/posture-checks',
+    'Service Policy',
+    CheckDetail,
+    policy,
+    (p, r) => r.checksOf(p),
+    checkWire,
+  );
+
+  const identity = (id: string) => store.identities.get(id);
+  related(
+    '/identities/:id/service-policies',
+    'Identity',
+    PolicyDetail,
+    identity,
+    (i, r) => r.policiesOf(i),
+    policyWire,
+  );
+  related(
+    '/identities/:id/services',
+    'Identity',
+    ServiceDetail,
+    identity,
+    (i, r) => r.grantsOf(i).map((g) => g.service),
+    serviceToWire,
+  );
+
+  const service = (id: string) => store.services.get(id);
+  related(
+    '/services/:id/service-policies',
+    'Service',
+    PolicyDetail,
+    service,
+    (s, r) => r.policiesSelecting(s),
+    policyWire,
+  );
+  related(
+    '/services/:id/identities',
+    'Service',
+    IdentityDetail,
+    service,
+    (s, r) => uniqueById(r.policiesSelecting(s).flatMap((p) => r.identitiesOf(p))),
+    identityWire,
+  );
+}
+
+function uniqueById<T extends { id: string; name: string }>(items: T[]): T[] {
+  const seen = new Map(items.map((e) => [e.id, e]));
+  return [...seen.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
