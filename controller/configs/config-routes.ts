@@ -9,7 +9,7 @@ import type { ControllerContext } from '../context.js';
 import type { Config, ConfigType } from '../model.js';
 import { ApiError, validationError } from '../http/api-error.js';
 import { entityBase } from '../http/envelope.js';
-import { BaseEntity, EntityRef, Name, Tags } from '../http/schemas.js';
+import { BaseEntity, EntityRef, Name, Tags, writeBodies } from '../http/schemas.js';
 import { registerCrud, pick } from '../routes/crud.js';
 import { ref } from '../routes/management/refs.js';
 import { isBuiltinConfigType } from './builtin-types.js';
@@ -68,9 +68,9 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ControllerContex
     tag: 'Config',
     repo: store.configTypes,
     schemas: {
-      create: Type.Object(typeWritable, { additionalProperties: true }),
-      update: Type.Object(typeWritable, { additionalProperties: true }),
-      patch: Type.Partial(Type.Object(typeWritable), { additionalProperties: true }),
+      create: writeBodies(typeWritable).create,
+      update: writeBodies(typeWritable).create,
+      patch: writeBodies(typeWritable).patch,
       detail: ConfigTypeDetail,
     },
     toWire: (t) => ({ ...entityBase('config-types', t), schema: t.schema, target: t.target }),
@@ -107,12 +107,10 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ControllerContex
     tag: 'Config',
     repo: store.configs,
     schemas: {
-      create: Type.Object(configWritable, { additionalProperties: true }),
-      update: Type.Object(
-        { ...configWritable, configTypeId: Type.Optional(configWritable.configTypeId) },
-        { additionalProperties: true },
-      ),
-      patch: Type.Partial(Type.Object(configWritable), { additionalProperties: true }),
+      create: writeBodies(configWritable).create,
+      update: writeBodies({ ...configWritable, configTypeId: Type.Optional(configWritable.configTypeId) })
+        .create,
+      patch: writeBodies(configWritable).patch,
       detail: ConfigDetail,
     },
     toWire: (c) => {

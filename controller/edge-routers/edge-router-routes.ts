@@ -19,6 +19,7 @@ import {
   Tags,
   detailEnvelope,
   errorResponses,
+  writeBodies,
 } from '../http/schemas.js';
 import { registerCrud, pick } from '../routes/crud.js';
 import { normaliseAttributes } from '../routes/management/roles.js';
@@ -35,6 +36,7 @@ const writable = {
   appData: Type.Optional(Tags),
   tags: Type.Optional(Tags),
 };
+const bodies = writeBodies(writable, ['configs', 'ctrlChanListeners']);
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 const EdgeRouterDetail = Type.Object(
   {
@@ -104,9 +106,9 @@ export function registerEdgeRouterRoutes(app: FastifyInstance, ctx: ControllerCo
     tag: 'Edge Router',
     repo: store.edgeRouters,
     schemas: {
-      create: Type.Object(writable, { additionalProperties: true }),
-      update: Type.Object(writable, { additionalProperties: true }),
-      patch: Type.Partial(Type.Object(writable), { additionalProperties: true }),
+      create: bodies.create,
+      update: bodies.create,
+      patch: bodies.patch,
       detail: EdgeRouterDetail,
     },
     toWire,

@@ -8,7 +8,7 @@ import type { ControllerContext } from '../context.js';
 import { SEMANTICS, type Entity, type EdgeRouterPolicy, type ServiceEdgeRouterPolicy } from '../model.js';
 import { validationError, type FieldCause } from '../http/api-error.js';
 import { entityBase } from '../http/envelope.js';
-import { BaseEntity, Name, Roles, Tags } from '../http/schemas.js';
+import { BaseEntity, Name, Roles, Tags, writeBodies } from '../http/schemas.js';
 import { registerCrud, pick } from '../routes/crud.js';
 import { normaliseRoles, rolesDisplay } from '../routes/management/roles.js';
 import type { EntityRepository } from '../store/repository.js';
@@ -51,9 +51,9 @@ function registerPolicyKind<T extends Entity & { semantic: 'AllOf' | 'AnyOf'; ed
     tag,
     repo,
     schemas: {
-      create: Type.Object(writable, { additionalProperties: true }),
-      update: Type.Object(writable, { additionalProperties: true }),
-      patch: Type.Partial(Type.Object(writable), { additionalProperties: true }),
+      create: writeBodies(writable).create,
+      update: writeBodies(writable).create,
+      patch: writeBodies(writable).patch,
       detail,
     },
     toWire: (p) => {

@@ -19,13 +19,20 @@ function fromFastifyError(
 ): ApiError {
   if (error.validation) {
     const issue = error.validation[0]!;
-    const missing = issue.keyword === 'required' ? String(issue.params.missingProperty) : undefined;
-    let field = pointerToField(issue.instancePath, missing);
+    const named =
+      issue.keyword === 'required'
+        ? String(issue.params.missingProperty)
+        : issue.keyword === 'additionalProperties'
+          ? String(issue.params.additionalProperty)
+          : undefined;
+    let field = pointerToField(issue.instancePath, named);
     if (!field) field = error.validationContext === 'body' ? 'body' : (error.validationContext ?? 'request');
     const reason =
       issue.keyword === 'required'
         ? 'is required'
-        : (issue.parentSchema?.['x-reasons']?.[issue.keyword] ?? issue.message ?? 'is invalid');
+        : issue.keyword === 'additionalProperties'
+          ? 'is not a field of this request (check its spelling)'
+          : (issue.parentSchema?.['x-reasons']?.[issue.keyword] ?? issue.message ?? 'is invalid');
     return validationError([{ field, reason, value: undefined }]);
   }
   switch (error.code) {

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
 
 /** Schemas shared by every route: envelopes, base entity fields, list parameters. */
 
@@ -91,3 +91,27 @@ export const ListQuerystring = Type.Object({
 });
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }) });
+
+/**
+ * The bodies of a create/PUT and of a PATCH. A field in neither Postern nor OpenZiti's definition of the
+ * body is a 400 naming it (a typo such as `identityRole` must never silently do nothing); the fields OpenZiti
+ * defines that Postern does not implement (`openZitiOnly`) are accepted and ignored, so its clients keep
+ * working.
+ */
+export function writeBodies(
+  writable: TProperties,
+  openZitiOnly: readonly string[] = [],
+  description?: string,
+) {
+  const ignored = Object.fromEntries(
+    openZitiOnly.map((f) => [
+      f,
+      Type.Optional(Type.Unknown({ description: 'accepted for OpenZiti clients; not used' })),
+    ]),
+  );
+  const all = { ...writable, ...ignored };
+  return {
+    create: Type.Object(all, { additionalProperties: false, ...(description ? { description } : {}) }),
+    patch: Type.Partial(Type.Object(all), { additionalProperties: false }),
+  };
+}

@@ -112,6 +112,8 @@ function crud(
   body: (w: AuthWorld) => Promise<Record<string, unknown>> | Record<string, unknown>,
   patch: () => Record<string, unknown>,
   existing: (w: AuthWorld) => Promise<string>,
+  /** a PUT body, when it differs from a create's (OpenZiti's update bodies may take fewer fields) */
+  put: (w: AuthWorld) => Promise<Record<string, unknown>> | Record<string, unknown> = body,
 ): Record<string, MatrixRow> {
   const base = `${MGMT}/${collection}`;
   const target = async (w: AuthWorld, who: Who) =>
@@ -128,7 +130,7 @@ function crud(
     },
     [`PUT ${base}/{id}`]: {
       expect: ADMIN_ONLY(200),
-      request: async (w, who) => ({ path: `${base}/${await target(w, who)}`, body: await body(w) }),
+      request: async (w, who) => ({ path: `${base}/${await target(w, who)}`, body: await put(w) }),
     },
     [`PATCH ${base}/{id}`]: {
       expect: ADMIN_ONLY(200),
@@ -213,6 +215,7 @@ export const MATRIX: Record<string, MatrixRow> = {
     }),
     () => ({ password: 'matrix-password-2' }),
     async (w) => (await w.admin.get(`${MGMT}/authenticators?limit=1`)).body.data[0].id as string,
+    () => ({ username: unique('matrix-auth'), password: 'matrix-password' }),
   ),
   ...crud(
     'services',

@@ -4,7 +4,7 @@ import type { ControllerContext } from '../../context.js';
 import type { AuthPolicy } from '../../model.js';
 import { ApiError, validationError } from '../../http/api-error.js';
 import { entityBase } from '../../http/envelope.js';
-import { BaseEntity, Name, Tags } from '../../http/schemas.js';
+import { BaseEntity, Name, Tags, writeBodies } from '../../http/schemas.js';
 import { registerCrud, pick } from '../crud.js';
 
 const Updb = Type.Object({
@@ -37,18 +37,21 @@ const deepPartial = <T extends TProperties>(o: TObject<T>): TObject =>
     ),
   );
 
-const AuthPolicyCreate = Type.Object({
+const AuthPolicyCreate = writeBodies({
   name: Name,
   primary: Primary,
   secondary: Secondary,
   tags: Type.Optional(Tags),
-});
-const AuthPolicyPatch = Type.Object({
-  name: Type.Optional(Name),
-  primary: Type.Optional(deepPartial(Primary)),
-  secondary: Type.Optional(deepPartial(Secondary)),
-  tags: Type.Optional(Tags),
-});
+}).create;
+const AuthPolicyPatch = Type.Object(
+  {
+    name: Type.Optional(Name),
+    primary: Type.Optional(deepPartial(Primary)),
+    secondary: Type.Optional(deepPartial(Secondary)),
+    tags: Type.Optional(Tags),
+  },
+  { additionalProperties: false },
+);
 const AuthPolicyDetail = Type.Object({
   ...BaseEntity,
   name: Type.String(),

@@ -20,21 +20,28 @@ import {
   detailEnvelope,
   errorResponses,
   listEnvelope,
+  writeBodies,
 } from '../../http/schemas.js';
 import { ref } from './refs.js';
 
 // The same bounds OpenZiti's /authenticate accepts, so every authenticator made here can log in.
 const Username = Type.String({ minLength: 4, maxLength: 100 });
 const Password = Type.String({ minLength: 5, maxLength: 100 });
-const Create = Type.Object({
-  method: Type.Literal('updb'),
-  identityId: Type.String({ minLength: 1 }),
+const Create = writeBodies(
+  {
+    method: Type.Literal('updb'),
+    identityId: Type.String({ minLength: 1 }),
+    username: Username,
+    password: Password,
+    tags: Type.Optional(Tags),
+  },
+  ['certPem'],
+).create;
+const { create: Update, patch: Patch } = writeBodies({
   username: Username,
   password: Password,
   tags: Type.Optional(Tags),
 });
-const Update = Type.Object({ username: Username, password: Password, tags: Type.Optional(Tags) });
-const Patch = Type.Partial(Update);
 const Detail = Type.Object({
   ...BaseEntity,
   method: Type.String(),

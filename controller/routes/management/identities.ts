@@ -4,7 +4,7 @@ import type { ControllerContext } from '../../context.js';
 import { IDENTITY_TYPES, type Identity } from '../../model.js';
 import { ApiError, validationError, type FieldCause } from '../../http/api-error.js';
 import { entityBase, iso, selfLinks } from '../../http/envelope.js';
-import { Attributes, BaseEntity, DateTime, EntityRef, Name, Tags } from '../../http/schemas.js';
+import { Attributes, BaseEntity, DateTime, EntityRef, Name, Tags, writeBodies } from '../../http/schemas.js';
 import { endApiSessionsOf } from '../../auth/api-sessions.js';
 import { releasePolicyReferences } from './policy-references.js';
 import { registerCrud, pick } from '../crud.js';
@@ -22,8 +22,15 @@ const writable = {
   disabled: Type.Optional(Type.Boolean()),
   tags: Type.Optional(Tags),
 };
-const IdentityCreate = Type.Object(writable, { additionalProperties: true });
-const IdentityPatch = Type.Partial(Type.Object(writable), { additionalProperties: true });
+const { create: IdentityCreate, patch: IdentityPatch } = writeBodies(writable, [
+  'appData',
+  'defaultHostingCost',
+  'defaultHostingPrecedence',
+  'enrollment',
+  'permissions',
+  'serviceHostingCosts',
+  'serviceHostingPrecedences',
+]);
 
 export const IdentityDetail = Type.Object(
   {

@@ -5,7 +5,7 @@ import { POSTURE_CHECK_TYPES, type PostureCheck } from '../../posture/types.js';
 import { getCheckModule, moduleFor } from '../../posture/checks/index.js';
 import { validationError, type FieldCause } from '../../http/api-error.js';
 import { entityBase } from '../../http/envelope.js';
-import { Attributes, BaseEntity, Name, Tags } from '../../http/schemas.js';
+import { Attributes, BaseEntity, Name, Tags, writeBodies } from '../../http/schemas.js';
 import { releasePolicyReferences } from './policy-references.js';
 import { registerCrud, pick, type WriteMode } from '../crud.js';
 import { normaliseAttributes } from './roles.js';
@@ -19,11 +19,26 @@ const common = {
   attributes: Type.Optional(Type.Union([Attributes, Type.Null()])),
   tags: Type.Optional(Tags),
 };
-const CheckCreate = Type.Object(
-  { ...common, name: Type.Optional(Name) },
-  { additionalProperties: true, description: 'plus the fields of the chosen typeId' },
+// Each type's own fields, checked by its module; listed here so any other field is refused by name.
+const typeFields = Object.fromEntries(
+  [
+    'operatingSystems',
+    'macAddresses',
+    'domains',
+    'process',
+    'processes',
+    'semantic',
+    'timeoutSeconds',
+    'promptOnWake',
+    'promptOnUnlock',
+    'ignoreLegacyEndpoints',
+  ].map((f) => [f, Type.Optional(Type.Unknown({ description: 'a field of the chosen typeId' }))]),
 );
-const CheckPatch = Type.Partial(Type.Object(common), { additionalProperties: true });
+const { create: CheckCreate, patch: CheckPatch } = writeBodies(
+  { ...common, ...typeFields, name: Type.Optional(Name) },
+  [],
+  'plus the fields of the chosen typeId',
+);
 export const CheckDetail = Type.Object(
   {
     ...BaseEntity,

@@ -4,7 +4,7 @@ import type { ControllerContext } from '../../context.js';
 import { POLICY_TYPES, SEMANTICS, type ServicePolicy } from '../../model.js';
 import { validationError, type FieldCause } from '../../http/api-error.js';
 import { entityBase } from '../../http/envelope.js';
-import { BaseEntity, Name, Roles, Tags } from '../../http/schemas.js';
+import { BaseEntity, Name, Roles, Tags, writeBodies } from '../../http/schemas.js';
 import { registerCrud, pick } from '../crud.js';
 import { normaliseRoles, rolesDisplay } from './roles.js';
 
@@ -18,8 +18,7 @@ const writable = {
   postureCheckRoles: Type.Optional(Type.Union([Roles, Type.Null()])),
   tags: Type.Optional(Tags),
 };
-const PolicyCreate = Type.Object(writable, { additionalProperties: true });
-const PolicyPatch = Type.Partial(Type.Object(writable), { additionalProperties: true });
+const { create: PolicyCreate, patch: PolicyPatch } = writeBodies(writable);
 export const PolicyDetail = Type.Object(
   {
     ...BaseEntity,

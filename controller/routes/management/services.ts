@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import type { Service } from '../../model.js';
 import { entityBase } from '../../http/envelope.js';
-import { Attributes, BaseEntity, Name, Tags } from '../../http/schemas.js';
+import { Attributes, BaseEntity, Name, Tags, writeBodies } from '../../http/schemas.js';
 import { releasePolicyReferences } from './policy-references.js';
 import { registerCrud, pick } from '../crud.js';
 import { normaliseAttributes } from './roles.js';
@@ -19,8 +19,7 @@ const writable = {
   configs: Type.Optional(Type.Array(Type.String())),
   tags: Type.Optional(Tags),
 };
-const ServiceCreate = Type.Object(writable, { additionalProperties: true });
-const ServicePatch = Type.Partial(Type.Object(writable), { additionalProperties: true });
+const { create: ServiceCreate, patch: ServicePatch } = writeBodies(writable);
 export const ServiceDetail = Type.Object(
   {
     ...BaseEntity,

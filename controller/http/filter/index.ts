@@ -1,0 +1,27 @@
+/**
+ * OpenZiti's list filter language (`?filter=`), as the ZAC admin console and the `ziti` CLI send it, parsed and
+ * compiled to parameterised SQLite SQL:
+ *
+ *   name contains "" sort by name asc skip 0 limit 25
+ *   true limit 1
+ *   (type = "Dial" or name icontains "web") and createdAt >= datetime(2021-01-01T00:00:00Z)
+ *   id in ["a", "b"] and not isAdmin
+ *
+ * See parser.ts for the grammar and compile.ts for the SQL. Errors are 400 INVALID_FILTER naming the 1-based
+ * character position and what was expected there.
+ */
+import { compileParsed } from './compile.js';
+import { parseFilter } from './parser.js';
+import type { CompiledFilter, FilterField } from './types.js';
+
+export type { CompiledFilter, FilterField } from './types.js';
+export { MAX_FILTER_DEPTH, MAX_FILTER_LENGTH } from './errors.js';
+
+/**
+ * Compiles `filter` against the fields a list route exposes. `where` is '' for no predicate and otherwise an SQL
+ * boolean expression whose `?` placeholders take `params` in order; `orderBy` is '' or `sql ASC|DESC, …` built
+ * only from `FilterField.sql`. Throws `ApiError` 400 INVALID_FILTER on any syntax, field or type error.
+ */
+export function compileFilter(filter: string, fields: Record<string, FilterField>): CompiledFilter {
+  return compileParsed(filter, parseFilter(filter), fields);
+}
