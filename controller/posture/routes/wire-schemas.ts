@@ -132,7 +132,7 @@ export const PostureData = Type.Object({
         passedOnWake: Type.Boolean(),
         passedOnUnlock: Type.Boolean(),
       }),
-      endpointState: Type.Object({ wokenAt: NullableDateTime, unlockedAt: NullableDateTime }),
+      endpointState: Type.Optional(Type.Object({ wokenAt: NullableDateTime, unlockedAt: NullableDateTime })),
       sdkInfo: Type.Union([Type.Record(Type.String(), Type.String()), Type.Null()]),
     }),
   ),

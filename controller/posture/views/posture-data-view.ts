@@ -25,7 +25,10 @@ function apiSessionToWire(s: ApiSessionPostureData) {
       passedOnWake: passedSince(s.mfaPassedAt, s.wokenAt),
       passedOnUnlock: passedSince(s.mfaPassedAt, s.unlockedAt),
     },
-    endpointState: { wokenAt: iso(s.wokenAt), unlockedAt: iso(s.unlockedAt) },
+    // As OpenZiti emits it: only once a wake or unlock happened, then with both times (null for the other).
+    ...(s.wokenAt || s.unlockedAt
+      ? { endpointState: { wokenAt: iso(s.wokenAt), unlockedAt: iso(s.unlockedAt) } }
+      : {}),
     sdkInfo: s.sdkInfo,
   };
 }

@@ -51,6 +51,7 @@ export const IdentityDetail = Type.Object(
     envInfo: Type.Object({}, { additionalProperties: true }),
     sdkInfo: Type.Object({}, { additionalProperties: true }),
     lastActivityAt: Type.Optional(Type.Union([DateTime, Type.Null()])),
+    permissions: Type.Array(Type.String()),
   },
   { additionalProperties: true },
 );
@@ -90,6 +91,8 @@ export function identityToWire(ctx: ControllerContext, identity: Identity): Reco
     serviceHostingCosts: {},
     defaultHostingPrecedence: 'default',
     defaultHostingCost: 0,
+    // OpenZiti's fine-grained admin permissions; Postern has only isAdmin, so none are granted beyond it.
+    permissions: [],
   };
 }
 

@@ -35,6 +35,7 @@ export const CurrentApiSessionDetail = Type.Object(
     expirationSeconds: Type.Integer(),
     lastActivityAt: DateTime,
     cachedLastActivityAt: DateTime,
+    cachedUpdatedAt: DateTime,
   },
   { additionalProperties: true },
 );
@@ -69,6 +70,7 @@ export function currentSessionToWire(
     expirationSeconds: Math.max(0, Math.round((expires.getTime() - ctx.clock.now().getTime()) / 1000)),
     lastActivityAt: iso(session.lastActivityAt),
     cachedLastActivityAt: iso(session.lastActivityAt),
+    cachedUpdatedAt: iso(session.updatedAt),
   };
 }
 
