@@ -2,20 +2,23 @@ import { ApiError } from './api-error.js';
 import type { ListQuery } from '../store/repository.js';
 
 const DEFAULT_LIMIT = 10;
-const MAX_LIMIT = 500;
+export const MAX_LIMIT = 500;
 /** Past any real row count, and small enough to stay an integer all the way into SQLite. */
 const MAX_OFFSET = 1_000_000_000;
 
 /**
- * Reads `limit`, `offset` and `filter` the way OpenZiti does (default 10, at most 500). The filter
- * supports the subset of OpenZiti's query language that clients use for lookups:
- * `name = "x"`, `name contains "x"` and `id = "x"`.
+ * Reads `limit`, `offset` and `filter` the way OpenZiti does (default 10, at most 500). With `fullGrammar`
+ * the filter is passed on whole, for the repository to compile; otherwise it takes the lookups clients make
+ * on the smaller lists: `name = "x"`, `name contains "x"` and `id = "x"`.
  */
-export function parseListQuery(q: {
-  limit?: number;
-  offset?: number;
-  filter?: string;
-}): ListQuery & { id?: string } {
+export function parseListQuery(
+  q: {
+    limit?: number;
+    offset?: number;
+    filter?: string;
+  },
+  options: { fullGrammar?: boolean } = {},
+): ListQuery & { id?: string } {
   const limit = q.limit ?? DEFAULT_LIMIT;
   const offset = q.offset ?? 0;
   if (!Number.isInteger(limit) || limit < 0 || limit > MAX_LIMIT) {
@@ -33,7 +36,10 @@ export function parseListQuery(q: {
     });
   }
   const query: ListQuery & { id?: string } = { limit: limit === 0 ? DEFAULT_LIMIT : limit, offset };
-  if (q.filter !== undefined && q.filter.trim() !== '') Object.assign(query, parseFilter(q.filter));
+  if (q.filter === undefined || q.filter.trim() === '') return query;
+  // Lists stored as documents compile the whole grammar (controller/http/filter); the rest take the lookups.
+  if (options.fullGrammar) return { ...query, filter: q.filter };
+  Object.assign(query, parseFilter(q.filter));
   return query;
 }
 

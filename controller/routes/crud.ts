@@ -75,7 +75,7 @@ export function registerCrud<T extends Entity>(
       },
     },
     async (request) => {
-      const query = parseListQuery(request.query as Record<string, never>);
+      const query = parseListQuery(request.query as Record<string, never>, { fullGrammar: true });
       if (query.id !== undefined) {
         const one = r.repo.get(query.id);
         const items = one && query.offset === 0 ? [one] : [];
@@ -87,7 +87,11 @@ export function registerCrud<T extends Entity>(
       const page = r.repo.list(query);
       return list(
         page.items.map((e) => r.toWire(e)),
-        { limit: query.limit, offset: query.offset, totalCount: page.totalCount },
+        {
+          limit: page.limit ?? query.limit,
+          offset: page.offset ?? query.offset,
+          totalCount: page.totalCount,
+        },
       );
     },
   );

@@ -23,6 +23,9 @@ import type { MfaRepository } from '../mfa/mfa-repository.js';
 export interface Page<T> {
   items: T[];
   totalCount: number;
+  /** the page size and start the filter's own `limit`/`skip` chose, when it had them */
+  limit?: number;
+  offset?: number;
 }
 
 export interface ListQuery {
@@ -32,6 +35,8 @@ export interface ListQuery {
   name?: string;
   /** case-insensitive substring of the name */
   nameContains?: string;
+  /** an OpenZiti filter (`name contains "x" sort by name skip 0 limit 25`), for repositories that compile it */
+  filter?: string;
 }
 
 export interface EntityRepository<T extends Entity> {

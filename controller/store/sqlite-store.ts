@@ -40,13 +40,25 @@ export class SqliteStore implements Store {
 
   constructor(readonly db: Db) {
     this.commits = new GroupCommit(db, () => this.clearCaches());
-    this.identities = new DocumentRepository<Identity>(db, 'identities', 'identity');
+    this.identities = new DocumentRepository<Identity>(db, 'identities', 'identity', undefined, {
+      filterExtras: [
+        ['isAdmin', 'boolean'],
+        ['isDefaultAdmin', 'boolean'],
+        ['disabled', 'boolean'],
+        ['type', 'string'],
+        ['externalId', 'string'],
+        ['authPolicyId', 'string'],
+      ],
+    });
     // The catalogue (services, checks, policies, auth policies) is read on every access decision and is
     // small next to identities, so those repositories keep parsed entities in memory.
     const cached = { cache: true };
     // Services stored before configs existed have none.
     const reviveService = (doc: Record<string, unknown>) => ({ configs: (doc.configs as string[]) ?? [] });
-    this.services = new DocumentRepository<Service>(db, 'services', 'service', reviveService, cached);
+    this.services = new DocumentRepository<Service>(db, 'services', 'service', reviveService, {
+      ...cached,
+      filterExtras: [['encryptionRequired', 'boolean']],
+    });
     // Configs and routers are read for every service listing, session and router link: cached like services.
     this.configTypes = new DocumentRepository<ConfigType>(db, 'config_types', null, undefined, cached);
     this.configs = new DocumentRepository<Config>(db, 'configs', null, undefined, cached);
@@ -76,7 +88,10 @@ export class SqliteStore implements Store {
       'posture_checks',
       'postureCheck',
       undefined,
-      cached,
+      {
+        ...cached,
+        filterExtras: [['typeId', 'string']],
+      },
     );
     this.servicePolicies = new SqliteServicePolicyRepository(db);
     this.authPolicies = new DocumentRepository<AuthPolicy>(db, 'auth_policies', null, undefined, cached);

@@ -24,10 +24,10 @@ const isWordChar = (c: string) => isWordStart(c) || isDigit(c);
 /** The escapes OpenZiti's grammar allows inside a string: `\"`, `\\`, `\f`, `\n`, `\r`, `\t`. */
 const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', f: '\f', n: '\n', r: '\r', t: '\t' };
 
-/** Short, printable rendering of source text for error messages. */
+/** Short rendering of source text for error messages; a string literal keeps its own double quotes. */
 export function quote(text: string): string {
   const t = text.length > 40 ? `${text.slice(0, 40)}…` : text;
-  return `'${t}'`;
+  return text.startsWith('"') ? t : `'${t}'`;
 }
 
 export function tokenize(filter: string): Token[] {

@@ -285,8 +285,9 @@ class Parser {
       field.setFunction = tok.text.toLowerCase() === 'anyof' ? 'anyOf' : 'allOf';
     } else {
       const prev = this.tokens[this.i - 1];
-      const endsHere = tok.kind === 'eof' || tok.kind === ')' || this.isWord(tok, ...CLAUSE_WORDS);
-      if (endsHere && prev) throw this.expected('a condition', prev);
+      const startsField =
+        tok.kind === 'quotedWord' || (tok.kind === 'word' && !KEYWORDS.has(tok.text.toLowerCase()));
+      if (!startsField && prev) throw this.expected('a condition', prev);
       field = this.parseFieldName(undefined, 'a condition (a field name, true, false, not or a parenthesis)');
     }
     return this.parseComparison(field, tok);

@@ -2,6 +2,9 @@ import type Database from 'better-sqlite3';
 import type { Db } from '../database.js';
 import type { Entity } from '../../model.js';
 import { UniqueViolation, type AttributedRepository, type ListQuery, type Page } from '../repository.js';
+import { compileFilter, type FilterField } from '../../http/filter/index.js';
+import { MAX_LIMIT } from '../../http/list-query.js';
+import { documentFilterFields, type ExtraField } from './document-filter.js';
 
 interface Row {
   id: string;
@@ -30,15 +33,18 @@ export class DocumentRepository<
    * touches; the store clears every cache when a transaction fails, so a rolled-back write cannot linger.
    */
   private readonly cache: Map<string, T> | null;
+  /** what an OpenZiti filter on this list may name */
+  private readonly filterFields: Record<string, FilterField>;
 
   constructor(
     protected readonly db: Db,
     private readonly table: string,
     private readonly roleKind: string | null,
     private readonly revive: DocReviver<T> = () => ({}),
-    options: { cache?: boolean } = {},
+    options: { cache?: boolean; filterExtras?: readonly ExtraField[] } = {},
   ) {
     this.cache = options.cache ? new Map() : null;
+    this.filterFields = documentFilterFields(table, roleKind !== null, options.filterExtras);
     this.stmts = {
       get: db.prepare(`SELECT * FROM ${table} WHERE id = ?`),
       getByName: db.prepare(`SELECT * FROM ${table} WHERE name = ?`),
@@ -61,6 +67,7 @@ export class DocumentRepository<
   }
 
   list(query: ListQuery): Page<T> {
+    if (query.filter !== undefined) return this.listFiltered(query, query.filter);
     const where: string[] = [];
     const params: unknown[] = [];
     if (query.name !== undefined) {
@@ -81,6 +88,24 @@ export class DocumentRepository<
       query.offset,
     ) as Row[];
     return { items: rows.map((r) => this.fromRow(r)), totalCount: total.n };
+  }
+
+  /** A list by an OpenZiti filter: its predicate, sort and paging (within the API's limit) compiled to SQL. */
+  private listFiltered(query: ListQuery, filter: string): Page<T> {
+    const compiled = compileFilter(filter, this.filterFields);
+    const clause = compiled.where ? `WHERE ${compiled.where}` : '';
+    const limit = Math.min(compiled.limit ?? query.limit, MAX_LIMIT);
+    const offset = compiled.offset ?? query.offset;
+    const total = this.sql(`SELECT COUNT(*) AS n FROM ${this.table} ${clause}`).get(...compiled.params) as {
+      n: number;
+    };
+    const order = compiled.orderBy ? `${compiled.orderBy}, ${this.table}.id` : `${this.table}.name`;
+    const rows = this.sql(`SELECT * FROM ${this.table} ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`).all(
+      ...compiled.params,
+      limit,
+      offset,
+    ) as Row[];
+    return { items: rows.map((r) => this.fromRow(r)), totalCount: total.n, limit, offset };
   }
 
   get(id: string): T | undefined {

@@ -18,7 +18,13 @@ export class SqliteServicePolicyRepository
   private readonly addRole;
 
   constructor(db: Db) {
-    super(db, 'service_policies', null, undefined, { cache: true });
+    super(db, 'service_policies', null, undefined, {
+      cache: true,
+      filterExtras: [
+        ['type', 'string'],
+        ['semantic', 'string'],
+      ],
+    });
     this.clearRoles = db.prepare(`DELETE FROM policy_roles WHERE policy_id = ?`);
     this.addRole = db.prepare(`INSERT OR IGNORE INTO policy_roles (policy_id, side, role) VALUES (?, ?, ?)`);
   }
