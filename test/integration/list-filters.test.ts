@@ -8,7 +8,6 @@ import { MGMT } from '../helpers/api.js';
 import { PostureWorld } from '../helpers/posture-world.js';
 
 let world: PostureWorld;
-const names = ['flt-alpha', 'flt-beta', 'flt-gamma', 'flt-delta'];
 
 beforeAll(async () => {
   world = await PostureWorld.start();
