@@ -30,6 +30,8 @@ export const ServiceDetail = Type.Object(
     maxIdleTimeMillis: Type.Integer(),
     configs: Type.Array(Type.String()),
     config: Type.Object({}, { additionalProperties: true }),
+    permissions: Type.Array(Type.String()),
+    postureQueries: Type.Array(Type.Unknown()),
   },
   { additionalProperties: true },
 );
@@ -43,6 +45,10 @@ export function serviceToWire(service: Service): Record<string, unknown> {
     terminatorStrategy: service.terminatorStrategy,
     maxIdleTimeMillis: service.maxIdleTimeMillis,
     config: {},
+    // What the caller may do with the service and must pass for it: the management API's caller is an
+    // administrator acting on the catalogue, not a device dialing, so neither applies (OpenZiti's shape).
+    permissions: [],
+    postureQueries: [],
   };
 }
 
