@@ -15,7 +15,7 @@ const common: Options = { allErrors: false, strict: false, useDefaults: false, v
  * `maxJsonBytes`: a bound on a free-form value's size as JSON (tags, client info), which no standard
  * keyword gives for values of any shape.
  */
-function withKeywords(ajv: Ajv): Ajv {
+export function withKeywords(ajv: Ajv): Ajv {
   ajv.addKeyword({
     keyword: 'maxJsonBytes',
     type: ['object', 'array'],

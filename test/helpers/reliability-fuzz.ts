@@ -10,23 +10,13 @@
  */
 import fc from 'fast-check';
 import { Ajv, type ValidateFunction } from 'ajv';
-import * as formatsModule from 'ajv-formats';
+import { withKeywords } from '../../controller/http/validation.js';
 
-type AddFormats = (ajv: Ajv) => Ajv;
-const unwrap = (m: unknown): AddFormats =>
-  typeof m === 'function' ? (m as AddFormats) : unwrap((m as { default: unknown }).default);
-// The controller's body validator: no coercion, defaults and additional properties left alone, and its
-// own size keyword (so a body the controller would refuse for its size is not mistaken for a valid one).
-const ajv = unwrap(formatsModule)(
+// The controller's body validator (its formats and its own size keyword, so a body the controller would refuse
+// for its size is not mistaken for a valid one): no coercion, defaults and additional properties left alone.
+const ajv = withKeywords(
   new Ajv({ strict: false, allErrors: false, coerceTypes: false, useDefaults: false }),
 );
-ajv.addKeyword({
-  keyword: 'maxJsonBytes',
-  type: ['object', 'array'],
-  schemaType: 'number',
-  errors: false,
-  validate: (max: number, data: unknown) => Buffer.byteLength(JSON.stringify(data)) <= max,
-});
 
 interface JsonSchema {
   type?: string;
