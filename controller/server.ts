@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import type { ControllerContext } from './context.js';
 import { installGuard } from './auth/guard.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { apiDocument, documentTypedBodies } from './http/openapi-documents.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { errorEnvelope } from './http/envelope.js';
@@ -75,12 +76,25 @@ export async function buildServer(
       components: { securitySchemes: { ztSession: { type: 'apiKey', in: 'header', name: 'zt-session' } } },
       security: [{ ztSession: [] }],
     },
+    transformObject: (document) =>
+      documentTypedBodies(
+        ('openapiObject' in document ? document.openapiObject : document.swaggerObject) as never,
+        MANAGEMENT_PREFIX,
+        CLIENT_PREFIX,
+      ) as never,
   });
 
   registerVersion(app);
-  app.get('/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () =>
-    app.swagger(),
-  );
+  const publicDoc = { config: { access: 'public' as const }, schema: { hide: true } };
+  app.get('/openapi.json', publicDoc, async () => app.swagger());
+  // Where OpenZiti's clients look for each API's own description.
+  for (const [prefix, title] of [
+    [CLIENT_PREFIX, 'Postern edge client API'],
+    [MANAGEMENT_PREFIX, 'Postern edge management API'],
+  ] as const)
+    app.get(`${prefix}/swagger.json`, publicDoc, async () =>
+      apiDocument(app.swagger() as never, prefix, title),
+    );
 
   await app.register(
     async (api) => {
