@@ -26,7 +26,7 @@ describe('per-API OpenAPI documents', () => {
       expect.arrayContaining(['/authenticate', '/services', '/posture-response']),
     );
     expect(doc.paths['/identities']).toBeUndefined();
-    const bulk = doc.paths['/posture-response-bulk']!.post!.requestBody!.content['application/json'].schema;
+    const bulk = doc.paths['/posture-response-bulk']!.post!.requestBody!.content['application/json']!.schema;
     expect(bulk.items.oneOf.map((s: { title: string }) => s.title)).toEqual([
       'postureResponseOS',
       'postureResponseMAC',
@@ -45,13 +45,13 @@ describe('per-API OpenAPI documents', () => {
       ['/posture-checks', 'post'],
       ['/posture-checks/{id}', 'put'],
     ] as const) {
-      const schema = doc.paths[path]![method]!.requestBody!.content['application/json'].schema;
+      const schema = doc.paths[path]![method]!.requestBody!.content['application/json']!.schema;
       expect(schema.discriminator).toEqual({ propertyName: 'typeId' });
       expect(
         schema.oneOf.map((s: { properties: { typeId: { const: string } } }) => s.properties.typeId.const),
       ).toEqual(['OS', 'MAC', 'DOMAIN', 'PROCESS', 'PROCESS_MULTI', 'MFA']);
     }
-    const os = doc.paths['/posture-checks']!.post!.requestBody!.content['application/json'].schema.oneOf[0];
+    const os = doc.paths['/posture-checks']!.post!.requestBody!.content['application/json']!.schema.oneOf[0];
     expect(Object.keys(os.properties)).toContain('operatingSystems');
   });
 });
