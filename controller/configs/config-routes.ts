@@ -68,9 +68,7 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ControllerContex
     tag: 'Config',
     repo: store.configTypes,
     schemas: {
-      create: writeBodies(typeWritable).create,
-      update: writeBodies(typeWritable).create,
-      patch: writeBodies(typeWritable).patch,
+      ...writeBodies(typeWritable),
       detail: ConfigTypeDetail,
     },
     toWire: (t) => ({ ...entityBase('config-types', t), schema: t.schema, target: t.target }),
@@ -107,10 +105,10 @@ export function registerConfigRoutes(app: FastifyInstance, ctx: ControllerContex
     tag: 'Config',
     repo: store.configs,
     schemas: {
-      create: writeBodies(configWritable).create,
+      ...writeBodies(configWritable),
+      // A config's type is fixed at create; a PUT may repeat it.
       update: writeBodies({ ...configWritable, configTypeId: Type.Optional(configWritable.configTypeId) })
         .create,
-      patch: writeBodies(configWritable).patch,
       detail: ConfigDetail,
     },
     toWire: (c) => {

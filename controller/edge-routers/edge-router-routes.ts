@@ -106,9 +106,7 @@ export function registerEdgeRouterRoutes(app: FastifyInstance, ctx: ControllerCo
     tag: 'Edge Router',
     repo: store.edgeRouters,
     schemas: {
-      create: bodies.create,
-      update: bodies.create,
-      patch: bodies.patch,
+      ...bodies,
       detail: EdgeRouterDetail,
     },
     toWire,

@@ -51,9 +51,7 @@ function registerPolicyKind<T extends Entity & { semantic: 'AllOf' | 'AnyOf'; ed
     tag,
     repo,
     schemas: {
-      create: writeBodies(writable).create,
-      update: writeBodies(writable).create,
-      patch: writeBodies(writable).patch,
+      ...writeBodies(writable),
       detail,
     },
     toWire: (p) => {

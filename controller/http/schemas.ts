@@ -110,8 +110,7 @@ export function writeBodies(
     ]),
   );
   const all = { ...writable, ...ignored };
-  return {
-    create: Type.Object(all, { additionalProperties: false, ...(description ? { description } : {}) }),
-    patch: Type.Partial(Type.Object(all), { additionalProperties: false }),
-  };
+  const create = Type.Object(all, { additionalProperties: false, ...(description ? { description } : {}) });
+  // A PUT takes what a create takes.
+  return { create, update: create, patch: Type.Partial(Type.Object(all), { additionalProperties: false }) };
 }

@@ -1,26 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Api, MGMT } from '../helpers/api.js';
-import { runControllerCli, spawnController, tempDir, type ControllerProcess } from '../helpers/controller.js';
+import { runControllerCli, spawnController } from '../helpers/controller.js';
+import { controllerProcessScope } from '../helpers/controller-processes.js';
 
-const running: ControllerProcess[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((p) => p.stop()));
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-const newDir = () => {
-  const d = tempDir();
-  dirs.push(d);
-  return d;
-};
-async function start(args: string[], env: Record<string, string | undefined> = {}) {
-  const p = await spawnController(args, env);
-  running.push(p);
-  return p;
-}
+const { running, newDir, start } = controllerProcessScope();
 
 describe('npm run controller', () => {
   it('picks a free port with --port 0, binds loopback and prints the listening line', async () => {

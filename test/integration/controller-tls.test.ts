@@ -6,34 +6,21 @@
  * (The controller binds 0.0.0.0 here; every request still goes to 127.0.0.1.)
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { spawnController, tempDir, type ControllerProcess } from '../helpers/controller.js';
+import { describe, expect, it } from 'vitest';
+import type { ControllerProcess } from '../helpers/controller.js';
+import { controllerProcessScope } from '../helpers/controller-processes.js';
 
 const AGENT_CLI = join(import.meta.dirname, '..', '..', 'src', 'agent', 'cli.ts');
-const running: ControllerProcess[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((p) => p.stop()));
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-const newDir = () => {
-  const d = tempDir();
-  dirs.push(d);
-  return d;
-};
+const { running, newDir, start } = controllerProcessScope();
 
 async function startOnAllAddresses(
   dataDir: string,
 ): Promise<{ p: ControllerProcess; url: string; fingerprint: string }> {
-  const p = await spawnController(
-    ['--data-dir', dataDir, '--host', '0.0.0.0', '--port', '0', '--no-router'],
-    {
-      POSTERN_ADMIN_PASSWORD: 'tls-admin-password',
-    },
-  );
-  running.push(p);
+  const p = await start(['--data-dir', dataDir, '--host', '0.0.0.0', '--port', '0', '--no-router'], {
+    POSTERN_ADMIN_PASSWORD: 'tls-admin-password',
+  });
   await until(() => /fingerprint ([0-9A-F:]{95})/.test(p.output()));
   const fingerprint = /SHA-256 fingerprint ([0-9A-F:]{95})/.exec(p.output())![1]!;
   return { p, url: p.url.replace('0.0.0.0', '127.0.0.1'), fingerprint };
@@ -110,10 +97,9 @@ describe('the controller off loopback', () => {
 
   it('a loopback controller without a certificate stays plain HTTP and makes none', async () => {
     const dir = newDir();
-    const p = await spawnController(['--data-dir', dir, '--port', '0', '--no-router'], {
+    const p = await start(['--data-dir', dir, '--port', '0', '--no-router'], {
       POSTERN_ADMIN_PASSWORD: 'tls-admin-password',
     });
-    running.push(p);
     expect(p.url).toMatch(/^http:\/\/127\.0\.0\.1:/);
     expect(() => statSync(join(dir, 'tls-cert.pem'))).toThrow();
   });

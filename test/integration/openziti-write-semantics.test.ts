@@ -5,17 +5,13 @@
  * use is accepted and ignored.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, MGMT } from '../helpers/api.js';
-import { ADMIN_PASSWORD, startTestController, type TestController } from '../helpers/controller.js';
+import { MGMT, type Api } from '../helpers/api.js';
+import { PostureWorld } from '../helpers/posture-world.js';
 
-let tc: TestController;
+let world: PostureWorld;
 let admin: Api;
-beforeAll(async () => {
-  tc = await startTestController();
-  admin = new Api(tc.url);
-  await admin.login('admin', ADMIN_PASSWORD);
-});
-afterAll(() => tc?.dispose());
+beforeAll(async () => ({ admin } = world = await PostureWorld.start()));
+afterAll(() => world?.dispose());
 
 const CASES = [
   {
