@@ -23,7 +23,8 @@ export default tseslint.config(
     },
   },
   {
-    // The layering rules of ARCHITECTURE.md section 2.
+    // Layering (docs/ARCHITECTURE.md): the agent core, wire contract and IPC schema never reach into Electron,
+    // main/, renderer/ or the controller; the controller never reaches into the agent.
     files: ['src/**/*.ts'],
     rules: {
       'no-restricted-imports': [

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- [--quick] [--only NAME]`: Postern's benchmarks (ARCHITECTURE.md section 7). Each bench
+ * `npm run bench -- [--quick] [--only NAME]`: Postern's benchmarks (targets in docs/PERFORMANCE.md). Each bench
  * measures its figures against a baseline taken in the same run on the same machine, prints a table and
  * writes `bench/results.json` (`--only` updates just its figures there; `--quick` writes
  * `bench/results.quick.json`). Loopback only; servers under load run in child processes.

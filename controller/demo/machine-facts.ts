@@ -1,7 +1,8 @@
 /**
  * Facts about this machine for the demo's posture checks, so that on a fresh install most demo services
  * pass and the user sees how each check type behaves. Gathered here with plain Node calls: the controller
- * may not import the agent's collectors (ARCHITECTURE.md §2), and the demo only needs approximations.
+ * may not import the agent's collectors (an ESLint rule keeps `controller/` off `src/agent/`), and the demo
+ * only needs approximations.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -50,6 +50,8 @@ export const Roles = Type.Array(Type.String({ minLength: 1, maxLength: 512, ...p
   maxItems: 1000,
 });
 export const Name = Type.String({ minLength: 1, maxLength: 255, ...printable });
+/** A sentence or two a person reads as written (an administrator's advice, with a link). */
+export const Sentence = Type.String({ maxLength: 1000, ...printable });
 
 export const Meta = Type.Object({}, { additionalProperties: true });
 export const PaginationMeta = Type.Object({

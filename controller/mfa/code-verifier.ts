@@ -18,7 +18,7 @@ export type CodeCheck =
 export interface CodeAttempt {
   enrollment: MfaEnrollment;
   code: string | undefined;
-  /** enrollment verification takes TOTP only (seed 3.1): it proves the app was set up */
+  /** enrollment verification takes TOTP only: it proves the app was set up */
   allowRecoveryCode: boolean;
   /** when true an accepted TOTP also marks the enrollment verified, in the same atomic update */
   verifying: boolean;

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError, validationError } from '../http/api-error.js';
 
 /**
- * The seed sends `{code}` in the body of `GET /current-identity/mfa/recovery-codes`. Fastify never
+ * Postern's API accepts `{code}` in the body of `GET /current-identity/mfa/recovery-codes`. Fastify never
  * parses a GET body (and refuses a body schema on GET), so this one route reads it itself: small,
  * JSON, and only a string `code` is looked at. The `mfa-validation-code` header is the alternative
  * OpenZiti clients use, since many HTTP clients cannot send a body with GET at all.

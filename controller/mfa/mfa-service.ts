@@ -52,7 +52,10 @@ export interface MfaStatus {
   provisioningUrl?: string;
 }
 
-/** The MFA TOTP life cycle of an identity (seed 3.1) and second-factor login (seed 5). */
+/**
+ * The MFA TOTP life cycle of an identity (not enrolled → enrolled but unverified → verified → removed) and the
+ * second factor of a login (a partial API session until `POST /authenticate/mfa`).
+ */
 export class MfaService {
   private readonly verifier: CodeVerifier;
 

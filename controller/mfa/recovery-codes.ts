@@ -4,8 +4,8 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
  * Recovery codes: 10 codes of 12 symbols from Crockford's base32 alphabet (5 bits each, 60 bits per code),
  * shown as `XXXX-XXXX-XXXX`. The alphabet has no I, L, O or U, so a code read off paper is not misread;
  * on input the look-alikes are mapped back (O→0, I/L→1), dashes and spaces dropped and case ignored.
- * They must be shown again on request (seed: GET /recovery-codes returns the current list), so they are
- * kept sealed rather than hashed (secret-box.ts).
+ * They must be shown again on request (`GET /recovery-codes` returns the current list), so they are kept
+ * sealed rather than hashed (secret-box.ts).
  */
 export const RECOVERY_CODE_COUNT = 10;
 export const RECOVERY_CODE_LENGTH = 12;

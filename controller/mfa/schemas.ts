@@ -38,7 +38,7 @@ export const MfaDetail = Type.Object(
   { additionalProperties: false },
 );
 
-/** 201 of POST /current-identity/mfa: OpenZiti's createResponse plus what the seed says it carries. */
+/** 201 of POST /current-identity/mfa: OpenZiti's createResponse plus the recovery codes and provisioning URL. */
 export const MfaCreatedEnvelope = Type.Object({
   data: Type.Object({
     id: Type.String(),

@@ -6,6 +6,7 @@
  * own clock: identity-level facts (OS, MAC, domain, processes) are shared by every API session of
  * the identity, MFA and endpoint state belong to one API session.
  */
+import type { PostureFailureReason } from '../../src/api/posture-reasons.js';
 
 export const POSTURE_CHECK_TYPES = ['OS', 'MAC', 'DOMAIN', 'PROCESS', 'PROCESS_MULTI', 'MFA'] as const;
 export type PostureCheckType = (typeof POSTURE_CHECK_TYPES)[number];
@@ -36,6 +37,8 @@ export interface ProcessRule {
 interface CheckBase {
   id: string;
   name: string;
+  /** the administrator's advice shown to a user this check blocks (a sentence and a link), as written */
+  remediation?: string | null;
   roleAttributes: string[];
   tags: Record<string, unknown>;
   version: number;
@@ -62,7 +65,7 @@ export interface ProcessCheck extends CheckBase {
 }
 export interface ProcessMultiCheck extends CheckBase {
   typeId: 'PROCESS_MULTI';
-  /** `OneOf` (seed) is stored as `AnyOf` (OpenZiti); they mean the same. */
+  /** `OneOf` (Postern's original word) is stored as `AnyOf` (OpenZiti's); they mean the same. */
   semantic: 'AllOf' | 'AnyOf';
   processes: ProcessRule[];
 }
@@ -139,6 +142,9 @@ export interface CheckResult {
   extra?: Record<string, unknown>;
   /** a plain sentence saying why the check failed, for the failure record and the agent's UI */
   reason?: string;
+  /** why it fails, for the device's own user: set on every failing result, and on a passing MFA result while a
+   *  wake or unlock grace period runs (the time left) */
+  failure?: PostureFailureReason;
 }
 
 /** A field-level validation problem, named the way the API reports it (`operatingSystems[0].versions[0]`). */

@@ -27,6 +27,12 @@ import { TunnelManager } from './tunnel/tunnel-manager.js';
 
 export type { AgentOptions } from './agent-parts.js';
 
+function checkSkipped(state: SessionStatus['state']): string {
+  if (state === 'needs-totp') return 'Enter your authenticator code to finish signing in first.';
+  if (state === 'needs-enrollment') return 'Set up an authenticator app first: your account requires one.';
+  return 'Sign in first.';
+}
+
 export interface AgentStatus extends SessionStatus {
   /** undefined until the first request */
   reachable: boolean | undefined;
@@ -104,6 +110,8 @@ export class Agent {
     return describeServices(this.directory.snapshot?.services ?? [], {
       osName: friendlyOsName(this.options.platform ?? process.platform),
       mfaEnrolled: this.mfaState === undefined ? undefined : this.mfaState === 'enrolled',
+      // Only a running agent reports; a one-off read (the CLI's `services`) shows what the controller holds.
+      reported: this.running ? this.reporter.reportedThisSession() : undefined,
     });
   }
 
@@ -150,9 +158,21 @@ export class Agent {
     this.client.close();
   }
 
-  /** One posture cycle now ("check again"). */
+  /** One posture cycle now, sending only what changed. */
   reportNow(): Promise<ReportResult> {
     return this.reporter.runNow();
+  }
+
+  /**
+   * "Check again": collect everything afresh, send all of it whether or not it changed (the controller may
+   * have lost or aged what it had), and read access back. Throws when the cycle could not run.
+   */
+  async checkAgain(): Promise<{ report: ReportResult; services: ServiceAccessView[] }> {
+    this.reporter.requestFullResend('check again');
+    const report = await this.reporter.runNow();
+    if (report.error) throw report.error;
+    if (report.skipped) throw new Error(checkSkipped(report.skipped));
+    return { report, services: await this.refreshServices() };
   }
 
   async refreshServices(): Promise<ServiceAccessView[]> {
@@ -252,6 +272,10 @@ export class Agent {
       this.statusChanges.emit(this.status());
     });
     this.prompter.accepted.on(() => void this.afterCode());
+    // The first report of a session turns "checking…" into results even when it changed nothing to re-read.
+    this.reporter.reports.on((result) => {
+      if (!result.skipped && !result.error) this.serviceChanges.emit(this.services());
+    });
     this.directory.updates.on(() => {
       this.serviceChanges.emit(this.services());
       if (this.running) void this.tunnel?.update(this.directory.snapshot?.services ?? []);

@@ -10,7 +10,7 @@ import { createCliContext, type CliContext } from './cli/cli-context.js';
 import { EXIT, explainError, type ExitCode } from './cli/cli-errors.js';
 import { mfaCommand } from './cli/commands/mfa-commands.js';
 import { runCommand } from './cli/commands/run-command.js';
-import { reportCommand, servicesCommand } from './cli/commands/service-commands.js';
+import { checkCommand, reportCommand, servicesCommand } from './cli/commands/service-commands.js';
 import { loginCommand, logoutCommand, statusCommand } from './cli/commands/session-commands.js';
 import { Terminal } from './cli/terminal.js';
 
@@ -20,6 +20,7 @@ const COMMANDS: Record<string, (ctx: CliContext) => Promise<ExitCode>> = {
   status: statusCommand,
   services: servicesCommand,
   report: reportCommand,
+  check: checkCommand,
   run: runCommand,
   mfa: mfaCommand,
 };

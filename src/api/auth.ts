@@ -1,4 +1,4 @@
-/** Authentication and the current API session (api-notes §2). */
+/** Authentication and the current API session (POST /authenticate, /current-api-session). */
 import type { BaseEntity, EntityRef } from './envelopes.js';
 
 /** Facts about the device, sent at login and shown to administrators on the identity. */

@@ -1,5 +1,5 @@
 /**
- * OpenZiti's response envelopes and error body (api-notes §1). Every success is `{data, meta}`; every error
+ * OpenZiti's response envelopes and error body. Every success is `{data, meta}`; every error
  * is `{error:{code,message,cause,...}, meta}`, where `cause` may name the offending field.
  */
 
@@ -71,7 +71,7 @@ export interface ApiErrorEnvelope {
   meta?: Meta;
 }
 
-/** The error codes the agent reacts to (api-notes §1.4); others pass through as strings. */
+/** The OpenZiti error codes the agent reacts to; others pass through as strings. */
 export const ERROR_CODES = {
   unauthorized: 'UNAUTHORIZED',
   invalidAuth: 'INVALID_AUTH',

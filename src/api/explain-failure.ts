@@ -1,30 +1,20 @@
 /**
- * Plain words for a failing posture check: what the user can do about it. Shared by the CLI's services
- * table and the desktop renderer, so it is pure TypeScript with no Node imports.
+ * Plain words for a failing posture query: what the user can do about it. One module for every place that
+ * tells a user (the CLI's services table, the desktop list, tray notifications, refused tunnels), so it is
+ * pure TypeScript with no Node imports.
  *
- * The service list only says which checks fail; the expected values (which versions, which domains) come from
- * a failure record when the caller has one. Without them the advice is generic but still actionable.
+ * The words come from the reason the controller gives for the user's own device (`reason.code` and its
+ * facts). A controller that gives no reason (an OpenZiti one) still gets advice, only less precise.
  */
+import type { AllowedOperatingSystem, PostureFailureReason } from './posture-reasons.js';
+import type { PostureQuery } from './services.js';
 
-export interface CheckFailureFacts {
-  queryType: string;
-  /** The binaries a PROCESS / PROCESS_MULTI check names. */
-  paths?: readonly string[];
-  /** PROCESS_MULTI: `AllOf` needs every binary, `AnyOf`/`OneOf` one of them. */
-  semantic?: string;
-  /** The device's OS as the agent reports it (`Linux`, `Windows`, `macOS`), for OS advice. */
+export interface ExplainContext {
+  /** The device's OS as the agent names it (`Linux`, `Windows`, `macOS`), when the reason does not say. */
   osName?: string;
   /** MFA: `false` when the identity has no authenticator set up yet. */
   mfaEnrolled?: boolean;
-  /** A failure record's `expectedValue` / `actualValue` (failed-service-requests shapes), when known. */
-  expectedValue?: unknown;
-  actualValue?: unknown;
 }
-
-type Rec = Record<string, unknown>;
-const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
-const strings = (v: unknown): string[] =>
-  Array.isArray(v) ? v.filter((s): s is string => typeof s === 'string') : [];
 
 /** The file name of a Windows or POSIX path. */
 export function binaryName(path: string): string {
@@ -37,84 +27,168 @@ function shortVersion(v: string): string {
   return v.replace(/^(\d+\.\d+)\.0$/, '$1');
 }
 
-/** Advice from one semver range: a lower bound becomes "X or later", an upper bound "older than Y". */
-function adviceForRange(os: string, range: string): string {
+/** "6.8 or later", "older than 15", "14.5 or 15.x": one range as a person says it. */
+function rangeInWords(range: string): string {
   const first = range.split('||')[0]!.trim();
+  const alternatives = range.split('||').length > 1;
   const lower = /(?:^|\s)>=?\s*v?(\d+(?:\.\d+){0,2})/.exec(first);
-  if (lower) return `Update ${os} to ${shortVersion(lower[1]!)} or later`;
   const upper = /(?:^|\s)<=?\s*v?(\d+(?:\.\d+){0,2})/.exec(first);
-  if (upper) return `Use a ${os} version older than ${shortVersion(upper[1]!)}`;
-  return `Use a ${os} version the policy allows (${range})`;
+  if (!alternatives && lower && upper)
+    return `${shortVersion(lower[1]!)} or later, older than ${shortVersion(upper[1]!)}`;
+  if (!alternatives && lower) return `${shortVersion(lower[1]!)} or later`;
+  if (!alternatives && upper) return `older than ${shortVersion(upper[1]!)}`;
+  return range.trim();
 }
 
-function explainOs(facts: CheckFailureFacts): string {
-  const actualType =
-    isRec(facts.actualValue) && typeof facts.actualValue.type === 'string' ? facts.actualValue.type : '';
-  const os = facts.osName || actualType || 'your operating system';
-  const rules = Array.isArray(facts.expectedValue) ? facts.expectedValue.filter(isRec) : [];
-  if (rules.length === 0) return `Update ${os} to a version the policy allows`;
-  const mine = rules.filter((r) => typeof r.type === 'string' && r.type.toLowerCase() === os.toLowerCase());
-  if (mine.length === 0) {
-    const allowed = [...new Set(rules.map((r) => String(r.type)))].join(' or ');
-    return `Use an allowed operating system (${allowed})`;
-  }
-  const ranges = mine.flatMap((r) => strings(r.versions));
-  return ranges[0]
-    ? adviceForRange(String(mine[0]!.type), ranges[0])
-    : `Update ${os} to a version the policy allows`;
+function osInWords(os: AllowedOperatingSystem): string {
+  if (os.versions.length === 0) return os.type;
+  return `${os.type} ${os.versions.map(rangeInWords).join(' or ')}`;
 }
 
-function explainDomain(facts: CheckFailureFacts): string {
-  const domains = strings(facts.expectedValue);
-  if (domains.length === 1) return `Join the ${domains[0]} domain`;
-  if (domains.length > 1) return `Join one of these domains: ${domains.join(', ')}`;
-  return "Join your organisation's Windows domain";
+const oxford = (items: string[], word: 'or' | 'and') =>
+  items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} ${word} ${items.at(-1)}`;
+
+function explainOsType(reason: PostureFailureReason, ctx: ExplainContext): string {
+  const allowed = (reason.allowed ?? []).map(osInWords);
+  const mine = reason.osType || ctx.osName;
+  const needs = allowed.length
+    ? `This service needs ${oxford(allowed, 'or')}`
+    : 'This service needs another OS';
+  return mine ? `${needs}; this device runs ${mine}` : needs;
 }
 
-/** Running but the wrong binary (hash or signer) needs a reinstall, not a start. */
-function runningButUnapproved(actual: unknown): boolean {
-  return isRec(actual) && actual.isRunning === true;
+function explainOsVersion(reason: PostureFailureReason, ctx: ExplainContext): string {
+  const os = reason.osType || ctx.osName || 'your operating system';
+  const ranges = (reason.allowed ?? []).flatMap((r) => r.versions);
+  const from = reason.osVersion ? ` (this device runs ${reason.osVersion})` : '';
+  const first = ranges[0];
+  if (first === undefined) return `Update ${os} to a version the policy allows${from}`;
+  const words = oxford(ranges.map(rangeInWords), 'or');
+  if (ranges.length === 1 && /^older than /.test(words)) return `Use a ${os} version ${words}${from}`;
+  return `Update ${os} to ${words}${from}`;
 }
 
-function explainProcess(path: string, actual: unknown): string {
+function explainDomain(reason: PostureFailureReason): string {
+  const domains = reason.domains ?? [];
+  const join =
+    domains.length === 1
+      ? `Join the ${domains[0]} domain`
+      : `Join one of these domains: ${domains.join(', ')}`;
+  if (domains.length === 0) return "Join your organisation's Windows domain";
+  return reason.domain ? `${join} (this device is in ${reason.domain})` : join;
+}
+
+const NO_DATA_WORDS: Record<string, string> = {
+  OS: 'its operating system',
+  MAC: 'its network adapters',
+  DOMAIN: 'its Windows domain',
+  PROCESS: 'its running programs',
+};
+
+function explainProcess(code: string, path: string | undefined): string {
+  if (!path) return 'Start the program the policy requires';
   const name = binaryName(path);
-  if (runningButUnapproved(actual)) return `Install an approved build of ${name} at ${path}`;
-  return `Start ${name} from ${path}`;
+  switch (code) {
+    case 'PROCESS_HASH_NOT_APPROVED':
+      return `${name} is running but is not an approved build: install the approved version at ${path}`;
+    case 'PROCESS_SIGNER_NOT_APPROVED':
+      return `${name} is running but is not signed by an approved publisher: reinstall it at ${path}`;
+    case 'NO_DATA_YET':
+      return `Waiting for this device to report whether ${name} runs (${path})`;
+    default:
+      return `Start ${name} (${path})`;
+  }
 }
 
-function explainProcessMulti(facts: CheckFailureFacts): string {
-  const paths = facts.paths ?? [];
-  const actual = Array.isArray(facts.actualValue) ? facts.actualValue.filter(isRec) : [];
-  const actualOf = (path: string) => actual.find((a) => a.path === path);
-  if (paths.length === 0) return 'Start the programs the policy requires';
-  const anyOne = facts.semantic === 'AnyOf' || facts.semantic === 'OneOf';
-  if (anyOne && paths.length > 1)
-    return `Start one of: ${paths.map((p) => `${binaryName(p)} from ${p}`).join(', ')}`;
-  // AllOf, or unknown (the service list does not carry the semantic): name each binary that needs attention,
-  // leaving out those a failure record shows running.
-  const missing = actual.length ? paths.filter((p) => actualOf(p)?.isRunning !== true) : paths;
-  return (missing.length ? missing : paths).map((p) => explainProcess(p, actualOf(p))).join('; ');
+/** AnyOf: one fix among several is enough, and the words say so. */
+function explainProcessMulti(reason: PostureFailureReason): string {
+  const each = (reason.processes ?? []).map((p) => explainProcess(p.code, p.path));
+  if (each.length === 0) return 'Start the programs the policy requires';
+  if (reason.semantic === 'AnyOf' && each.length > 1) return `Any one of these: ${each.join('; or ')}`;
+  return each.join('; ');
 }
 
-export function explainFailure(facts: CheckFailureFacts): string {
-  switch (facts.queryType) {
+function minutes(seconds: number): string {
+  if (seconds % 3600 === 0) return `${seconds / 3600} hour${seconds === 3600 ? '' : 's'}`;
+  if (seconds % 60 === 0) return `${seconds / 60} minute${seconds === 60 ? '' : 's'}`;
+  return `${seconds} seconds`;
+}
+
+/** `4:05` left of a grace period. */
+export function clockTime(seconds: number): string {
+  const s = Math.max(0, Math.ceil(seconds));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
+function explainMfa(reason: PostureFailureReason, ctx: ExplainContext): string {
+  if (ctx.mfaEnrolled === false) return 'Set up an authenticator app (MFA) for your account';
+  const left = reason.secondsLeft ? ` within ${clockTime(reason.secondsLeft)}` : '';
+  switch (reason.code) {
+    case 'MFA_TIMED_OUT':
+      return reason.timeoutSeconds
+        ? `Your last authenticator code is more than ${minutes(reason.timeoutSeconds)} old: enter a new one`
+        : 'Your last authenticator code has expired: enter a new one';
+    case 'MFA_NEEDED_AFTER_WAKE':
+      return `This device woke from sleep: enter your authenticator code${left}`;
+    case 'MFA_NEEDED_AFTER_UNLOCK':
+      return `This device was unlocked: enter your authenticator code${left}`;
+    default:
+      return 'Enter your authenticator code';
+  }
+}
+
+/** What the user must do about one reason. */
+export function explainReason(reason: PostureFailureReason, ctx: ExplainContext = {}): string {
+  if (reason.processes) return explainProcessMulti(reason);
+  switch (reason.code) {
+    case 'NO_DATA_YET':
+      if (reason.path) return explainProcess(reason.code, reason.path);
+      return `Waiting for this device to report ${NO_DATA_WORDS[reason.missing ?? ''] ?? 'its state'}`;
+    case 'OS_TYPE_NOT_ALLOWED':
+      return explainOsType(reason, ctx);
+    case 'OS_VERSION_OUT_OF_RANGE':
+      return explainOsVersion(reason, ctx);
+    case 'MAC_NOT_ALLOWED':
+      return 'Connect from an allowed network adapter';
+    case 'DOMAIN_MISMATCH':
+      return explainDomain(reason);
+    case 'PROCESS_NOT_RUNNING':
+    case 'PROCESS_HASH_NOT_APPROVED':
+    case 'PROCESS_SIGNER_NOT_APPROVED':
+      return explainProcess(reason.code, reason.path);
+    default:
+      return explainMfa(reason, ctx);
+  }
+}
+
+/** When the controller gives no reason: advice from the query alone. */
+function explainWithoutReason(query: PostureQuery, ctx: ExplainContext): string {
+  const paths = [query.process?.path, ...(query.processes ?? []).map((p) => p.path)].filter(
+    (p): p is string => typeof p === 'string' && p !== '',
+  );
+  switch (query.queryType) {
     case 'OS':
-      return explainOs(facts);
+      return `Use an operating system and version the policy allows${ctx.osName ? ` (this device runs ${ctx.osName})` : ''}`;
     case 'MAC':
       return 'Connect from an allowed network adapter';
     case 'DOMAIN':
-      return explainDomain(facts);
-    case 'PROCESS': {
-      const path = facts.paths?.[0];
-      return path ? explainProcess(path, facts.actualValue) : 'Start the program the policy requires';
+      return "Join your organisation's Windows domain";
+    case 'PROCESS':
+    case 'PROCESS_MULTI': {
+      // Without a reason the semantic is unknown too: name the programs without saying "all" or "one of".
+      const each = paths.map((p) => `${binaryName(p)} (${p})`);
+      if (each.length === 0) return 'Start the programs the policy requires';
+      if (each.length === 1) return `Make sure ${each[0]} runs in an approved build`;
+      return `Make sure the programs the policy names run in approved builds: ${each.join(', ')}`;
     }
-    case 'PROCESS_MULTI':
-      return explainProcessMulti(facts);
     case 'MFA':
-      return facts.mfaEnrolled === false
-        ? 'Set up an authenticator app (MFA) for your account'
-        : 'Enter your authenticator code';
+      return explainMfa({ code: 'MFA_REQUIRED' }, ctx);
     default:
-      return `Meet the ${facts.queryType} posture check`;
+      return `Meet the ${query.queryType} posture check`;
   }
+}
+
+/** What the user must do about one failing posture query. */
+export function explainQuery(query: PostureQuery, ctx: ExplainContext = {}): string {
+  return query.reason ? explainReason(query.reason, ctx) : explainWithoutReason(query, ctx);
 }

@@ -5,6 +5,7 @@ export * from './envelopes.js';
 export * from './explain-failure.js';
 export * from './mfa.js';
 export * from './paths.js';
+export * from './posture-reasons.js';
 export * from './posture-responses.js';
 export * from './service-access.js';
 export * from './services.js';

@@ -1,4 +1,4 @@
-/** MFA TOTP enrollment of the current identity (seed §2.4, §3.1; api-notes §3). */
+/** MFA TOTP enrollment of the current identity: /current-identity/mfa and its verify, QR-code and recovery-code routes. */
 import type { BaseEntity } from './envelopes.js';
 
 /** GET /current-identity/mfa. While unverified it also carries the provisioning URL and recovery codes. */
@@ -14,7 +14,7 @@ export interface MfaRecoveryCodes extends BaseEntity {
   recoveryCodes: string[];
 }
 
-/** The enrollment states of seed table 3.1, as the agent tells them apart. */
+/** The enrollment states (none, started but unverified, verified), as the agent tells them apart. */
 export type MfaState = 'not-enrolled' | 'unverified' | 'enrolled';
 
 /** The base32 secret of an `otpauth://` URL, for manual entry in an authenticator app. */

@@ -2,17 +2,25 @@
  * Whether a service is reachable and, when not, which checks stand in the way, derived from the service list
  * alone. Shared by the agent (CLI table, tray state) and the renderer.
  */
-import { explainFailure } from './explain-failure.js';
+import { explainQuery } from './explain-failure.js';
+import type { PostureFailureCode } from './posture-reasons.js';
 import type { PolicyPostureQueries, PolicyType, PostureQuery, ServiceDetail } from './services.js';
 
-/** `mfa-needed`: blocked, but an authenticator code alone would grant access. */
-export type ServiceAccess = 'granted' | 'blocked' | 'mfa-needed';
+/**
+ * `mfa-needed`: blocked, but an authenticator code alone would grant access. `checking`: not granted, and
+ * this device has not reported its posture in this session yet, so any failure shown would be a guess.
+ */
+export type ServiceAccess = 'granted' | 'blocked' | 'mfa-needed' | 'checking';
 
 export interface FailingCheck {
   id: string;
   queryType: string;
   paths: string[];
+  /** the controller's reason code, when it gave one */
+  code?: PostureFailureCode;
   explanation: string;
+  /** the administrator's own advice for this check, to show as written */
+  remediation?: string;
 }
 
 export interface ServiceAccessView {
@@ -23,6 +31,8 @@ export interface ServiceAccessView {
   failing: FailingCheck[];
   /** Seconds until the earliest MFA timeout or grace period of a passing policy ends; null when none. */
   mfaTimeoutRemaining: number | null;
+  /** Why a code is (or will soon be) needed: a wake, an unlock, a timeout, or none yet this session. */
+  mfaReason: PostureFailureCode | null;
 }
 
 export interface AccessContext {
@@ -30,6 +40,8 @@ export interface AccessContext {
   policyType?: PolicyType;
   osName?: string;
   mfaEnrolled?: boolean;
+  /** `false` until this device's first posture report of the session: blocked services read `checking`. */
+  reported?: boolean;
 }
 
 export function queryPaths(query: PostureQuery): string[] {
@@ -56,6 +68,16 @@ function smallestMfaRemaining(policies: PolicyPostureQueries[]): number | null {
   return remaining.length ? Math.min(...remaining) : null;
 }
 
+/** The reason behind the MFA query that needs (or soon needs) a code: failing ones first, then grace periods. */
+function mfaReasonOf(policies: PolicyPostureQueries[], granted: boolean): PostureFailureCode | null {
+  const mfa = policies
+    .filter((p) => p.isPassing === granted)
+    .flatMap((p) => p.postureQueries)
+    .filter((q) => q.queryType === 'MFA' && q.reason);
+  const failing = mfa.find((q) => !q.isPassing) ?? mfa[0];
+  return failing?.reason?.code ?? null;
+}
+
 export function describeServiceAccess(
   service: ServiceDetail,
   context: AccessContext = {},
@@ -64,26 +86,29 @@ export function describeServiceAccess(
   const base = { id: service.id, name: service.name, mfaTimeoutRemaining: smallestMfaRemaining(policies) };
   // A listed service with no policy entries is granted by a policy without checks.
   if (policies.length === 0 || policies.some((p) => p.isPassing))
-    return { ...base, access: 'granted', failing: [] };
+    return { ...base, access: 'granted', failing: [], mfaReason: mfaReasonOf(policies, true) };
 
   const candidates = policies.map(failingOf).filter((f) => f.length > 0);
   // A policy failing only on MFA is the one to show: a code is all the user needs.
   const mfaOnly = candidates.find((f) => f.every((q) => q.queryType === 'MFA'));
+  // Before this device's first report the controller may hold old data or none: say so rather than guess.
+  if (context.reported === false && !mfaOnly)
+    return { ...base, access: 'checking', failing: [], mfaReason: null };
   const closest =
     mfaOnly ??
     candidates.reduce((best, next) => (next.length < best.length ? next : best), candidates[0] ?? []);
-  const failing = closest.map((q) => ({
+  const failing = closest.map((q): FailingCheck => ({
     id: q.id,
     queryType: q.queryType,
     paths: queryPaths(q),
-    explanation: explainFailure({
-      queryType: q.queryType,
-      paths: queryPaths(q),
-      osName: context.osName,
-      mfaEnrolled: context.mfaEnrolled,
-    }),
+    ...(q.reason ? { code: q.reason.code } : {}),
+    explanation: explainQuery(q, context),
+    ...(q.remediation ? { remediation: q.remediation } : {}),
   }));
-  return { ...base, access: mfaOnly && context.mfaEnrolled !== false ? 'mfa-needed' : 'blocked', failing };
+  // Waiting only for data the device has not sent is not a refusal yet; the list still says what is awaited.
+  const waiting = failing.every((f) => f.code === 'NO_DATA_YET');
+  const access = mfaOnly && context.mfaEnrolled !== false ? 'mfa-needed' : waiting ? 'checking' : 'blocked';
+  return { ...base, access, failing, mfaReason: mfaReasonOf(policies, false) };
 }
 
 /** Every service, sorted by name so tables and lists are stable. */

@@ -1,6 +1,7 @@
-/** Client services with their posture queries, sessions and service updates (api-notes §6). */
+/** Client services with their posture queries, sessions and service updates. */
 import type { SessionEdgeRouter, ServiceConfigMap } from './data-plane.js';
 import type { BaseEntity, EntityRef } from './envelopes.js';
+import type { PostureFailureReason } from './posture-reasons.js';
 
 export const POSTURE_QUERY_TYPES = ['OS', 'MAC', 'DOMAIN', 'PROCESS', 'PROCESS_MULTI', 'MFA'] as const;
 export type PostureQueryType = (typeof POSTURE_QUERY_TYPES)[number];
@@ -28,6 +29,11 @@ export interface PostureQuery {
   process?: PostureQueryProcess;
   processes?: PostureQueryProcess[];
   updatedAt?: string;
+  /** Postern: why the query fails for this device (also on a passing MFA query while a wake or unlock grace
+   *  period runs); absent when it passes or from a controller that does not say */
+  reason?: PostureFailureReason;
+  /** Postern: the administrator's own advice for this check, shown to the user as written */
+  remediation?: string;
 }
 
 /** The checks of one service policy that grants the service; the policy passes when all of them do. */

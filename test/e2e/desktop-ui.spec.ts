@@ -128,7 +128,7 @@ test('shows a blocked service with its failing check in plain words', async () =
   await expect(service('Git').locator('.badge')).toHaveText('Reachable');
   await expect(service('Payroll').locator('.badge')).toHaveText('Blocked');
   await expect(service('Payroll').getByRole('list', { name: 'What to do for Payroll' })).toContainText(
-    'Start falcond from /opt/CrowdStrike/falcond',
+    'Start falcond (/opt/CrowdStrike/falcond)',
   );
   await expect(service('Team wiki').locator('.badge')).toHaveText('Blocked');
   await expect(service('Team wiki')).toContainText('Set up an authenticator app (MFA) for your account');

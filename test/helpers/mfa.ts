@@ -121,7 +121,7 @@ export interface RawResponse {
 }
 
 /**
- * A request through node:http, for what fetch will not do: a body on GET (the seed's GET recovery-codes)
+ * A request through node:http, for what fetch will not do: a body on GET (GET recovery-codes with `{code}`)
  * and a chosen source address (127.0.0.2 is loopback too on Linux) to tell per-address limits apart.
  */
 export function rawRequest(

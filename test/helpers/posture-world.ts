@@ -68,7 +68,7 @@ export class PostureWorld {
     return { api, apiSessionId: res.body.data.id as string };
   }
 
-  /** What the MFA module emits when a TOTP code is accepted (real TOTP arrives with the MFA issue). */
+  /** What the MFA module emits when a TOTP code is accepted, without entering one (the MFA tests use real codes). */
   passMfa(user: TestUser): void {
     this.ctx.events.emit('mfa.passed', user.apiSessionId, user.id);
   }

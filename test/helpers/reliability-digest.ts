@@ -2,7 +2,7 @@
  * A digest of everything the controller has stored, to prove a run of requests changed nothing. Every table
  * is read in full except what changes by design when nothing was written:
  * - `api_sessions.last_activity_at`: any authenticated request refreshes it (the idle timeout);
- * - `mfa_audit_events`: every refused MFA code is audited (issue 4), so hostile codes add rows.
+ * - `mfa_audit_events`: every refused MFA code is audited, so hostile codes add rows.
  */
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';

@@ -73,13 +73,16 @@ afterAll(async () => {
 });
 
 describe.runIf(process.platform === 'linux')('agent posture against the real controller', () => {
-  it('sees the checked services blocked before it reports', async () => {
+  it('sees the checked services as checking before it reports', async () => {
     const status = await agent.login({ username: 'posture-user', password: 'posture-password' });
     expect(status).toMatchObject({ state: 'active', mfa: 'not-enrolled' });
     const views = await agent.refreshServices();
     expect(byName(views, 'open')?.access).toBe('granted');
-    for (const name of ['os', 'mac', 'process', 'multi', 'wrong-hash'])
-      expect(byName(views, name)?.access).toBe('blocked');
+    // Nothing reported yet: "checking", each saying what the device has yet to send.
+    for (const name of ['os', 'mac', 'process', 'multi', 'wrong-hash']) {
+      expect(byName(views, name)?.access).toBe('checking');
+      expect(byName(views, name)?.failing.every((f) => f.code === 'NO_DATA_YET')).toBe(true);
+    }
   });
 
   it("reports this machine's real posture once, and the checks built from it pass", async () => {

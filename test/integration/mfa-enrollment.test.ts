@@ -5,8 +5,8 @@ import type { ResponseSchemas } from '../helpers/openapi-check.js';
 import { FakeClock, startEnrollment, startMfaTestbed, type MfaTestbed } from '../helpers/mfa.js';
 
 /**
- * The seed's state table 3.1 row by row, and every status of its endpoint table, against the real
- * controller. otplib plays the authenticator app; a fake clock keeps codes away from step boundaries.
+ * The enrollment states (none, unverified, verified, removed) one by one, and every status each MFA endpoint
+ * answers, against the real controller. otplib plays the authenticator app; a fake clock keeps codes away from step boundaries.
  */
 const MFA = `${CLIENT}/current-identity/mfa`;
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -45,7 +45,7 @@ describe('MFA enrollment, state table 3.1', () => {
     expect((await api.delete(MFA)).status).toBe(404);
     expect(await mfaEnabled(id)).toBe(false);
 
-    // POST {} starts it: 201 with the codes and the URL (the seed: "carries recovery codes and a TOTP secret")
+    // POST {} starts it: 201 with the recovery codes and the provisioning URL carrying the TOTP secret
     res = await api.post(MFA, {});
     expect(res.status).toBe(201);
     schemas.assert('POST', MFA, res);

@@ -12,7 +12,7 @@ import {
 } from '../helpers/mfa.js';
 
 /**
- * N-factor authentication (seed 5): who is partially authenticated, what a partial session may call,
+ * N-factor authentication: who is partially authenticated, what a partial session may call,
  * and how POST /authenticate/mfa, enrollment verification and an auth policy's requireTotp complete it.
  */
 const MFA = `${CLIENT}/current-identity/mfa`;

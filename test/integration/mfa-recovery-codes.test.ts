@@ -13,7 +13,7 @@ import {
 
 /**
  * Recovery codes through the real controller: shown at enrollment, accepted once in place of a TOTP,
- * listed (header or the seed's GET body) and replaced so the old set stops working.
+ * listed (header or a `{code}` body on the GET) and replaced so the old set stops working.
  */
 const MFA = `${CLIENT}/current-identity/mfa`;
 
@@ -54,7 +54,7 @@ describe('recovery codes', () => {
     schemas.assert('GET', `${MFA}/recovery-codes`, res);
     expect(res.body.data.recoveryCodes).toEqual(first.slice(1));
 
-    // the seed's form: the code in a JSON body on the GET (here a recovery code, typed loosely)
+    // Postern's other form: the code in a JSON body on the GET (here a recovery code, typed loosely)
     const raw = await rawRequest(tc.url, 'GET', `${MFA}/recovery-codes`, {
       token: api.token,
       body: { code: ` ${first[1]!.toLowerCase()} ` },

@@ -46,7 +46,7 @@ afterAll(() => world?.dispose());
 
 /**
  * Where Postern answers otherwise on purpose (docs/OPENZITI-COMPATIBILITY.md): posture data not yet reported
- * shows `null` (the interface specification's example) where the spec demands strings, and MFA `passedAt` is
+ * shows `null` (Postern's documented form) where OpenZiti's specification demands strings, and MFA `passedAt` is
  * null until TOTP is passed, as OpenZiti's controller itself emits it.
  */
 const DELIBERATE = [

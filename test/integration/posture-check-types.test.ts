@@ -1,5 +1,5 @@
 /**
- * The seed end to end, once per check type, against the real controller: the posture query fails on
+ * Access end to end, once per check type, against the real controller: the posture query fails on
  * GET /services, POST /sessions is refused with 409 INVALID_POSTURE, the refusal is recorded with actual and
  * expected values, a wrong posture response keeps it failing, the right one makes the query pass and the
  * session is granted.

@@ -20,8 +20,8 @@ afterAll(() => controller.dispose());
 
 const count = async () => (await admin.get(CHECKS)).body.meta.pagination.totalCount as number;
 
-describe('posture checks: the seed payloads of every type', () => {
-  it('creates an OS check with the seed version ranges and returns it normalised', async () => {
+describe('posture checks: the documented payloads of every type', () => {
+  it('creates an OS check with the documented version ranges and returns it normalised', async () => {
     const res = await admin.post(CHECKS, {
       typeId: 'OS',
       name: 'os-seed',

@@ -1,6 +1,6 @@
 /**
  * Posture responses in and posture data out: validation that names `[index].field` and stores nothing on
- * any bad item, the management view's shape (seed §2.2), the wake/unlock grace reply, and clean-up when API
+ * any bad item, the management view's shape (OpenZiti's `postureData`), the wake/unlock grace reply, and clean-up when API
  * sessions and identities go away.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,7 +98,7 @@ describe('posture responses and posture data', () => {
     expect(await paths()).toEqual([]);
   });
 
-  it('shows posture data in the seed’s shape, stamped with the controller’s clock', async () => {
+  it('shows posture data in OpenZiti’s shape, stamped with the controller’s clock', async () => {
     // process reports are kept for binaries some check asks about
     await world.create('posture-checks', {
       name: unique('edr'),

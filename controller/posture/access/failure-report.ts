@@ -1,14 +1,13 @@
 /**
  * What a refused session request leaves behind: the failure record an administrator reads later
- * (`GET /identities/<id>/failed-service-requests`) and the 409 the client gets now, both in OpenZiti's shape
- * (semantics notes §3).
+ * (`GET /identities/<id>/failed-service-requests`) and the 409 the client gets now, both in OpenZiti's shape.
  */
 import type { PolicyType, Service } from '../../model.js';
 import { ApiError } from '../../http/api-error.js';
 import type { CheckFailure, FailedServiceRequest, PolicyFailure } from '../posture-repository.js';
 import type { PolicyOutcome } from './session-evaluation.js';
 
-/** The seed keeps the last 50 (OpenZiti 100). */
+/** Postern keeps the last 50 per identity (OpenZiti 100). */
 export const FAILED_REQUESTS_KEPT = 50;
 
 function policyFailure(outcome: PolicyOutcome): PolicyFailure {
@@ -22,6 +21,7 @@ function policyFailure(outcome: PolicyOutcome): PolicyFailure {
       expectedValue: result.expectedValue,
       ...result.extra,
       ...(result.reason === undefined ? {} : { reason: result.reason }),
+      ...(result.failure === undefined ? {} : { code: result.failure.code }),
     }));
   return { policyId: outcome.policy.id, policyName: outcome.policy.name, checks };
 }

@@ -1,5 +1,5 @@
 /**
- * The contract every posture check type implements. One module per type (ARCHITECTURE.md §8) keeps a type's
+ * The contract every posture check type implements. One module per type (docs/ARCHITECTURE.md, "How to add a posture check type") keeps a type's
  * validation, evaluation, wire form and failure values together, the way OpenZiti keeps one file per type;
  * the controller only ever talks to a type through this interface, looked up in the registry (`index.ts`).
  */
@@ -32,7 +32,7 @@ export interface CheckModule<T extends PostureCheck = PostureCheck> {
   /** -1 for no timeout (all but MFA) */
   timeoutSeconds(check: T): number;
   /** seconds left before this check times out for the session, -1 none, 0 when MFA not passed
-   *  (semantics notes §1 MFA GetTimeoutRemainingSeconds) */
+   *  (OpenZiti's GetTimeoutRemainingSeconds) */
   timeoutRemaining(check: T, data: IdentityPostureData | null, ctx: EvaluationContext): number;
   /** extra fields of a posture query for this check on GET /services: PROCESS `process {osType,path}`,
    *  PROCESS_MULTI `processes [{osType,path}]`, MFA `promptOnWake`, `promptOnUnlock`; {} otherwise */

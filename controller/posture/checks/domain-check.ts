@@ -1,10 +1,11 @@
 /**
  * DOMAIN check: the Windows domain the device reported must equal one of the listed domains, ignoring case
- * (semantics notes §1 DOMAIN; no suffix matching, so `corp.example` does not allow `eu.corp.example`).
+ * (no suffix matching, so `corp.example` does not allow `eu.corp.example`).
  *
- * The list is read from `domains` (OpenZiti) or `macAddresses` (the seed's creation example, ARCHITECTURE.md §4)
+ * The list is read from `domains` (OpenZiti) or `macAddresses` (Postern's original key for the list)
  * and always answered as `domains`. Problems are named after the key the client actually sent.
  */
+import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
 import type { DomainCheck, FieldProblem } from '../types.js';
 import type { CheckModule } from './check-module.js';
 import { parseList, parseName, resolveField } from './normalise.js';
@@ -48,7 +49,12 @@ export const domainCheck: CheckModule<DomainCheck> = {
       wanted === ''
         ? 'the device has not reported membership of any Windows domain'
         : `the device is in domain "${reported}", which is not allowed (allowed: ${check.domains.join(', ')})`;
-    return { isPassing: false, actualValue, expectedValue, reason };
+    // A device outside any domain reports '' (Linux and macOS always do): that is a mismatch, not missing data.
+    const failure: PostureFailureReason = {
+      code: data?.domain ? 'DOMAIN_MISMATCH' : 'NO_DATA_YET',
+      ...(data?.domain ? { domains: [...check.domains], domain: reported } : { missing: 'DOMAIN' }),
+    };
+    return { isPassing: false, actualValue, expectedValue, reason, failure };
   },
 
   timeoutSeconds: () => -1,

@@ -1,10 +1,11 @@
 /**
- * MAC check: passes when any address the device reported is in the list (semantics notes §1 MAC).
+ * MAC check: passes when any address the device reported is in the list.
  *
  * Configured values are validated strictly (`AA-BB-CC-DD-EE-FF`, `aa:bb:cc:dd:ee:ff` or 12 bare hex digits) so a
  * typo is refused instead of stored as a value that can never match; they are stored like OpenZiti stores them,
  * lower-case hex without separators, which is also the form reported addresses are compared in.
  */
+import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
 import type { FieldProblem, MacCheck } from '../types.js';
 import type { CheckModule } from './check-module.js';
 import { normaliseHex, parseList, resolveField, unique } from './normalise.js';
@@ -54,7 +55,10 @@ export const macCheck: CheckModule<MacCheck> = {
       reported.length === 0
         ? 'the device has not reported any MAC address'
         : `none of the device's MAC addresses (${reported.map(display).join(', ')}) is in the allowed list`;
-    return { isPassing: false, actualValue, expectedValue, reason };
+    // The allowed list is never part of what the user is told: it is what a forger would need.
+    const failure: PostureFailureReason =
+      reported.length === 0 ? { code: 'NO_DATA_YET', missing: 'MAC' } : { code: 'MAC_NOT_ALLOWED' };
+    return { isPassing: false, actualValue, expectedValue, reason, failure };
   },
 
   timeoutSeconds: () => -1,

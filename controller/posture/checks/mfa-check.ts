@@ -1,7 +1,7 @@
 /**
  * MFA check: this API session must have passed TOTP, not longer ago than `timeoutSeconds`, and, when the check
  * prompts on wake or unlock, again after the last wake/unlock once its 5-minute grace period is over. This is
- * OpenZiti's PostureCheckMfa (semantics notes §1 MFA) with one difference: OpenZiti records a timeout by setting
+ * OpenZiti's PostureCheckMfa with one difference: OpenZiti records a timeout by setting
  * a `timedOut` flag in the posture data; here evaluation is a pure function of the data and the clock, and the
  * controller re-evaluates at `nextChangeAt` instead.
  */
@@ -16,6 +16,7 @@ import {
   type IdentityPostureData,
   type MfaCheck,
 } from '../types.js';
+import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
 import type { CheckModule } from './check-module.js';
 import { kindOf, resolveField } from './normalise.js';
 
@@ -133,6 +134,7 @@ function evaluate(check: MfaCheck, data: IdentityPostureData | null, ctx: Evalua
       expectedValue,
       extra,
       reason: 'no TOTP code entered in this session',
+      failure: { code: 'MFA_REQUIRED' },
     };
   }
   const actualValue = {
@@ -142,13 +144,48 @@ function evaluate(check: MfaCheck, data: IdentityPostureData | null, ctx: Evalua
     timedOut: isTimedOut(check, passedAt, ctx.now),
   };
   const isPassing = !actualValue.timedOut && actualValue.passedOnWake && actualValue.passedOnUnlock;
-  if (isPassing) return { isPassing, actualValue, expectedValue, extra };
-  const reason = actualValue.timedOut
-    ? `the TOTP code is older than ${timeoutOf(check)} seconds`
-    : !actualValue.passedOnWake
-      ? 'the device woke up more than 5 minutes ago and no TOTP code has been entered since'
-      : 'the device was unlocked more than 5 minutes ago and no TOTP code has been entered since';
-  return { isPassing, actualValue, expectedValue, extra, reason };
+  if (isPassing) {
+    const grace = graceRunning(check, session!, ctx.now);
+    return { isPassing, actualValue, expectedValue, extra, ...(grace ? { failure: grace } : {}) };
+  }
+  if (actualValue.timedOut) {
+    const reason = `the TOTP code is older than ${timeoutOf(check)} seconds`;
+    const failure: PostureFailureReason = { code: 'MFA_TIMED_OUT', timeoutSeconds: timeoutOf(check) };
+    return { isPassing, actualValue, expectedValue, extra, reason, failure };
+  }
+  const woke = !actualValue.passedOnWake;
+  const reason = `the device ${woke ? 'woke up' : 'was unlocked'} more than 5 minutes ago and no TOTP code has been entered since`;
+  const failure: PostureFailureReason = {
+    code: woke ? 'MFA_NEEDED_AFTER_WAKE' : 'MFA_NEEDED_AFTER_UNLOCK',
+    secondsLeft: 0,
+  };
+  return { isPassing, actualValue, expectedValue, extra, reason, failure };
+}
+
+/**
+ * A wake or unlock since the last code that the check prompts on and whose grace period still runs: the check
+ * passes, but the user has this long to enter a code. The earlier deadline wins when both run.
+ */
+function graceRunning(
+  check: MfaCheck,
+  session: ApiSessionPostureData,
+  now: Date,
+): PostureFailureReason | null {
+  const passedAt = session.mfaPassedAt?.getTime() ?? 0;
+  const running = (
+    [
+      ['MFA_NEEDED_AFTER_WAKE', check.promptOnWake, session.wokenAt],
+      ['MFA_NEEDED_AFTER_UNLOCK', check.promptOnUnlock, session.unlockedAt],
+    ] as const
+  )
+    .filter(([, prompt, at]) => prompt && at && at.getTime() >= passedAt)
+    .map(([code, , at]) => ({
+      code,
+      secondsLeft: Math.ceil((at!.getTime() + GRACE_MS - now.getTime()) / 1000),
+    }))
+    .filter((g) => g.secondsLeft > 0)
+    .sort((a, b) => a.secondsLeft - b.secondsLeft);
+  return running[0] ?? null;
 }
 
 export const mfaCheck: CheckModule<MfaCheck> = {

@@ -1,8 +1,9 @@
 /**
  * OS check: the reported operating system must be one of the listed types and, when that type lists version
- * ranges, its version must be in at least one of them (semantics notes §1 OS, plus the seed's build-as-patch
+ * ranges, its version must be in at least one of them (as OpenZiti's OS check, plus Postern's build-as-patch
  * rule, which OpenZiti ignores). Range and version handling live in `semver-range.ts`.
  */
+import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
 import type { FieldProblem, OperatingSystemRule, OsCheck } from '../types.js';
 import type { CheckModule } from './check-module.js';
 import {
@@ -104,26 +105,45 @@ export const osCheck: CheckModule<OsCheck> = {
     };
     const expectedValue = check.operatingSystems.map((r) => ({ type: r.type, versions: [...r.versions] }));
     const actualValue = { type: os.type, version: os.version };
-    const fail = (reason: string) => ({ isPassing: false, actualValue, expectedValue, reason });
-    if (os.type.trim() === '') return fail('the device has not reported its operating system');
+    const fail = (reason: string, failure: PostureFailureReason) => ({
+      isPassing: false,
+      actualValue,
+      expectedValue,
+      reason,
+      failure,
+    });
+    if (os.type.trim() === '')
+      return fail('the device has not reported its operating system', { code: 'NO_DATA_YET', missing: 'OS' });
 
     // Every rule for the reported type counts (an OS listed twice allows the union), unlike OpenZiti's last-wins.
     const rules = check.operatingSystems.filter((r) => osKey(r.type) === osKey(os.type));
     if (rules.length === 0) {
       const allowed = unique(check.operatingSystems.map((r) => r.type)).join(', ');
-      return fail(`${os.type} is not an allowed operating system (allowed: ${allowed})`);
+      return fail(`${os.type} is not an allowed operating system (allowed: ${allowed})`, {
+        code: 'OS_TYPE_NOT_ALLOWED',
+        osType: os.type,
+        allowed: expectedValue,
+      });
     }
     const name = rules[0]!.type;
     if (rules.some((r) => r.versions.length === 0)) return { isPassing: true, actualValue, expectedValue };
 
     const version = parseReportedVersion(os.version, os.build);
-    if (typeof version === 'string') return fail(`the reported ${name} version ${version}`);
+    const outOfRange = (osVersion: string): PostureFailureReason => ({
+      code: 'OS_VERSION_OUT_OF_RANGE',
+      osType: name,
+      osVersion,
+      allowed: rules.map((r) => ({ type: r.type, versions: [...r.versions] })),
+    });
+    if (typeof version === 'string')
+      return fail(`the reported ${name} version ${version}`, outOfRange(os.version));
     const miss = matchRanges(rangesOf(rules), version);
     if (miss === null) return { isPassing: true, actualValue, expectedValue };
     const wanted = rules.flatMap((r) => r.versions).join(' or ');
-    if (miss === 'low') return fail(`${name} ${version.text} is older than required (${wanted})`);
-    if (miss === 'high') return fail(`${name} ${version.text} is newer than allowed (${wanted})`);
-    return fail(`${name} ${version.text} is not an allowed version (${wanted})`);
+    const failure = outOfRange(version.text);
+    if (miss === 'low') return fail(`${name} ${version.text} is older than required (${wanted})`, failure);
+    if (miss === 'high') return fail(`${name} ${version.text} is newer than allowed (${wanted})`, failure);
+    return fail(`${name} ${version.text} is not an allowed version (${wanted})`, failure);
   },
 
   timeoutSeconds: () => -1,

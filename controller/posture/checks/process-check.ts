@@ -5,7 +5,14 @@
  */
 import type { FieldProblem, ProcessCheck, ProcessRule } from '../types.js';
 import type { CheckModule } from './check-module.js';
-import { evaluateProcessRule, noRuleFor, parseProcessRule, ruleApplies } from './process-match.js';
+import {
+  evaluateProcessRule,
+  noRuleFailure,
+  noRuleFor,
+  parseProcessRule,
+  processFailure,
+  ruleApplies,
+} from './process-match.js';
 import { resolveField } from './normalise.js';
 
 /** OpenZiti's `process` object; `signerFingerprint` is a single string there, left out when none is set. */
@@ -43,8 +50,16 @@ export const processCheck: CheckModule<ProcessCheck> = {
       actualValue: outcome.actual,
       expectedValue: processWire(check.process),
     };
-    if (!ruleApplies(check.process, data)) return { ...result, isPassing: false, reason: noRuleFor(data) };
-    return outcome.reason === undefined ? result : { ...result, reason: outcome.reason };
+    if (!ruleApplies(check.process, data)) {
+      return {
+        ...result,
+        isPassing: false,
+        reason: noRuleFor(data),
+        failure: noRuleFailure([check.process], data),
+      };
+    }
+    if (outcome.passed) return result;
+    return { ...result, reason: outcome.reason, failure: processFailure(check.process, outcome) };
   },
 
   timeoutSeconds: () => -1,

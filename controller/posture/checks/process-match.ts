@@ -7,6 +7,7 @@
  * every rule naming that binary. Paths compare exactly, except that Windows rules ignore case because Windows
  * file names do (openziti/ziti-sdk-c#430 was this bug).
  */
+import type { PostureFailureCode, PostureFailureReason } from '../../../src/api/posture-reasons.js';
 import type { FieldProblem, IdentityPostureData, OsType, ProcessData, ProcessRule } from '../types.js';
 import {
   OS_TYPE_LIST,
@@ -47,6 +48,20 @@ export function ruleApplies(rule: ProcessRule, data: IdentityPostureData | null)
 export function noRuleFor(data: IdentityPostureData | null): string {
   return `no process rule for ${data?.os?.type ?? 'this operating system'}`;
 }
+
+/** For the user, a process rule for another OS reads as the OS being wrong: the only fix is another device. */
+export function noRuleFailure(
+  rules: readonly ProcessRule[],
+  data: IdentityPostureData | null,
+): PostureFailureReason {
+  const allowed = [...new Set(rules.map((r) => r.osType))].map((type) => ({ type, versions: [] }));
+  return { code: 'OS_TYPE_NOT_ALLOWED', osType: data?.os?.type ?? '', allowed };
+}
+
+/** What the user is told about one failing rule: its code and binary, never the approved hashes or signers. */
+export function processFailure(rule: ProcessRule, outcome: ProcessOutcome): PostureFailureReason {
+  return { code: outcome.code ?? 'PROCESS_NOT_RUNNING', path: rule.path };
+}
 /** sha256 or sha512 (OpenZiti's C SDK reports sha512): a report is compared with hashes of its own length. */
 const BINARY_HASH = [[64, 128], 'a sha256 or sha512 hash'] as const;
 const SHA1 = [40, 'a sha1 certificate thumbprint'] as const;
@@ -72,7 +87,7 @@ export function parseProcessRule(
     return undefined;
   }
   const before = problems.length;
-  // `os` is the seed's name for the field, `osType` OpenZiti's.
+  // `os` is Postern's original name for the field, `osType` OpenZiti's.
   const os = pickField(value, ['osType', 'os']);
   const osType = parseOsType(os?.value);
   if (osType === null) {
@@ -113,7 +128,7 @@ export function parseProcessRule(
   return { osType, path, hashes, signerFingerprints };
 }
 
-/** The actual value of one process in a failure record (api-notes §8 `processActual`). */
+/** The actual value of one process in a failure record. */
 export interface ProcessActual {
   isRunning: boolean;
   hash: string;
@@ -126,6 +141,7 @@ export interface ProcessOutcome {
   passed: boolean;
   actual: ProcessActual;
   reason?: string;
+  code?: PostureFailureCode;
 }
 
 /** The latest report for the rule's binary; on Windows two reports may differ only in case. */
@@ -152,22 +168,24 @@ export function evaluateProcessRule(rule: ProcessRule, data: IdentityPostureData
     path: report?.path ?? rule.path,
   };
   if (data?.os) actual.osType = data.os.type;
-  const fail = (why: string): ProcessOutcome => ({
+  const fail = (code: PostureFailureCode, why: string): ProcessOutcome => ({
     passed: false,
     actual,
     reason: `process ${rule.path} ${why}`,
+    code,
   });
-  if (!report) return fail('has not been reported by the device');
-  if (!report.isRunning) return fail('is not running');
+  if (!report) return fail('NO_DATA_YET', 'has not been reported by the device');
+  if (!report.isRunning) return fail('PROCESS_NOT_RUNNING', 'is not running');
   if (rule.hashes.length > 0 && !rule.hashes.includes(hash)) {
-    if (hash === '') return fail('was reported without a binary hash');
+    const unapproved = (why: string) => fail('PROCESS_HASH_NOT_APPROVED', why);
+    if (hash === '') return unapproved('was reported without a binary hash');
     const kind = hash.length === 128 ? 'sha512' : 'sha256';
     if (!rule.hashes.some((h) => h.length === hash.length))
-      return fail(`was reported with a ${kind} hash, and the check lists no ${kind} hashes`);
-    return fail(`runs an unapproved binary (${kind} ${hash})`);
+      return unapproved(`was reported with a ${kind} hash, and the check lists no ${kind} hashes`);
+    return unapproved(`runs an unapproved binary (${kind} ${hash})`);
   }
   if (rule.signerFingerprints.length > 0 && !signers.some((s) => rule.signerFingerprints.includes(s))) {
-    return fail('is not signed by an approved certificate');
+    return fail('PROCESS_SIGNER_NOT_APPROVED', 'is not signed by an approved certificate');
   }
   return { passed: true, actual };
 }

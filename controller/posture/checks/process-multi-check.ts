@@ -1,19 +1,23 @@
 /**
  * PROCESS_MULTI check: several binaries, combined with `AllOf` (every one must pass) or `AnyOf` (one is enough).
- * The seed calls AnyOf `OneOf`; both are accepted and stored as `AnyOf` (ARCHITECTURE.md §4). Unlike OpenZiti,
+ * Postern's original interface calls AnyOf `OneOf`; both are accepted and stored as `AnyOf`. Unlike OpenZiti,
  * an empty process list fails under both semantics (it cannot be created anyway), so nothing passes by omission.
  *
  * Also unlike OpenZiti, only the rules for the device's OS family count once the device has reported its OS
  * (`ruleApplies`): AllOf needs every applicable rule, AnyOf one of them, and a device no rule applies to fails.
  */
+import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
 import type { FieldProblem, ProcessMultiCheck, ProcessRule } from '../types.js';
 import type { CheckModule } from './check-module.js';
 import {
   evaluateProcessRule,
+  noRuleFailure,
   noRuleFor,
   parseProcessRule,
+  processFailure,
   ruleApplies,
   type ProcessActual,
+  type ProcessOutcome,
 } from './process-match.js';
 import { parseList, resolveField } from './normalise.js';
 
@@ -30,6 +34,23 @@ function ruleWire(rule: ProcessRule): Record<string, unknown> {
     hashes: [...rule.hashes],
     signerFingerprints: [...rule.signerFingerprints],
   };
+}
+
+/**
+ * One code for the check (the first failing binary's, so a program can switch on it) and the code of every
+ * binary in the way, which is what the user acts on: all of them under AllOf, any one under AnyOf.
+ */
+function multiFailure(
+  semantic: ProcessMultiCheck['semantic'],
+  rules: readonly ProcessRule[],
+  outcomes: readonly ProcessOutcome[],
+): PostureFailureReason {
+  const processes = rules
+    .map((rule, i) => ({ rule, outcome: outcomes[i]! }))
+    .filter(({ outcome }) => !outcome.passed)
+    .map(({ rule, outcome }) => processFailure(rule, outcome))
+    .map(({ code, path }) => ({ code, path: path! }));
+  return { code: processes[0]?.code ?? 'PROCESS_NOT_RUNNING', semantic, processes };
 }
 
 export const processMultiCheck: CheckModule<ProcessMultiCheck> = {
@@ -88,7 +109,8 @@ export const processMultiCheck: CheckModule<ProcessMultiCheck> = {
     else if (outcomes.length === 0) reason = noRuleFor(data);
     else if (check.semantic === 'AllOf') reason = reasons.join('; ');
     else reason = `none of the required processes passes: ${reasons.join('; ')}`;
-    return { ...result, reason };
+    if (outcomes.length === 0) return { ...result, reason, failure: noRuleFailure(check.processes, data) };
+    return { ...result, reason, failure: multiFailure(check.semantic, applicable, outcomes) };
   },
 
   timeoutSeconds: () => -1,

@@ -178,8 +178,8 @@ export function matchRanges(ranges: readonly VersionRange[], v: Version): Miss |
 
 /**
  * Reads a version an agent reported. Lenient where OS versions differ from semver, strict otherwise:
- * - MAJOR.MINOR with a numeric build takes the build as patch (`10.0` + build `19041` is 10.0.19041, the seed's
- *   rule); otherwise missing parts are 0 (macOS says `14.5` for 14.5.0 with build `23F79`, Android says `14`);
+ * - MAJOR.MINOR with a numeric build takes the build as patch (`10.0` + build `19041` is 10.0.19041, Postern's
+ *   rule; OpenZiti ignores the build); otherwise missing parts are 0 (macOS says `14.5` for 14.5.0 with build `23F79`, Android says `14`);
  * - a fourth part is dropped (`10.0.19041.1234` is 10.0.19041: Windows' revision is not semver);
  * - a `-suffix` is kept as the prerelease (see the top of this file), `+build` metadata is ignored.
  */

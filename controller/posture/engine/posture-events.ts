@@ -1,6 +1,6 @@
 /**
- * Connects the controller's events to the posture engine. Listeners run inside the emitter's call (often
- * inside the emitting route's transaction), so each one catches its own errors: a posture hiccup must never
+ * Connects the controller's events to the posture engine. Listeners run after the emitting transaction has
+ * committed (ControllerEventBus holds events until then), each catching its own errors: a posture hiccup must never
  * undo the identity, policy or MFA change that triggered it.
  */
 import type { ControllerContext, ControllerEvents } from '../../context.js';
@@ -71,7 +71,7 @@ export function wirePostureEvents(ctx: ControllerContext, engine: PostureEngine)
     ),
     'identity.changed': guarded('identity.changed', (identityId) => engine.evaluateIdentity(identityId)),
     'identity.deleted': guarded('identity.deleted', (identityId) => engine.forgetIdentity(identityId)),
-    // Emitted from inside the writing transaction, possibly several times per request: coalesced into one
+    // Possibly several per request (released after its commit): coalesced into one
     // refresh that runs after the transaction has committed but before the response goes out.
     'policy.changed': guarded('policy.changed', () => {
       if (pending) return;

@@ -58,8 +58,8 @@ export function applyResponses(
 }
 
 /**
- * The caller's services whose MFA check now runs a grace period because of this wake or unlock (semantics
- * notes §4.3): checks that prompt on the event, for an API session that has passed TOTP, where the grace
+ * The caller's services whose MFA check now runs a grace period because of this wake or unlock:
+ * checks that prompt on the event, for an API session that has passed TOTP, where the grace
  * ends before the timeout would. Unlike OpenZiti, which lists every service of such a check, only services the
  * identity reaches through a policy requiring the check are listed: the others are none of its business.
  */

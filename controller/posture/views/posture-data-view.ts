@@ -1,5 +1,5 @@
 /**
- * An identity's posture data as `GET /identities/<id>/posture-data` shows it (seed §2.2, OpenZiti's
+ * An identity's posture data as `GET /identities/<id>/posture-data` shows it (OpenZiti's
  * `postureData`). Slots never reported show `lastUpdatedAt: null` and leave their value out, as OpenZiti does.
  * Reported data never times out (OpenZiti stopped expiring it in 2021), so `timedOut` is always false.
  */
@@ -36,7 +36,7 @@ function apiSessionToWire(s: ApiSessionPostureData) {
 export function postureDataToWire(data: IdentityPostureData) {
   const { os, mac, domain } = data;
   return {
-    // The OS type is shown lower case (seed §2.2), whatever spelling the device reported.
+    // The OS type is shown lower case (Postern's documented form), whatever spelling the device reported.
     os: {
       ...slot(os),
       ...(os ? { type: os.type.toLowerCase(), version: os.version } : {}),

@@ -1,6 +1,6 @@
 /**
  * A service as the client API lists it: the management view plus the caller's `permissions` and, per policy
- * granting it, the posture queries the agent must answer with their current results (semantics notes §3).
+ * granting it, the posture queries the agent must answer with their current results.
  */
 import { iso, selfLinks } from '../../http/envelope.js';
 import { POLICY_TYPES, type PolicyType } from '../../model.js';
@@ -40,6 +40,9 @@ export function postureQueryToWire(check: PostureCheck, result: CheckResult, eva
       ? { timeoutAt: iso(new Date(ctx.now.getTime() + timeoutRemaining * 1000)) }
       : {}),
     ...module.queryFields(check),
+    // Postern's additions, for the caller's own device: why it fails and the administrator's advice.
+    ...(result.failure ? { reason: result.failure } : {}),
+    ...(check.remediation ? { remediation: check.remediation } : {}),
   };
 }
 

@@ -5,7 +5,7 @@ import { POSTURE_CHECK_TYPES, type PostureCheck } from '../../posture/types.js';
 import { getCheckModule, moduleFor } from '../../posture/checks/index.js';
 import { validationError, type FieldCause } from '../../http/api-error.js';
 import { entityBase } from '../../http/envelope.js';
-import { Attributes, BaseEntity, Name, Tags, writeBodies } from '../../http/schemas.js';
+import { Attributes, BaseEntity, Name, Sentence, Tags, writeBodies } from '../../http/schemas.js';
 import { releasePolicyReferences } from './policy-references.js';
 import { registerCrud, pick, type WriteMode } from '../crud.js';
 import { normaliseAttributes } from './roles.js';
@@ -18,6 +18,11 @@ const common = {
   roleAttributes: Type.Optional(Type.Union([Attributes, Type.Null()])),
   attributes: Type.Optional(Type.Union([Attributes, Type.Null()])),
   tags: Type.Optional(Tags),
+  remediation: Type.Optional(
+    Type.Union([Sentence, Type.Null()], {
+      description: 'Postern: advice shown as written to a user this check blocks (a sentence and a link)',
+    }),
+  ),
 };
 // Each type's own fields, checked by its module; listed here so any other field is refused by name.
 const typeFields = Object.fromEntries(
@@ -56,9 +61,10 @@ export function postureCheckToWire(check: PostureCheck): Record<string, unknown>
     ...entityBase('posture-checks', check),
     typeId: check.typeId,
     version: check.version,
-    // The seed calls them `attributes`, OpenZiti `roleAttributes`: answer both.
+    // Postern's original interface calls them `attributes`, OpenZiti `roleAttributes`: answer both.
     roleAttributes: check.roleAttributes,
     attributes: check.roleAttributes,
+    remediation: check.remediation ?? null,
     ...moduleFor(check).toWire(check),
   };
 }
@@ -91,7 +97,7 @@ function buildCheck(
   if (!parsed.ok) problems.push(...parsed.problems);
   let name = pick<string | undefined>(body, 'name', mode, existing?.name, undefined);
   if (name === undefined) {
-    // OpenZiti requires a name; the seed's MFA example has none, so MFA checks get one.
+    // OpenZiti requires a name; Postern's documented MFA example has none, so MFA checks get one.
     if (typeId === 'MFA') name = `MFA check ${id.slice(0, 8)}`;
     else problems.push({ field: 'name', reason: 'is required' });
   }
@@ -105,6 +111,9 @@ function buildCheck(
     typeId,
     roleAttributes: normaliseAttributes(attributes),
     tags: pick(body, 'tags', mode, existing?.tags, {}),
+    // An empty text is no advice: stored as none, so the user never sees a blank line.
+    remediation:
+      pick<string | null>(body, 'remediation', mode, existing?.remediation ?? null, null)?.trim() || null,
     version: (existing?.version ?? 0) + 1,
     createdAt: existing?.createdAt ?? now,
     updatedAt: now,

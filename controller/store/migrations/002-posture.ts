@@ -1,7 +1,8 @@
 /**
  * 2: posture data per identity and API session, edge sessions, failed service requests, service-change marks.
  *
- * OpenZiti keeps all of this in memory and loses it on restart; Postern persists it (ARCHITECTURE.md §3.4).
+ * OpenZiti keeps all of this in memory and loses it on restart; Postern persists it, so a controller restart
+ * neither revokes every device nor forgets why access failed.
  * Rows are keyed by identity or API session id without foreign keys: the posture engine deletes them on the
  * `identity.deleted` / `apiSession.deleted` events and sweeps orphans at start. Times are ISO-8601 UTC strings
  * with milliseconds, which sort as text.

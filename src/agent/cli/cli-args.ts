@@ -10,6 +10,7 @@ Commands:
   status                controller, user, session and MFA state
   services              each service, whether you can reach it, and what to fix if not
   report                run one posture check cycle and print what was sent
+  check                 check again: collect and send this device's posture now, then print the services
   run                   keep reporting, open the tunnels (a local port per service, and SOCKS5);
                         prompt for codes on wake/unlock/timeouts (Ctrl-C to stop)
   mfa status            whether an authenticator app is set up
@@ -35,7 +36,7 @@ Options:
   --socks-port P        'run': the local SOCKS5 port (default 1080 when free, else the one used last; 0 any)
   --no-tunnel           'run': report posture only, open no local listeners
   --regenerate          with 'mfa codes': replace the recovery codes
-  --json                machine-readable output (status, services, report, mfa status)
+  --json                machine-readable output (status, services, report, check, mfa status)
   --verbose             log what the agent does to stderr
   --help                this text
 

@@ -7,6 +7,7 @@ const ACCESS_WORDS: Record<ServiceAccess, string> = {
   granted: 'yes',
   blocked: 'blocked',
   'mfa-needed': 'needs code',
+  checking: 'checking…',
 };
 
 /** Columns padded to the widest cell; the last column is free text and not padded. */
@@ -24,9 +25,12 @@ export function servicesTable(services: readonly ServiceAccessView[]): string {
   if (services.length === 0) return 'No services are available to this identity.';
   const rows: string[][] = [];
   for (const s of services) {
-    const [first, ...rest] = s.failing;
-    rows.push([s.name, ACCESS_WORDS[s.access], first?.explanation ?? '']);
-    for (const more of rest) rows.push(['', '', more.explanation]);
+    const advice = s.failing.flatMap((f) =>
+      f.remediation ? [f.explanation, `  Your administrator says: ${f.remediation}`] : [f.explanation],
+    );
+    const [first, ...rest] = advice;
+    rows.push([s.name, ACCESS_WORDS[s.access], first ?? '']);
+    for (const more of rest) rows.push(['', '', more]);
   }
   return table(['SERVICE', 'ACCESS', 'WHAT TO FIX'], rows);
 }

@@ -27,8 +27,8 @@ const DELETED_SUFFIX = ' (deleted)';
 
 /**
  * Linux posture facts. Process paths come from `/proc/<pid>/exe`, which is the kernel's own record of
- * the executable; `ps` output and systeminformation give only a guessed directory (see the OpenZiti
- * client-side notes), which a posture check must not trust.
+ * the executable; `ps` output and systeminformation give only a guessed directory (OpenZiti's C SDK
+ * learned this the hard way), which a posture check must not trust.
  */
 export class LinuxCollector implements PostureCollector {
   private readonly procRoot: string;

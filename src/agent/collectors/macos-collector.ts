@@ -44,8 +44,8 @@ export function parseSwVers(stdout: string): { productVersion: string; buildVers
 
 /**
  * macOS posture facts from `sw_vers` and `ps`. `ps -o comm` gives the full executable path for
- * applications and daemons alike. Signer fingerprints are left empty, as in the C SDK: the seed
- * applies them to Windows only.
+ * applications and daemons alike. Signer fingerprints are left empty, as in the C SDK: signer
+ * fingerprints (Authenticode) apply to Windows only.
  */
 export class MacosCollector implements PostureCollector {
   private readonly run: CommandRunner;

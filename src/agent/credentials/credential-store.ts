@@ -1,7 +1,7 @@
 /**
  * Where the agent keeps secrets (session tokens, the password it signs in with). A port so the core
- * never knows whether the OS keychain, or a map in a test, holds them. There is deliberately no
- * file-backed implementation: credentials must never land in plain files.
+ * never knows whether the OS keychain, or a map in a test, holds them. The file store
+ * (file-credential-store.ts, for machines without a keychain) is given the session token only, never the password.
  */
 export interface CredentialStore {
   /** The secret stored for `account`, or `undefined` when there is none. */

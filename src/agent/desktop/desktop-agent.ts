@@ -115,10 +115,7 @@ export class DesktopAgent {
 
   /** "Check again": a posture cycle now, then the list as the controller sees it after it. */
   async checkAgain(): Promise<ServicesView> {
-    const agent = this.require();
-    const result = await agent.reportNow();
-    if (result.error) throw result.error;
-    await agent.refreshServices();
+    await this.require().checkAgain();
     return this.services();
   }
 

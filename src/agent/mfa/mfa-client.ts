@@ -1,5 +1,5 @@
 /**
- * The user's own MFA flows (seed table 3.1): enroll (start, provisioning URL and recovery codes, verify),
+ * The user's own MFA flows: enroll (start, provisioning URL and recovery codes, verify),
  * status, remove with a code or abandon an unverified enrollment, show and regenerate recovery codes, and
  * answer a TOTP prompt. Calls carrying a code are never retried: a code is good once.
  */
@@ -42,7 +42,7 @@ export class MfaClient {
       if (isControllerError(error, ERROR_CODES.notFound)) return { state: 'not-enrolled' };
       throw error;
     }
-    // The seed's example marks an unfinished enrollment verified; its provisioning URL gives it away.
+    // An unfinished enrollment may come back marked verified; its provisioning URL gives it away.
     if (!detail.isVerified || detail.provisioningUrl) {
       return {
         state: 'unverified',

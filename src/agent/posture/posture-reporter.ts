@@ -1,5 +1,5 @@
 /**
- * The posture reporter (issue 5 item 4, client-side notes §b). Each cycle reads the services' posture
+ * The posture reporter. Each cycle reads the services' posture
  * queries, collects only what they ask, and sends in one bulk request the answers that differ from what the
  * controller last acknowledged. Everything is sent again after a new API session, after the controller was
  * unreachable (it may have restarted) and after a failed send: an answer stays dirty until a 2xx.
@@ -96,6 +96,12 @@ export class PostureReporter {
       return this.inFlight ?? this.begin();
     });
     return this.queued;
+  }
+
+  /** Whether the controller has this device's answers for the current API session (a cycle completed). */
+  reportedThisSession(): boolean {
+    const current = this.options.session().apiSessionId;
+    return current !== undefined && current === this.sentSessionId;
   }
 
   /** The next cycle sends every answer, changed or not. */

@@ -1,5 +1,5 @@
 /**
- * What a wake or an unlock sets off (issue 5 item 5): ENDPOINT_STATE goes to the controller at once, which
+ * What a wake or an unlock sets off: ENDPOINT_STATE goes to the controller at once, which
  * starts the 5-minute MFA grace period of checks that prompt on that event; then ONE prompt covers every
  * service whose access now depends on a code, with the grace deadline. A posture cycle follows, since a
  * machine that slept may have moved network or lost a process.

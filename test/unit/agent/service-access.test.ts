@@ -1,55 +1,108 @@
 import { describe, expect, it } from 'vitest';
-import { binaryName, explainFailure } from '../../../src/api/explain-failure.js';
+import { binaryName, explainQuery, explainReason } from '../../../src/api/explain-failure.js';
+import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
 import { describeTotpPrompt, formatCountdown } from '../../../src/api/prompts.js';
 import { describeServiceAccess, describeServices } from '../../../src/api/service-access.js';
 import { planCollection } from '../../../src/agent/posture/query-plan.js';
 import { query, service } from './fakes.js';
 
-describe('explainFailure', () => {
-  it('says what to do for each check type', () => {
+describe('explainReason', () => {
+  const says = (reason: PostureFailureReason, ctx = {}) => explainReason(reason, ctx);
+
+  it('tells a Linux user that a Windows-only check needs another device, not a Linux update', () => {
     expect(
-      explainFailure({
-        queryType: 'OS',
-        osName: 'Linux',
-        expectedValue: [{ type: 'Linux', versions: ['>=6.8.0'] }],
+      says({
+        code: 'OS_TYPE_NOT_ALLOWED',
+        osType: 'Linux',
+        allowed: [{ type: 'Windows', versions: ['>=10.0.19041'] }],
       }),
-    ).toBe('Update Linux to 6.8 or later');
+    ).toBe('This service needs Windows 10.0.19041 or later; this device runs Linux');
     expect(
-      explainFailure({
-        queryType: 'OS',
-        osName: 'Linux',
-        expectedValue: [{ type: 'Windows', versions: [] }, { type: 'macOS' }],
+      says({
+        code: 'OS_TYPE_NOT_ALLOWED',
+        osType: 'Linux',
+        allowed: [
+          { type: 'Windows', versions: [] },
+          { type: 'macOS', versions: [] },
+        ],
       }),
-    ).toBe('Use an allowed operating system (Windows or macOS)');
-    expect(explainFailure({ queryType: 'OS', osName: 'Windows' })).toBe(
-      'Update Windows to a version the policy allows',
-    );
-    expect(explainFailure({ queryType: 'MAC' })).toBe('Connect from an allowed network adapter');
-    expect(explainFailure({ queryType: 'DOMAIN', expectedValue: ['CORP'] })).toBe('Join the CORP domain');
-    expect(explainFailure({ queryType: 'DOMAIN' })).toBe("Join your organisation's Windows domain");
-    expect(explainFailure({ queryType: 'PROCESS', paths: ['C:\\Program Files\\Falcon\\falcon.exe'] })).toBe(
-      'Start falcon.exe from C:\\Program Files\\Falcon\\falcon.exe',
-    );
-    expect(
-      explainFailure({
-        queryType: 'PROCESS',
-        paths: ['/opt/edr/agent'],
-        actualValue: { isRunning: true, hash: 'ab' },
-      }),
-    ).toBe('Install an approved build of agent at /opt/edr/agent');
-    expect(explainFailure({ queryType: 'PROCESS_MULTI', semantic: 'AnyOf', paths: ['/a/x', '/b/y'] })).toBe(
-      'Start one of: x from /a/x, y from /b/y',
+    ).toBe('This service needs Windows or macOS; this device runs Linux');
+  });
+
+  it('gives the required version range and the current one', () => {
+    const allowed = [{ type: 'Linux', versions: ['>=6.8.0'] }];
+    expect(says({ code: 'OS_VERSION_OUT_OF_RANGE', osType: 'Linux', osVersion: '5.15.0', allowed })).toBe(
+      'Update Linux to 6.8 or later (this device runs 5.15.0)',
     );
     expect(
-      explainFailure({
-        queryType: 'PROCESS_MULTI',
-        paths: ['/a/x', '/b/y'],
-        actualValue: [{ path: '/a/x', isRunning: true }],
+      says({
+        code: 'OS_VERSION_OUT_OF_RANGE',
+        osType: 'macOS',
+        osVersion: '15.1.0',
+        allowed: [{ type: 'macOS', versions: ['<15.0.0'] }],
       }),
-    ).toBe('Start y from /b/y');
-    expect(explainFailure({ queryType: 'MFA' })).toBe('Enter your authenticator code');
-    expect(explainFailure({ queryType: 'MFA', mfaEnrolled: false })).toBe(
+    ).toBe('Use a macOS version older than 15.0 (this device runs 15.1.0)');
+  });
+
+  it('tells a running but unapproved binary apart from a stopped one', () => {
+    expect(says({ code: 'PROCESS_NOT_RUNNING', path: '/opt/edr/agent' })).toBe(
+      'Start agent (/opt/edr/agent)',
+    );
+    expect(says({ code: 'PROCESS_HASH_NOT_APPROVED', path: '/usr/bin/tmux' })).toBe(
+      'tmux is running but is not an approved build: install the approved version at /usr/bin/tmux',
+    );
+    expect(says({ code: 'PROCESS_SIGNER_NOT_APPROVED', path: 'C:\\EDR\\edr.exe' })).toMatch(
+      /^edr\.exe is running but is not signed by an approved publisher/,
+    );
+  });
+
+  it('reads AnyOf as one of, AllOf as each', () => {
+    const processes = [
+      { code: 'PROCESS_NOT_RUNNING' as const, path: '/a/x' },
+      { code: 'PROCESS_HASH_NOT_APPROVED' as const, path: '/b/y' },
+    ];
+    expect(says({ code: 'PROCESS_NOT_RUNNING', semantic: 'AnyOf', processes })).toBe(
+      'Any one of these: Start x (/a/x); or y is running but is not an approved build: install the approved version at /b/y',
+    );
+    expect(says({ code: 'PROCESS_NOT_RUNNING', semantic: 'AllOf', processes })).toBe(
+      'Start x (/a/x); y is running but is not an approved build: install the approved version at /b/y',
+    );
+  });
+
+  it('names the domain to join, never the MAC addresses allowed', () => {
+    expect(says({ code: 'DOMAIN_MISMATCH', domains: ['CORP'], domain: '' })).toBe('Join the CORP domain');
+    expect(says({ code: 'DOMAIN_MISMATCH', domains: ['CORP', 'LAB'], domain: 'HOME' })).toBe(
+      'Join one of these domains: CORP, LAB (this device is in HOME)',
+    );
+    expect(says({ code: 'MAC_NOT_ALLOWED' })).toBe('Connect from an allowed network adapter');
+  });
+
+  it('says why a code is needed', () => {
+    expect(says({ code: 'MFA_REQUIRED' })).toBe('Enter your authenticator code');
+    expect(says({ code: 'MFA_REQUIRED' }, { mfaEnrolled: false })).toBe(
       'Set up an authenticator app (MFA) for your account',
+    );
+    expect(says({ code: 'MFA_TIMED_OUT', timeoutSeconds: 3600 })).toBe(
+      'Your last authenticator code is more than 1 hour old: enter a new one',
+    );
+    expect(says({ code: 'MFA_NEEDED_AFTER_WAKE', secondsLeft: 0 })).toBe(
+      'This device woke from sleep: enter your authenticator code',
+    );
+    expect(says({ code: 'MFA_NEEDED_AFTER_UNLOCK', secondsLeft: 245 })).toBe(
+      'This device was unlocked: enter your authenticator code within 4:05',
+    );
+  });
+
+  it('waits for data it has not sent instead of inventing a cause', () => {
+    expect(says({ code: 'NO_DATA_YET', missing: 'OS' })).toBe(
+      'Waiting for this device to report its operating system',
+    );
+  });
+
+  it('still advises without a reason from the controller', () => {
+    expect(explainQuery(query('MAC'))).toBe('Connect from an allowed network adapter');
+    expect(explainQuery({ ...query('PROCESS'), process: { osType: 'Linux', path: '/opt/x' } })).toBe(
+      'Make sure x (/opt/x) runs in an approved build',
     );
   });
 
@@ -81,12 +134,32 @@ describe('describeServiceAccess', () => {
   });
 
   it('ignores Bind policies when judging Dial access', () => {
-    const s = service('db', [query('PROCESS', { process: { path: '/opt/db' } })]);
+    const reason = { code: 'PROCESS_NOT_RUNNING' as const, path: '/opt/db' };
+    const s = service('db', [query('PROCESS', { process: { path: '/opt/db' }, reason })]);
     s.postureQueries.push({ policyId: 'bind', policyType: 'Bind', isPassing: true, postureQueries: [] });
     expect(describeServiceAccess(s)).toMatchObject({
       access: 'blocked',
-      failing: [{ explanation: 'Start db from /opt/db' }],
+      failing: [{ code: 'PROCESS_NOT_RUNNING', explanation: 'Start db (/opt/db)' }],
     });
+  });
+
+  it('reads "checking" before the first report of a running agent, never a failure', () => {
+    const s = service('db', [query('OS', { reason: { code: 'NO_DATA_YET', missing: 'OS' } })]);
+    expect(describeServiceAccess(s, { reported: false })).toMatchObject({ access: 'checking', failing: [] });
+    expect(describeServiceAccess(s, { reported: true })).toMatchObject({
+      access: 'checking',
+      failing: [{ explanation: 'Waiting for this device to report its operating system' }],
+    });
+    const known = service('db', [query('OS', { reason: { code: 'OS_TYPE_NOT_ALLOWED', osType: 'Linux' } })]);
+    expect(describeServiceAccess(known, { reported: true }).access).toBe('blocked');
+    const mfa = service('git', [query('MFA', { reason: { code: 'MFA_REQUIRED' } })]);
+    expect(describeServiceAccess(mfa, { reported: false }).access).toBe('mfa-needed');
+  });
+
+  it("carries the administrator's remediation text as written", () => {
+    const remediation = 'Install the sensor from https://it.example/sensor';
+    const s = service('db', [query('MAC', { reason: { code: 'MAC_NOT_ALLOWED' }, remediation })]);
+    expect(describeServiceAccess(s).failing).toEqual([expect.objectContaining({ remediation })]);
   });
 
   it('reports the smallest MFA time left on passing policies, and sorts by name', () => {

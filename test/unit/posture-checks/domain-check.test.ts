@@ -5,7 +5,7 @@ import { checkFrom, ctx, data, slot } from './fixtures.js';
 const inDomain = (domain: string) => data({ domain: { ...slot, domain } });
 
 describe('DOMAIN check', () => {
-  it('reads the list from domains or from the seed example key macAddresses, answering domains', () => {
+  it('reads the list from domains or from the alternative key macAddresses, answering domains', () => {
     const fromSeed = domainCheck.parse({ macAddresses: ['corp.example'] }, 'create');
     expect(fromSeed).toEqual({ ok: true, spec: { typeId: 'DOMAIN', domains: ['corp.example'] } });
     const check = checkFrom('DOMAIN', { domains: [' CORP ', 'corp', 'lab'] });

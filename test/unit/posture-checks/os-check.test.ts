@@ -14,7 +14,7 @@ function run(check: OsCheck, type: string, version: string, build: string | null
 
 const passes = (check: OsCheck, version: string) => run(check, 'linux', version).isPassing;
 
-describe('OS check: the seed semver examples', () => {
+describe('OS check: the documented semver examples', () => {
   it('>=1.2.7 <1.3.0 matches 1.2.7 through 1.2.x, not 1.3.0 or 1.2.6', () => {
     const check = linux('>=1.2.7 <1.3.0');
     expect(passes(check, '1.2.7')).toBe(true);

@@ -88,6 +88,7 @@ describe('SessionEvaluation', () => {
               actualValue: [],
               expectedValue: ['aabbccddeeff'],
               reason: 'the device has not reported any MAC address',
+              code: 'NO_DATA_YET',
             },
           ],
         },

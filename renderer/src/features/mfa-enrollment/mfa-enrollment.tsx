@@ -1,7 +1,7 @@
 /**
  * Enrollment in three steps: scan the QR (or type the secret), save the recovery codes (shown this once,
  * with Save and Copy), then verify a code. The screen is replaced only once the controller accepted the
- * code, so nothing vanishes on a refused one (openziti-client-side §d #11).
+ * code, so nothing vanishes on a refused one.
  */
 import { useEffect, useState } from 'react';
 import type { EnrollmentView, MfaStatusView } from '../../../../src/ipc/views.js';

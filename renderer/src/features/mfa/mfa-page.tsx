@@ -1,6 +1,6 @@
 /**
- * MFA overview: tells "not set up", "set up but not finished" and "on" apart (openziti-client-side §d #10),
- * and leads to enrollment, recovery codes and removal.
+ * MFA overview: tells "not set up", "set up but not finished" and "on" apart (an unfinished enrollment is not
+ * MFA on), and leads to enrollment, recovery codes and removal.
  */
 import { useCallback, useEffect, useState } from 'react';
 import type { MfaStatusView, SessionView } from '../../../../src/ipc/views.js';

@@ -25,6 +25,7 @@ const ACCESS_LABELS: Record<ServiceAccessView['access'], string> = {
   granted: 'Reachable',
   blocked: 'Blocked',
   'mfa-needed': 'Needs your code',
+  checking: 'Checking…',
 };
 
 export function ServiceList({ session }: { session: SessionView }) {
@@ -99,12 +100,21 @@ function ServiceItem({ service, elapsedMs }: { service: ServiceRowView; elapsedM
       {service.failing.length > 0 && (
         <ul className="failing" aria-label={`What to do for ${service.name}`}>
           {service.failing.map((check) => (
-            <li key={check.id}>
+            <li key={check.id} data-code={check.code}>
               {check.explanation}
               <span className="type">({CHECK_NAMES[check.queryType] ?? check.queryType} check)</span>
+              {check.remediation && (
+                <p className="remediation">
+                  <span className="hint">Your administrator says: </span>
+                  {check.remediation}
+                </p>
+              )}
             </li>
           ))}
         </ul>
+      )}
+      {service.access === 'checking' && (
+        <p className="hint">Checking this device against the service&apos;s policy…</p>
       )}
       {service.access === 'granted' && remaining !== null && remaining > 0 && (
         <p className="timer">Your authenticator code keeps this service for {formatCountdown(remaining)}.</p>

@@ -1,4 +1,4 @@
-/** `mfa status|enroll|verify|remove|codes`: the user's own authenticator app set-up (seed table 3.1). */
+/** `mfa status|enroll|verify|remove|codes`: the user's own authenticator app set-up. */
 import type { Agent } from '../../agent.js';
 import { qrForTerminal } from '../../mfa/qr-code.js';
 import { UsageError } from '../cli-args.js';

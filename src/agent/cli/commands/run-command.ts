@@ -15,7 +15,7 @@ import { enrollInteractively } from './mfa-commands.js';
 import { dirname, join } from 'node:path';
 import { describeTunnelEvent, tunnelEventJson, type TunnelEvent } from '../../tunnel/tunnel-events.js';
 
-const HELP = `Commands: services, status, report, code, enroll, wake, unlock, help, quit`;
+const HELP = `Commands: services, status, report, check, code, enroll, wake, unlock, help, quit`;
 
 const SIMULATED: Record<string, PowerEvent> = {
   wake: 'resume',
@@ -79,6 +79,7 @@ export async function runConsole(
           : `sent ${r.sent.length}, unchanged ${r.unchanged.length}`,
       );
     },
+    check: async () => t.print(servicesTable((await agent.checkAgain()).services)),
     code: () => agent.promptForCode(),
     enroll: () => enrollInteractively(agent, t),
     quit: () => finish(),

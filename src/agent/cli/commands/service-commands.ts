@@ -1,4 +1,7 @@
-/** `services` (the access table) and `report` (one posture cycle, showing what was sent). */
+/**
+ * `services` (the access table), `report` (one posture cycle, showing what was sent) and `check` ("Check
+ * again": everything collected and sent afresh, then the new table).
+ */
 import { CliError, EXIT, type ExitCode } from '../cli-errors.js';
 import { createAgent, requireActive, signIn, type CliContext } from '../cli-context.js';
 import { describeResponse, servicesTable } from '../format.js';
@@ -35,6 +38,28 @@ export async function reportCommand(ctx: CliContext): Promise<ExitCode> {
     for (const r of result.sent) t.print(`  ${describeResponse(r)}`);
     t.print();
     t.print(servicesTable(services));
+    return EXIT.ok;
+  } finally {
+    await agent.stop();
+  }
+}
+
+export async function checkCommand(ctx: CliContext): Promise<ExitCode> {
+  const agent = await createAgent(ctx);
+  try {
+    requireActive(await signIn(agent, ctx));
+    const { report, services } = await agent.checkAgain();
+    if (ctx.args.json) {
+      ctx.terminal.print(JSON.stringify({ sent: report.sent, services }, null, 2));
+      return EXIT.ok;
+    }
+    const what = report.sent.map((r) => describeResponse(r).split(/\s+/)[0]).join(', ');
+    ctx.terminal.print(
+      report.sent.length
+        ? `Checked this device (${what}) just now:`
+        : 'Checked just now: no service asks for posture data.',
+    );
+    ctx.terminal.print(servicesTable(services));
     return EXIT.ok;
   } finally {
     await agent.stop();

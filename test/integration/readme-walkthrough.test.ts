@@ -1,0 +1,177 @@
+/**
+ * The README is a test: its walkthrough (controller, identity, posture check, service and policy; the agent
+ * signs in and reports; the service is granted; the sensor stops and the service is blocked, saying why; the
+ * sensor starts and the service is granted again) runs here verbatim, so the README cannot drift again.
+ *
+ * Convention: a fenced block whose info string is exactly `sh walkthrough` is part of the walkthrough. Those
+ * blocks run in README order, concatenated into ONE bash process (`set -euo pipefail`), as a reader would
+ * paste them into one shell; every other fence (plain `sh`, `text`, …) is documentation only. The README
+ * reads `DEMO` (scratch folder) and `PORT` (controller port) with defaults; the test sets both, and points
+ * HOME and the XDG folders at a temporary folder, so nothing touches the real user's files or keychain.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../helpers/controller.js';
+
+const REPO = join(import.meta.dirname, '..', '..');
+const MARK = '@@@ walkthrough';
+
+interface Block {
+  /** 1-based line of the opening fence in README.md, for the failure message */
+  line: number;
+  code: string;
+}
+
+/** The `sh walkthrough` fences of a Markdown text, in order. */
+function walkthroughBlocks(markdown: string): Block[] {
+  const blocks: Block[] = [];
+  let open: { info: string; line: number; lines: string[] } | undefined;
+  markdown.split('\n').forEach((text, index) => {
+    if (!open) {
+      const fence = /^```(.*)$/.exec(text);
+      if (fence) open = { info: fence[1]!.trim(), line: index + 1, lines: [] };
+    } else if (text.trim() === '```') {
+      if (/^sh\s+walkthrough$/.test(open.info)) blocks.push({ line: open.line, code: open.lines.join('\n') });
+      open = undefined;
+    } else open.lines.push(text);
+  });
+  return blocks;
+}
+
+/** One script: a marker before each block so the output says which block a failure came from. */
+function scriptOf(blocks: Block[]): string {
+  return [
+    'set -euo pipefail',
+    'exec 2>&1',
+    // Whatever happens, leave no sensor behind; the controller (whose npm does not pass signals on) is
+    // ended with the whole process group by the test.
+    `trap 'status=$?; echo; echo "${MARK} exit $status"; kill $(jobs -p) 2>/dev/null || true; exit $status' EXIT`,
+    ...blocks.flatMap((b, i) => [`echo "${MARK} block ${i}"`, b.code]),
+    `echo "${MARK} done"`,
+  ].join('\n');
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+interface Run {
+  exitCode: number | null;
+  output: string;
+}
+
+/** Runs the script in its own process group, ending the group (controller included) when bash is done. */
+function runBash(script: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Run> {
+  const child = spawn('bash', ['-c', script], {
+    cwd: REPO,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const endGroup = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // the group is already empty
+    }
+  };
+  const timer = setTimeout(() => {
+    output += `\n(the walkthrough did not finish within ${timeoutMs / 1000} s)\n`;
+    endGroup();
+  }, timeoutMs);
+  return new Promise((resolve) => {
+    child.on('close', (exitCode) => {
+      clearTimeout(timer);
+      endGroup();
+      resolve({ exitCode, output });
+    });
+  });
+}
+
+/** The output of each block, by the markers; the last entry is the block that was running at the end. */
+function outputsByBlock(output: string): Map<number, string> {
+  const byBlock = new Map<number, string>();
+  for (const part of output.split(`${MARK} block `).slice(1)) {
+    const [, index = '', text = ''] = /^(\d+)\n([\s\S]*)$/.exec(part) ?? [];
+    byBlock.set(Number(index), text);
+  }
+  return byBlock;
+}
+
+/** Each `crm` row of the services tables printed, in order: its access word and the rest of the line. */
+function crmRows(output: string): { access: string; rest: string }[] {
+  return [...output.matchAll(/^crm +(yes|blocked|needs code)(.*)$/gm)].map((m) => ({
+    access: m[1]!,
+    rest: m[2]!.trim(),
+  }));
+}
+
+const root = tempDir('postern-readme-');
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('README walkthrough', () => {
+  it('runs verbatim on Linux: granted, blocked naming the sensor, granted again', async () => {
+    const blocks = walkthroughBlocks(readFileSync(join(REPO, 'README.md'), 'utf8'));
+    expect(blocks.length, 'README.md has `sh walkthrough` blocks').toBeGreaterThanOrEqual(5);
+
+    const home = join(root, 'home');
+    const demo = join(root, 'demo');
+    for (const dir of [home, demo]) mkdirSync(dir, { recursive: true });
+    // A new user's shell: only PATH from here, so no POSTERN_*, npm_* or D-Bus setting leaks in (without a
+    // session bus the agent could not reach a keychain anyway; the README asks for the file store).
+    const env = {
+      PATH: process.env.PATH,
+      LANG: 'C.UTF-8',
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, '.config'),
+      XDG_DATA_HOME: join(home, '.local', 'share'),
+      XDG_CACHE_HOME: join(home, '.cache'),
+      XDG_STATE_HOME: join(home, '.local', 'state'),
+      TMPDIR: root,
+      DEMO: demo,
+      PORT: String(await freePort()),
+    };
+
+    const started = Date.now();
+    const { exitCode, output } = await runBash(scriptOf(blocks), env, 100_000);
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+
+    if (exitCode !== 0 || !output.includes(`${MARK} done`)) {
+      const byBlock = outputsByBlock(output);
+      const failed = Math.max(-1, ...byBlock.keys());
+      const block = blocks[failed];
+      let log = '';
+      try {
+        log = readFileSync(join(demo, 'controller.log'), 'utf8').split('\n').slice(-20).join('\n');
+      } catch {
+        log = '(none)';
+      }
+      expect.fail(
+        block
+          ? `README.md walkthrough block ${failed + 1} of ${blocks.length} (fence at line ${block.line}) ` +
+              `failed after ${seconds} s, bash exit ${exitCode}:\n${block.code}\n--- its output ---\n` +
+              `${byBlock.get(failed)}\n--- controller.log (last lines) ---\n${log}`
+          : `the walkthrough failed before its first block (exit ${exitCode}):\n${output}`,
+      );
+    }
+
+    // What the walkthrough promises, in order: granted after the first report, blocked with the sensor's
+    // path once it stops, granted again once it runs. The wording of the advice may change; the path stays.
+    const rows = crmRows(output);
+    const transitions = rows.map((r) => r.access).filter((a, i, all) => i === 0 || a !== all[i - 1]);
+    expect(transitions, output).toEqual(['yes', 'blocked', 'yes']);
+    const blocked = rows.filter((r) => r.access === 'blocked');
+    for (const row of blocked) expect(row.rest).toContain(join(demo, 'sensor'));
+    console.log(`README walkthrough: ${blocks.length} blocks ran in ${seconds} s`);
+  }, 120_000);
+});
