@@ -1,7 +1,8 @@
 /**
  * Starts the bundled controller in an Electron utility process, on a loopback port remembered across
  * launches (the agent's keychain entries are tied to the controller URL, so the URL must not change with
- * every start). Its data lives where the headless `npm start` keeps it, so both see the same demo.
+ * every start). Its data folder is the demo's, or the user's own controller folder when Settings switch
+ * it on.
  */
 import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,8 +1,9 @@
 /**
  * The composition root of the desktop app: real adapters (powerMonitor, keychain, notifications and
  * windows as the prompt port, the tray) wired into the agent core, the IPC schema bound with sender checks,
- * and the bundled controller started when the user has not pointed the app elsewhere. `index.ts` only
- * adds the Electron lifecycle around it; the unit tests build it with the fake electron module.
+ * and the bundled controller started when Settings (or, when they have not said, the launch) ask for it.
+ * `index.ts` only adds the Electron lifecycle around it; the unit tests build it with the fake electron
+ * module.
  */
 import { join } from 'node:path';
 import { session as electronSession } from 'electron';
@@ -46,8 +47,10 @@ export interface DesktopAppOptions {
   devServerUrl?: string;
   /** The app's data folder (Electron's userData). */
   dataDir: string;
-  /** The bundled controller's data folder (shared with the headless `npm start`). */
+  /** The bundled controller's data folder. */
   controllerDataDir: string;
+  /** Run the bundled controller when Settings have not said (the demo); off unless set. */
+  bundledControllerByDefault?: boolean;
   /** Where agent.json lives (shared with the CLI); the CLI's default when unset. */
   configDir?: string;
   credentials?: CredentialStore;
@@ -89,7 +92,11 @@ export class DesktopApp {
     });
     this.prompts = new DesktopPrompts(electronPromptSurface(this.windows));
     this.power = options.power ?? electronPowerEvents({ platform: options.platform, logger: this.log });
-    this.settings = new DesktopSettings(options.dataDir, startAtLoginFor(options.platform));
+    this.settings = new DesktopSettings(
+      options.dataDir,
+      startAtLoginFor(options.platform),
+      options.bundledControllerByDefault,
+    );
     this.agentSettings = new SettingsFile(options.configDir);
     this.agent = new DesktopAgent({
       // The tunnel is the product: local listeners per service and SOCKS5, ports kept across restarts.
@@ -145,8 +152,8 @@ export class DesktopApp {
   }
 
   /**
-   * Signs in to the controller used last; the bundled one (started unless switched off) when there is
-   * none, seeded with demo data and signed in as the demo user on the very first launch.
+   * Signs in to the controller used last; the bundled one (when it runs) when there is none, seeded with
+   * demo data and signed in as the demo user on its very first launch. Neither: the sign-in screen asks.
    */
   private async signInAtLaunch(): Promise<SessionView> {
     const { useBundledController } = await this.settings.load();

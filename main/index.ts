@@ -1,16 +1,16 @@
 /**
  * Electron entry (built to out/main/index.js): security before anything else, one instance only, then the
  * DesktopApp once Electron is ready. Closing windows keeps the app in the tray; Quit stops the agent and
- * the bundled controller before exiting.
+ * the bundled controller before exiting (and then removes the demo's throwaway folder, if it made one).
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { app, protocol } from 'electron';
-import { defaultDataDir } from '../controller/data-dir.js';
 import { seedDemo } from '../controller/demo/seed-demo.js';
 import { stderrLogger } from '../src/agent/util/logger.js';
 import { registerAppScheme } from './app-protocol.js';
 import { DesktopApp } from './desktop-app.js';
+import { planLaunch } from './launch-plan.js';
 import { installSecurity } from './security.js';
 import { HIDDEN_FLAG } from './start-at-login.js';
 
@@ -26,6 +26,16 @@ async function seedBundledDemo(controllerUrl: string, adminPasswordFile: string)
 installSecurity(app);
 registerAppScheme(protocol);
 
+const plan = planLaunch({
+  isPackaged: app.isPackaged,
+  argv: process.argv,
+  env: process.env,
+  userData: app.getPath('userData'),
+});
+// The demo's profile (and single-instance lock) is its own: it leaves nothing in the real one.
+if (plan.demoDir) app.setPath('userData', plan.app.dataDir);
+if (plan.ownedDemoFolder) console.log(plan.ownedDemoFolder.description);
+
 if (!app.requestSingleInstanceLock()) {
   // Another Postern is running; it was told (second-instance) and shows its window.
   app.quit();
@@ -36,8 +46,7 @@ if (!app.requestSingleInstanceLock()) {
     preload: join(here, '..', 'preload', 'preload.cjs'),
     controllerEntry: join(here, 'controller-process.js'),
     devServerUrl: app.isPackaged ? undefined : process.env.ELECTRON_RENDERER_URL,
-    dataDir: app.getPath('userData'),
-    controllerDataDir: defaultDataDir(),
+    ...plan.app,
     startHidden: process.argv.includes(HIDDEN_FLAG),
     seedDemo: seedBundledDemo,
     logger: stderrLogger(app.isPackaged ? 'warn' : 'info'),
@@ -53,6 +62,7 @@ if (!app.requestSingleInstanceLock()) {
     if (stopped) return;
     event.preventDefault();
     void desktop.stop().finally(() => {
+      plan.ownedDemoFolder?.remove();
       stopped = true;
       app.quit();
     });

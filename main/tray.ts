@@ -21,12 +21,20 @@ export interface TrayActions {
   quit(): void;
 }
 
+/** What an empty Services submenu says: a sign-in waiting for a code is not "no services". */
+function emptyServicesLabel(status: TrayInput['session']['status']): string {
+  if (status === 'signed-in') return 'No services';
+  if (status === 'needs-code') return 'MFA code needed to finish signing in';
+  if (status === 'needs-enrollment') return 'Set up an authenticator app to finish signing in';
+  return 'Sign in to see services';
+}
+
 /** The menu for a state; exported so a test can read it without clicking through a real tray. */
 export function trayMenuTemplate(input: TrayInput, actions: TrayActions): MenuItemConstructorOptions[] {
   const signedIn = input.session.status === 'signed-in';
   const services: MenuItemConstructorOptions[] = input.services.length
     ? input.services.map((s) => ({ label: serviceMenuLabel(s), click: () => actions.open('services') }))
-    : [{ label: signedIn ? 'No services' : 'Sign in to see services', enabled: false }];
+    : [{ label: emptyServicesLabel(input.session.status), enabled: false }];
   return [
     { label: trayTooltip(input), enabled: false },
     { type: 'separator' },

@@ -1,24 +1,27 @@
 /**
  * `npm run demo`: the controller on a free loopback port with demo data, and the headless agent signed in
  * against it, in one terminal. The agent's console prints the services table as access changes and takes
- * commands (`unlock` to try the MFA prompt, `enroll` to set up an authenticator app, `quit`).
+ * commands (`unlock` to try the MFA prompt, `enroll` to set up an authenticator app, `quit`). Everything
+ * lives in a throwaway folder, deleted on exit unless `--keep` is given.
  *
- *   npm run demo -- [--data-dir DIR] [--port P] [--interval SECONDS]
+ *   npm run demo -- [--keep | --data-dir DIR] [--port P] [--interval SECONDS]
  */
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultDataDir } from '../controller/data-dir.js';
+import { openDemoFolder, removeOnSignals } from '../controller/demo/demo-folder.js';
 import { runHeadless } from './headless-app.js';
 
-const USAGE = `Usage: npm run demo -- [--data-dir DIR] [--port P] [--interval SECONDS]
+const USAGE = `Usage: npm run demo -- [--keep | --data-dir DIR] [--port P] [--interval SECONDS]
 
-  --data-dir DIR      the demo controller's data (default: ${join(dirname(defaultDataDir()), 'demo')})
+  --keep              keep the demo's folder (a fresh one under the temp folder) instead of deleting it on exit
+  --data-dir DIR      run on this folder (e.g. one kept earlier); it is never deleted
   --port P            loopback port (default 0: a free one)
   --interval SECONDS  posture report interval (default 20)`;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
+      keep: { type: 'boolean' },
       'data-dir': { type: 'string' },
       port: { type: 'string' },
       interval: { type: 'string' },
@@ -35,8 +38,10 @@ async function main(): Promise<void> {
     throw new Error(`--port must be 0-65535, got '${values.port}'`);
   if (interval !== undefined && !(interval >= 1))
     throw new Error(`--interval must be at least 1 second, got '${values.interval}'`);
-  const dataDir = values['data-dir'] ?? join(dirname(defaultDataDir()), 'demo');
-  await runHeadless({ dataDir, port, intervalSeconds: interval });
+  const folder = openDemoFolder({ keep: values.keep, dir: values['data-dir'] });
+  removeOnSignals(folder);
+  console.log(folder.description);
+  await runHeadless({ dataDir: join(folder.path, 'controller'), port, intervalSeconds: interval });
 }
 
 main().then(

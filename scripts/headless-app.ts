@@ -1,7 +1,8 @@
 /**
  * The bundled controller with demo data and the headless agent signed in against it, in this terminal.
- * `npm run demo` runs it on a throwaway data dir; `npm start` runs it on the user's own data folder when
- * the desktop shell cannot start.
+ * `npm run demo`, and `npm start` where the desktop shell cannot start, run it in the demo's folder. The
+ * agent keeps its credentials in memory and remembers no controller, so the demo never changes what the
+ * user's own agent (`npm run agent`) signs in to.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -57,7 +58,7 @@ export async function runHeadless({ dataDir, port, intervalSeconds }: HeadlessOp
       process.platform,
       { port: web.port, sensor: sensorFile },
     );
-    terminal.print(`Postern demo: controller on ${controller.url} (data in ${dataDir})`);
+    terminal.print(`Postern demo: controller on ${controller.url}`);
     if (bundle.router) terminal.print(`Edge router on ${bundle.router.url}`);
     if (controller.bootstrap.generatedPassword)
       terminal.print(`Admin password (shown once): ${controller.bootstrap.generatedPassword}`);

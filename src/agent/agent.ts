@@ -91,6 +91,7 @@ export class Agent {
       token: () => this.client.sessionToken,
       trust: { ca: options.ca, fingerprint: options.controllerFingerprint },
       onEvent: (event) => this.onPushed(event),
+      onEnded: () => void this.sessions.refresh().catch(() => undefined),
     });
     this.wire();
   }
@@ -232,6 +233,16 @@ export class Agent {
     this.prompter.cancel();
   }
 
+  /**
+   * A new API session may come with another MFA state: an administrator's reset ends every session, and the
+   * agent signs in again to find no authenticator. Say so, so the user knows why and sets it up again.
+   */
+  private async noticeMfaChange(): Promise<void> {
+    const before = this.mfaState;
+    const after = await this.refreshMfaState();
+    if (before === 'enrolled' && after === 'not-enrolled') this.options.prompt.notify({ type: 'mfa-reset' });
+  }
+
   private async afterSignIn(): Promise<void> {
     await this.refreshMfaState();
     if (this.sessions.status().state === 'active') await this.directory.refresh();
@@ -246,6 +257,7 @@ export class Agent {
   private wire(): void {
     const { prompt } = this.options;
     this.client.setReauthenticator(() => this.sessions.reauthenticate());
+    let lastSessionId: string | undefined;
     this.sessions.changes.on((status) => {
       this.reporter.requestFullResend('API session changed');
       if (status.state === 'signed-out') {
@@ -258,6 +270,8 @@ export class Agent {
           });
       }
       if (status.state === 'active' && this.running) void this.reporter.runNow();
+      if (status.state !== 'signed-out' && status.apiSessionId !== lastSessionId) void this.noticeMfaChange();
+      lastSessionId = status.apiSessionId;
       this.statusChanges.emit(this.status());
     });
     this.client.reachability.on((reachable) => {

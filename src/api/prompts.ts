@@ -39,7 +39,9 @@ export type AgentNotice =
   /** A connection through the tunnel was refused; `reasons` say what to fix, in plain words. */
   | { type: 'service-refused'; service: string; reasons: string[] }
   /** Access ended while connections were open: the tunnel cut them. */
-  | { type: 'service-cut'; service: string };
+  | { type: 'service-cut'; service: string }
+  /** An administrator removed this identity's MFA (a lost phone): it must be set up again. */
+  | { type: 'mfa-reset' };
 
 /** `m:ss` (or `h:mm:ss`) left until `deadline`; never negative. */
 export function formatCountdown(ms: number): string {
@@ -52,20 +54,73 @@ export function formatCountdown(ms: number): string {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** One sentence for a prompt, e.g. "Your device was unlocked. Enter your code within 4:32 to keep access to 3 services." */
-export function describeTotpPrompt(prompt: TotpPrompt, now: number): string {
-  const lead = {
-    login: 'Signing in needs your authenticator code.',
-    wake: 'Your device woke from sleep.',
-    unlock: 'Your device was unlocked.',
-    timeout: 'Your authenticator check is about to expire.',
-  }[prompt.reason];
-  if (prompt.reason === 'login' && prompt.services.length === 0) return lead;
-  const what = prompt.services.length
-    ? `keep access to ${plural(prompt.services.length, 'service')}`
-    : 'keep access';
-  const when = prompt.deadline === undefined ? '' : ` within ${formatCountdown(prompt.deadline - now)}`;
-  return `${lead} Enter your code${when} to ${what}.`;
+/** What a prompt needs to be worded: a TotpPrompt (deadline optional) or the IPC view (deadline null). */
+export interface PromptWords {
+  reason: PromptReason;
+  services: readonly { name: string }[];
+  deadline?: number | null;
+}
+
+/** The services by name: "wiki", "wiki and git", "wiki, git and crm", "wiki, git and 3 more services". */
+export function servicesPhrase(services: readonly { name: string }[]): string {
+  const names = services.map((s) => s.name);
+  if (names.length <= 1) return names[0] ?? 'your services';
+  if (names.length <= 3) return `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`;
+  return `${names.slice(0, 2).join(', ')} and ${plural(names.length - 2, 'more service')}`;
+}
+
+/** Milliseconds left before the prompt's deadline; null without one. */
+export function remainingMs(prompt: Pick<PromptWords, 'deadline'>, now: number): number | null {
+  return prompt.deadline === null || prompt.deadline === undefined
+    ? null
+    : Math.max(0, prompt.deadline - now);
+}
+
+/** Why the code is asked for, in one sentence: the user should never wonder what triggered it. */
+export function promptWhy(prompt: PromptWords, now: number): string {
+  switch (prompt.reason) {
+    case 'login':
+      return 'Your account needs an authenticator code to finish signing in.';
+    case 'wake':
+      return 'This device woke from sleep.';
+    case 'unlock':
+      return 'This device was unlocked.';
+    case 'timeout':
+      return remainingMs(prompt, now) === 0
+        ? 'Your last authenticator code has expired.'
+        : 'Your last authenticator code is about to expire.';
+  }
+}
+
+/** "Enter your code within 4:32 to keep access to wiki and git", and its variants. */
+export function promptHeadline(prompt: PromptWords, now: number): string {
+  if (prompt.reason === 'login' || prompt.services.length === 0) {
+    return 'Enter the code from your authenticator app to finish signing in';
+  }
+  const what = servicesPhrase(prompt.services);
+  const left = remainingMs(prompt, now);
+  if (left === null || left === 0) return `Enter your code to restore access to ${what}`;
+  return `Enter your code within ${formatCountdown(left)} to keep access to ${what}`;
+}
+
+/** Title of the one notification a prompt raises. */
+export function promptTitle(prompt: Pick<PromptWords, 'reason'>): string {
+  switch (prompt.reason) {
+    case 'wake':
+      return 'Welcome back: authenticator code needed';
+    case 'unlock':
+      return 'Screen unlocked: authenticator code needed';
+    case 'timeout':
+      return 'Your MFA session is about to expire';
+    default:
+      return 'Authenticator code needed';
+  }
+}
+
+/** The whole prompt in two sentences, for a terminal or a notification body. */
+export function describeTotpPrompt(prompt: PromptWords, now: number): string {
+  if (prompt.reason === 'login' && prompt.services.length === 0) return promptWhy(prompt, now);
+  return `${promptWhy(prompt, now)} ${promptHeadline(prompt, now)}.`;
 }
 
 /** One line per notice, for a terminal or a notification body. */
@@ -87,5 +142,7 @@ export function describeNotice(notice: AgentNotice): string {
       return `${notice.service} is blocked: ${notice.reasons.join(' ')}`;
     case 'service-cut':
       return `Access to ${notice.service} ended; its open connections were cut.`;
+    case 'mfa-reset':
+      return 'Your administrator reset your MFA. Set up your authenticator app again to reach services that need it.';
   }
 }

@@ -2,7 +2,7 @@
  * The desktop UI end to end, in Debian's Chromium: the built renderer behind the real preload, bridged to
  * main's handlers, the real agent core and a real controller. Signs in, reads a blocked service's failing
  * check in words, enrolls in MFA like a user with an authenticator app (secret read off the screen, code
- * from otplib, recovery codes shown once), then answers the TOTP window raised by a simulated unlock and
+ * from otplib, recovery codes with Save and Copy), then answers the TOTP window raised by a simulated unlock and
  * sees the service come back. Each screen is saved to docs/screenshots/ and attached to the test results.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -212,6 +212,8 @@ test('answers the TOTP prompt after an unlock and gets the service back', async 
   world.power.emit('unlock-screen');
   await expect.poll(() => world.promptWindowOpen).toBe(true);
   const prompt = await world.waitForPromptPage();
+  // Why it appeared, before what to do.
+  await expect(prompt.locator('.prompt-why')).toHaveText('This device was unlocked.');
   await expect(prompt.getByRole('heading')).toHaveText(
     /^Enter your code within 4:\d\d to keep access to Team wiki$/,
   );
@@ -228,7 +230,7 @@ test('answers the TOTP prompt after an unlock and gets the service back', async 
   world.shiftControllerClock(GRACE_MS + 1_000);
   await page.getByRole('button', { name: 'Check again' }).click();
   await expect(service('Team wiki').locator('.badge')).toHaveText('Needs your code');
-  await expect(service('Team wiki')).toContainText('Enter your authenticator code');
+  await expect(service('Team wiki')).toContainText('This device was unlocked: enter your authenticator code');
   await expect(service('Git').locator('.badge')).toHaveText('Reachable');
   await shoot(page, 'services-mfa-needed');
 

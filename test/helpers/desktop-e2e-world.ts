@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import type { BrowserContext, Page } from '@playwright/test';
 import { MemoryCredentialStore } from '../../src/agent/credentials/memory-credential-store.js';
+import type { PostureCollector } from '../../src/agent/collectors/posture-collector.js';
 import { PowerEventEmitter } from '../../src/agent/power/power-events.js';
 import { SettingsFile } from '../../src/agent/settings/agent-settings.js';
 import { createEvents } from '../../src/ipc/bridge.js';
@@ -58,6 +59,8 @@ export interface WorldOptions {
   rendererDir: string;
   /** The preload bundled for a browser page (global-setup.ts). */
   browserPreload: string;
+  /** The agent's collector (default: this machine's, as the app has). */
+  collector?: PostureCollector;
 }
 
 export class DesktopE2eWorld {
@@ -91,6 +94,7 @@ export class DesktopE2eWorld {
       reportIntervalMs: 60_000,
       // As the app runs it, minus the fixed SOCKS port (another run may hold it).
       tunnel: { portsFile: join(dir, 'tunnel-ports.json'), socksPort: 0 },
+      ...(options.collector ? { collector: options.collector } : {}),
     });
     this.dispatch = createDispatch(createIpcHandlers(this.agent, this.prompts, this.shell()), {
       // The app trusts its own scheme; here the pages' loopback origin plays that part.

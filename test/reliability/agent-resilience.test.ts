@@ -128,8 +128,10 @@ describe.runIf(process.platform === 'linux')('the agent across a controller outa
 
     // Three events, so at most three prompts: one for the login, at most one for each unlock.
     const all = agent.output();
-    expect((all.match(/Signing in needs your authenticator code/g) ?? []).length).toBe(1);
-    expect((all.slice(unlockMark).match(/Your device was unlocked/g) ?? []).length).toBeLessThanOrEqual(1);
+    expect((all.match(/Your account needs an authenticator code to finish signing in/g) ?? []).length).toBe(
+      1,
+    );
+    expect((all.slice(unlockMark).match(/This device was unlocked/g) ?? []).length).toBeLessThanOrEqual(1);
     expect(prompts(all.slice(unlockMark)), 'prompts since the outage unlock').toBeLessThanOrEqual(1);
     expect(prompts(all)).toBeLessThanOrEqual(3);
 

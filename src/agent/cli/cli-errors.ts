@@ -47,6 +47,11 @@ function controllerFailure(error: ControllerError): { message: string; exitCode:
       return { message: `too many attempts; try again ${wait}`, exitCode: EXIT.error };
     }
     default: {
+      // A field error says what is wrong with which field ("username: must be at least 4 characters"): that,
+      // not the envelope's generic message, is what the user can act on.
+      const reason = error.apiCause?.reason;
+      if (error.field && reason)
+        return { message: `the controller refused ${error.field}: ${reason}`, exitCode: EXIT.error };
       const field = error.field ? ` (${error.field})` : '';
       return {
         message: `the controller answered ${error.code}${field}: ${error.message}`,

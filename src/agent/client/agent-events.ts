@@ -14,6 +14,9 @@ export interface AgentEventsOptions {
   token: () => string | undefined;
   trust?: ControllerTrust;
   onEvent(event: AgentEvent): void;
+  /** The controller ended an open stream: it does when the API session ends (sign-out elsewhere, an MFA
+   *  reset, an expiry), so this is the moment to check the session rather than at the next poll. */
+  onEnded?(): void;
 }
 
 const BACKOFF_MIN_MS = 1_000;
@@ -74,7 +77,10 @@ export class AgentEvents {
           // A stream that never ends a message is not one to keep reading.
           if (buffer.length > 1 << 20) request.destroy();
         });
-        response.on('close', () => this.retryLater());
+        response.on('close', () => {
+          if (this.running) this.options.onEnded?.();
+          this.retryLater();
+        });
       },
     );
     request.on('error', () => this.retryLater());

@@ -6,7 +6,7 @@
  */
 import type { AgentNotice, PromptPort, TotpPrompt } from '../prompts/prompt-port.js';
 import { Listeners } from '../util/listeners.js';
-import { promptHeadline, promptTitle, servicesPhrase } from '../../ipc/prompt-text.js';
+import { describeNotice, promptHeadline, promptTitle, servicesPhrase } from '../../api/prompts.js';
 import type { PromptView, ViewName } from '../../ipc/views.js';
 
 export interface PromptSurface {
@@ -124,6 +124,12 @@ export class DesktopPrompts implements PromptPort {
           `Connection to ${notice.service} cut`,
           'Access to this service ended. Open Postern to see why and what to do.',
           () => this.surface.showMainWindow('services'),
+        );
+        break;
+      case 'mfa-reset':
+        this.close();
+        this.surface.notify('Set up your authenticator app again', describeNotice(notice), () =>
+          this.surface.showMainWindow('mfa'),
         );
         break;
       default:

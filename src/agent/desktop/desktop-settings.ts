@@ -12,16 +12,18 @@ interface StoredSettings {
   useBundledController: boolean;
 }
 
-const DEFAULTS: StoredSettings = { useBundledController: true };
-
 export class DesktopSettings {
   readonly path: string;
+  private readonly defaults: StoredSettings;
 
+  /** `useBundledControllerByDefault`: true for the demo; a packaged app runs it only when asked. */
   constructor(
     dataDir: string,
     private readonly startAtLogin: StartAtLogin,
+    useBundledControllerByDefault = false,
   ) {
     this.path = join(dataDir, 'desktop.json');
+    this.defaults = { useBundledController: useBundledControllerByDefault };
   }
 
   async load(): Promise<SettingsView> {
@@ -50,10 +52,10 @@ export class DesktopSettings {
         useBundledController:
           typeof raw.useBundledController === 'boolean'
             ? raw.useBundledController
-            : DEFAULTS.useBundledController,
+            : this.defaults.useBundledController,
       };
     } catch {
-      return { ...DEFAULTS };
+      return { ...this.defaults };
     }
   }
 }

@@ -14,12 +14,21 @@ export interface TrayInput {
 }
 
 export function trayState({ session, services, prompt }: TrayInput): TrayState {
+  // A sign-in waiting only for a code is one code away from access, not disconnected.
+  if (session.status === 'needs-code' && session.reachable) return 'mfa-needed';
   if (session.status !== 'signed-in' || !session.reachable) return 'disconnected';
   // A code is the fastest way back to access, so it outranks other failures.
   if (prompt || services.some((s) => s.access === 'mfa-needed')) return 'mfa-needed';
   if (services.some((s) => s.access === 'blocked')) return 'some-blocked';
   return 'all-reachable';
 }
+
+/** A sign-in that is under way says what it waits for, never "signed out" or "no services". */
+const SIGN_IN_STEPS: Partial<Record<SessionView['status'], string>> = {
+  'signing-in': 'signing in…',
+  'needs-code': 'MFA code needed to finish signing in',
+  'needs-enrollment': 'set up an authenticator app to finish signing in',
+};
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -29,16 +38,19 @@ export function trayTooltip(input: TrayInput): string {
   const total = input.services.length;
   const count = (access: ServiceAccessView['access']) =>
     input.services.filter((s) => s.access === access).length;
+  if (input.session.reachable && SIGN_IN_STEPS[input.session.status])
+    return `Postern: ${SIGN_IN_STEPS[input.session.status]}`;
   switch (state) {
     case 'disconnected':
-      return input.session.status === 'signed-in'
-        ? 'Postern: cannot reach the controller'
-        : 'Postern: signed out';
+      return input.session.status === 'signed-out'
+        ? 'Postern: signed out'
+        : 'Postern: cannot reach the controller';
     case 'mfa-needed':
       return `Postern: enter your authenticator code (${plural(Math.max(count('mfa-needed'), 1), 'service')})`;
     case 'some-blocked':
       return `Postern: ${count('blocked')} of ${plural(total, 'service')} blocked`;
     default:
+      if (count('checking') > 0) return 'Postern: checking this device…';
       return total === 0
         ? 'Postern: connected, no services'
         : `Postern: all ${plural(total, 'service')} reachable`;
@@ -49,5 +61,6 @@ export function trayTooltip(input: TrayInput): string {
 export function serviceMenuLabel(service: Pick<ServiceAccessView, 'access' | 'name'>): string {
   if (service.access === 'granted') return `${service.name}: reachable`;
   if (service.access === 'mfa-needed') return `${service.name}: needs your code`;
+  if (service.access === 'checking') return `${service.name}: checking…`;
   return `${service.name}: blocked`;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { binaryName, explainQuery, explainReason } from '../../../src/api/explain-failure.js';
 import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
-import { describeTotpPrompt, formatCountdown } from '../../../src/api/prompts.js';
+import { describeTotpPrompt, formatCountdown, servicesPhrase } from '../../../src/api/prompts.js';
 import { describeServiceAccess, describeServices } from '../../../src/api/service-access.js';
 import { planCollection } from '../../../src/agent/posture/query-plan.js';
 import { query, service } from './fakes.js';
@@ -196,22 +196,34 @@ describe('planCollection', () => {
 });
 
 describe('prompt wording', () => {
-  it('gives the countdown and the number of services', () => {
-    const text = describeTotpPrompt(
-      {
-        reason: 'unlock',
-        services: [
-          { id: '1', name: 'a' },
-          { id: '2', name: 'b' },
-          { id: '3', name: 'c' },
-        ],
-        deadline: 272_000,
-        attempt: 1,
-        acceptsRecoveryCode: true,
-      },
-      0,
+  const unlock = (names: string[], deadline: number | null = 272_000) => ({
+    reason: 'unlock' as const,
+    services: names.map((name) => ({ name })),
+    deadline,
+  });
+
+  it('says why the code is asked for, which services need it, and how long is left', () => {
+    expect(describeTotpPrompt(unlock(['wiki', 'git', 'crm']), 0)).toBe(
+      'This device was unlocked. Enter your code within 4:32 to keep access to wiki, git and crm.',
     );
-    expect(text).toBe('Your device was unlocked. Enter your code within 4:32 to keep access to 3 services.');
+    expect(describeTotpPrompt({ ...unlock(['wiki']), reason: 'wake' }, 0)).toBe(
+      'This device woke from sleep. Enter your code within 4:32 to keep access to wiki.',
+    );
+    expect(describeTotpPrompt({ ...unlock(['wiki', 'git']), reason: 'timeout' }, 300_000)).toBe(
+      'Your last authenticator code has expired. Enter your code to restore access to wiki and git.',
+    );
+    expect(describeTotpPrompt({ ...unlock(['wiki']), reason: 'timeout' }, 0)).toMatch(
+      /^Your last authenticator code is about to expire\./,
+    );
+    expect(describeTotpPrompt({ reason: 'login', services: [] }, 0)).toBe(
+      'Your account needs an authenticator code to finish signing in.',
+    );
+  });
+
+  it('names up to three services and counts the rest', () => {
+    expect(servicesPhrase([{ name: 'a' }, { name: 'b' }, { name: 'c' }, { name: 'd' }, { name: 'e' }])).toBe(
+      'a, b and 3 more services',
+    );
     expect(formatCountdown(3_725_000)).toBe('1:02:05');
     expect(formatCountdown(-5)).toBe('0:00');
   });

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { DesktopPrompts, type PromptSurface } from '../../../src/agent/desktop/desktop-prompts.js';
 import type { TotpPrompt } from '../../../src/agent/prompts/prompt-port.js';
-import { formatCountdown, promptHeadline } from '../../../src/ipc/prompt-text.js';
+import { formatCountdown, promptHeadline } from '../../../src/api/prompts.js';
 import type { PromptView } from '../../../src/ipc/views.js';
 
 const NOW = 1_700_000_000_000;
@@ -48,7 +48,7 @@ describe('DesktopPrompts', () => {
     expect(notes.map((n) => [n.title, n.body])).toEqual([
       [
         'Screen unlocked: authenticator code needed',
-        'Enter your code within 4:32 to keep access to 3 services',
+        'Enter your code within 4:32 to keep access to wiki, git and mail',
       ],
     ]);
     const id = prompts.current()!.id;

@@ -96,10 +96,14 @@ describe('start at login and settings', () => {
 
   it('keeps the bundled-controller choice in a file and start-at-login in the OS', async () => {
     const autostart = new LinuxAutostart('/opt/Postern/postern', { XDG_CONFIG_HOME: dir });
-    const settings = new DesktopSettings(join(dir, 'data'), autostart);
+    // The demo runs the bundled controller unless told otherwise; a packaged app only when asked.
+    const settings = new DesktopSettings(join(dir, 'data'), autostart, true);
     expect(await settings.load()).toEqual({ startAtLogin: false, useBundledController: true });
+    expect(await new DesktopSettings(join(dir, 'data'), autostart).load()).toMatchObject({
+      useBundledController: false,
+    });
     await settings.update({ useBundledController: false, startAtLogin: true });
-    const again = new DesktopSettings(join(dir, 'data'), autostart);
+    const again = new DesktopSettings(join(dir, 'data'), autostart, true);
     expect(await again.load()).toEqual({ startAtLogin: true, useBundledController: false });
   });
 });

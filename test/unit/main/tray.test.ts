@@ -4,13 +4,14 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => import('../../fakes/electron.js'));
 
 const fake = await import('../../fakes/electron.js');
+import type { ServiceAccess } from '../../../src/api/service-access.js';
 const { trayState, trayTooltip } = await import('../../../src/agent/desktop/tray-state.js');
 const { AppTray, trayMenuTemplate } = await import('../../../main/tray.js');
 type TrayInput = import('../../../src/agent/desktop/tray-state.js').TrayInput;
 type PromptView = import('../../../src/ipc/views.js').PromptView;
 
 const signedIn = { status: 'signed-in', reachable: true } as const;
-const svc = (name: string, access: 'granted' | 'blocked' | 'mfa-needed') => ({ name, access });
+const svc = (name: string, access: ServiceAccess) => ({ name, access });
 const prompt: PromptView = {
   id: 1,
   reason: 'unlock',
@@ -65,6 +66,21 @@ describe('trayState', () => {
     );
     expect(trayTooltip({ session: { status: 'signed-out', reachable: true }, services: [] })).toBe(
       'Postern: signed out',
+    );
+    expect(trayTooltip({ session: signedIn, services: [svc('a', 'granted'), svc('b', 'checking')] })).toBe(
+      'Postern: checking this device…',
+    );
+  });
+
+  it('says what a half-finished sign-in waits for, not "signed out"', () => {
+    const needsCode = { session: { status: 'needs-code' as const, reachable: true }, services: [] };
+    expect(trayState(needsCode)).toBe('mfa-needed');
+    expect(trayTooltip(needsCode)).toBe('Postern: MFA code needed to finish signing in');
+    expect(trayTooltip({ ...needsCode, session: { status: 'needs-enrollment', reachable: true } })).toBe(
+      'Postern: set up an authenticator app to finish signing in',
+    );
+    expect(trayTooltip({ ...needsCode, session: { status: 'needs-code', reachable: false } })).toBe(
+      'Postern: cannot reach the controller',
     );
   });
 });
@@ -128,5 +144,15 @@ describe('AppTray', () => {
     const withPrompt = trayMenuTemplate({ session: signedIn, services: [], prompt }, act);
     (withPrompt.find((i) => i.label === 'Enter authenticator code…')!.click as () => void)();
     expect(act.openPrompt).toHaveBeenCalled();
+  });
+
+  it('says a half-finished sign-in waits for a code instead of "No services"', () => {
+    const menu = trayMenuTemplate(
+      { session: { status: 'needs-code', reachable: true }, services: [] },
+      actions(),
+    );
+    const services = menu.find((i) => i.label === 'Services')!.submenu as { label: string }[];
+    expect(services.map((s) => s.label)).toEqual(['MFA code needed to finish signing in']);
+    expect(menu[0]!.label).toBe('Postern: MFA code needed to finish signing in');
   });
 });

@@ -82,7 +82,7 @@ export function MfaEnrollment({
         <>
           <p>
             Save these recovery codes somewhere safe. Each one works once in place of an authenticator code if
-            you lose your phone. <strong>They are shown only now.</strong>
+            you lose your phone. You can show them again later on the MFA page, with a code from your app.
           </p>
           <RecoveryCodeList codes={enrollment.recoveryCodes} onSaved={() => setSaved(true)} />
           <p>

@@ -5,7 +5,7 @@
  * an authenticator code get one code field for all of them.
  */
 import type { ServiceAccessView } from '../../../../src/api/service-access.js';
-import { formatCountdown } from '../../../../src/ipc/prompt-text.js';
+import { formatCountdown } from '../../../../src/api/prompts.js';
 import type { ServiceRowView, SessionView } from '../../../../src/ipc/views.js';
 import { CodeForm } from '../../components/code-form.js';
 import { useAction, useNow, useServices } from '../../lib/hooks.js';

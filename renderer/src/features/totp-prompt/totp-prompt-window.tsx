@@ -1,10 +1,10 @@
 /**
- * The small always-on-top window main opens on wake, unlock or before an MFA timeout: the grace countdown
- * ("Enter your code within 4:32 to keep access to 3 services"), the services it covers, and one code field
- * that also takes a recovery code.
+ * The small always-on-top window main opens on wake, unlock or before an MFA timeout: why it opened ("This
+ * device was unlocked."), the grace countdown ("Enter your code within 4:32 to keep access to wiki and git"),
+ * the services it covers, and one code field that also takes a recovery code.
  */
 import { useEffect } from 'react';
-import { promptHeadline, remainingMs } from '../../../../src/ipc/prompt-text.js';
+import { promptHeadline, promptWhy, remainingMs } from '../../../../src/api/prompts.js';
 import type { PromptView } from '../../../../src/ipc/views.js';
 import { CodeForm } from '../../components/code-form.js';
 import { useNow, usePrompt, usePromptAnswer } from '../../lib/hooks.js';
@@ -34,13 +34,14 @@ function PromptBody({ prompt }: { prompt: PromptView }) {
   const spoken = left === null ? '' : `${Math.ceil(left / 60_000)} minutes left`;
   return (
     <section aria-labelledby="prompt-title">
+      <p className="prompt-why">{promptWhy(prompt, now)}</p>
       <h1 id="prompt-title" className="countdown">
         {promptHeadline(prompt, now)}
       </h1>
       <span className="visually-hidden" aria-live="polite">
         {spoken}
       </span>
-      {prompt.services.length > 1 && (
+      {prompt.services.length > 3 && (
         <ul aria-label="Services this code keeps">
           {prompt.services.map((s) => (
             <li key={s.id}>{s.name}</li>

@@ -76,6 +76,12 @@ async function removeMfa(ctx: CliContext, agent: Agent): Promise<void> {
 
 async function recoveryCodes(ctx: CliContext, agent: Agent): Promise<void> {
   const code = await codeFrom(ctx, 'Authenticator code: ');
+  // The controller would take a recovery code here and use it up: to read the codes, the app's code is enough.
+  if (!/^\d{6}$/.test(code))
+    throw new CliError(
+      'showing or replacing recovery codes needs the 6-digit code from your authenticator app (a recovery code would be used up)',
+      EXIT.usage,
+    );
   if (ctx.args.regenerate) {
     const fresh = await agent.mfa.regenerateRecoveryCodes(code);
     if (!fresh) {

@@ -68,7 +68,8 @@ export async function statusCommand(ctx: CliContext): Promise<ExitCode> {
       else if (isControllerError(error) && error.isUnreachable) exitCode = EXIT.unreachable;
       else throw error;
     }
-    const status = agent.status();
+    // A session resumed from its token alone (no stored password) knows no username: the one remembered at login is it.
+    const status = { ...agent.status(), username: agent.status().username ?? ctx.settings.username };
     const services = agent.services();
     if (ctx.args.json) {
       const count = (access: string) => services.filter((s) => s.access === access).length;
@@ -77,6 +78,7 @@ export async function statusCommand(ctx: CliContext): Promise<ExitCode> {
         granted: count('granted'),
         blocked: count('blocked'),
         mfaNeeded: count('mfa-needed'),
+        checking: count('checking'),
       };
       ctx.terminal.print(JSON.stringify({ ...status, services: summary }, null, 2));
     } else {
