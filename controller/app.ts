@@ -14,6 +14,7 @@ import { installPosture } from './posture/install.js';
 import { AccessOutbox } from './events/access-outbox.js';
 import { startRouterFeed } from './router-link/router-feed.js';
 import { createRouterDirectory } from './router-link/router-directory.js';
+import { installEnrollment } from './enrollment/enrollment-authority.js';
 
 export interface RunningController {
   url: string;
@@ -48,14 +49,18 @@ export async function startController(
     const mfa = installMfa(ctx);
     const posture = installPosture(ctx);
     const bootstrap = await bootstrapAdmin(ctx, options.adminPassword);
+    const enrollment = await installEnrollment(ctx);
     const tls = await resolveTlsIdentity(config);
-    const app = await buildServer(ctx, tls);
+    // Clients may present a certificate from the controller's CA (certificate sign-in); none is required.
+    const clientCerts = { ca: enrollment.ca.certPem, requestCert: true, rejectUnauthorized: false };
+    const app = await buildServer(ctx, tls && { key: tls.key, cert: tls.cert, ...clientCerts });
     await app.listen({ host: config.host, port: config.port });
     const routers = startRouterFeed(app.server, ctx, createRouterDirectory(ctx));
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const scheme = tls ? 'https' : 'http';
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    enrollment.setEndpoint(`${scheme}://${host}:${port}`, tls?.fingerprint);
     const sweeper = setInterval(() => sweepIdleSessions(ctx), SWEEP_INTERVAL_MS);
     sweeper.unref();
     return {

@@ -9,8 +9,10 @@ export const USAGE = `Usage: npm run controller -- [options]
   --host H              address to bind (default 127.0.0.1)
   --tls-cert F          PEM certificate; serve HTTPS (needs --tls-key)
   --tls-key F           PEM private key for --tls-cert
+  --https               serve HTTPS on loopback too (self-signed unless --tls-cert); certificate sign-in needs it
   --session-timeout S   API sessions expire after S seconds without a request (60 to 2592000; default 1800)
   --totp-issuer NAME    issuer shown in authenticator apps (default Postern)
+  --enrollment-ttl S    identity enrollment tokens expire after S seconds (60 to 31536000; default 86400)
   --trust-proxy         behind a reverse proxy: the client address comes from X-Forwarded-For (default off)
   --log-level L         fatal, error, warn, info, debug or trace (default info)
   --help                this text
@@ -42,6 +44,8 @@ export function parseControllerArgs(argv: string[]): ControllerConfig | 'help' {
         host: { type: 'string' },
         'tls-cert': { type: 'string' },
         'tls-key': { type: 'string' },
+        https: { type: 'boolean', default: false },
+        'enrollment-ttl': { type: 'string' },
         'session-timeout': { type: 'string' },
         'totp-issuer': { type: 'string' },
         'trust-proxy': { type: 'boolean', default: false },
@@ -62,6 +66,9 @@ export function parseControllerArgs(argv: string[]): ControllerConfig | 'help' {
     positiveInt('session-timeout', values['session-timeout'], MIN_SESSION_TIMEOUT_SECONDS, 30 * 24 * 3600) ??
     config.sessionTimeoutSeconds;
   config.totpIssuer = values['totp-issuer'] ?? config.totpIssuer;
+  config.enrollmentSeconds =
+    positiveInt('enrollment-ttl', values['enrollment-ttl'], 60, 365 * 24 * 3600) ?? config.enrollmentSeconds;
+  config.https = values.https === true;
   config.trustProxy = values['trust-proxy'] === true;
   config.logLevel = values['log-level'] ?? config.logLevel;
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {

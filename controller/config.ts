@@ -22,10 +22,16 @@ export interface ControllerConfig {
   logLevel: string;
   /** how long an edge router's one-time enrollment token is valid */
   routerEnrollmentSeconds: number;
+  /** how long an identity's enrollment token (`enrollment: {ott}` or `{updb}`) is valid unless set otherwise */
+  enrollmentSeconds: number;
+  /** serve HTTPS on loopback too (self-signed, as off loopback): certificate sign-in needs it */
+  https?: boolean;
   /** a request's headers and body must arrive within this long, or the connection is closed */
   requestTimeoutMs: number;
   /** behind a reverse proxy: take the client address from X-Forwarded-For (limits and audit use it) */
   trustProxy: boolean;
+  /** the built administrators' console served at /console; default `out/console` of this installation */
+  consoleDir?: string;
 }
 
 export function defaultConfig(dataDir: string): ControllerConfig {
@@ -42,6 +48,7 @@ export function defaultConfig(dataDir: string): ControllerConfig {
     loginWindowSeconds: 300,
     logLevel: 'info',
     routerEnrollmentSeconds: 24 * 3600,
+    enrollmentSeconds: 24 * 3600,
     requestTimeoutMs: 30_000,
     trustProxy: false,
   };

@@ -18,8 +18,33 @@ export const REDACTED_PATHS = [
 ];
 
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
-  return pino({ level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination as never);
+  return pino(
+    { level, redact: { paths: REDACTED_PATHS, censor: '[redacted]' }, serializers: { req: requestForLog } },
+    destination as never,
+  );
 }
+
+/**
+ * A request as Fastify logs it (its default fields), with one-time tokens taken out of the URL: enrollment
+ * is `POST /enroll?method=ott&token=<token>`, as OpenZiti's clients send it.
+ */
+function requestForLog(req: {
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}) {
+  return {
+    method: req.method,
+    url: req.url === undefined ? undefined : redactUrl(req.url),
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
+}
+
+export const redactUrl = (url: string) => url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
 
 /**
  * Client-chosen text (a username that failed to sign in) as it may appear in a log: control and format

@@ -3,6 +3,7 @@
  * routes map them to the wire with little more than date formatting.
  */
 import type { PostureCheck } from './posture/types.js';
+import type { EnrollmentMethod } from '../src/api/enrollment.js';
 
 export interface Entity {
   id: string;
@@ -109,12 +110,47 @@ export interface AuthPolicy extends Entity {
   secondary: { requireTotp: boolean; requireExtJwtSigner: string | null };
 }
 
-export interface Authenticator {
+interface AuthenticatorBase {
   id: string;
   identityId: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A username and password (scrypt hash). */
+export interface UpdbAuthenticator extends AuthenticatorBase {
   method: 'updb';
   username: string;
   passwordHash: string;
+}
+
+/** A client certificate issued by the controller's CA at enrollment; deleting it revokes the certificate. */
+export interface CertAuthenticator extends AuthenticatorBase {
+  method: 'cert';
+  /** SHA-256 of the certificate (lowercase hex), what a sign-in's certificate is looked up by */
+  fingerprint: string;
+  certPem: string;
+}
+
+export type Authenticator = UpdbAuthenticator | CertAuthenticator;
+
+/**
+ * A one-time enrollment: `ott` trades its token and a CSR for a client certificate, `updb` its token and a
+ * password for the identity's password login. Only the token's hash is kept (see enrollment-tokens.ts).
+ */
+export interface Enrollment {
+  id: string;
+  identityId: string;
+  method: EnrollmentMethod;
+  /** the username a `updb` enrollment creates; null for `ott` */
+  username: string | null;
+  tokenHash: string;
+  /** with the CA's key, gives the token back for an administrator to see (a refresh draws a new one) */
+  nonce: string;
+  issuedAt: Date;
+  expiresAt: Date;
+  /** set when redeemed; a used enrollment is no longer outstanding */
+  usedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -135,7 +171,4 @@ export interface ApiSession {
   lastActivityAt: Date;
 }
 
-/** The kinds of entity that carry role attributes and are selected by policy roles. */
-export type RoleKind = 'identity' | 'service' | 'postureCheck';
-
-export type { PostureCheck };
+export type { EnrollmentMethod, PostureCheck };

@@ -7,8 +7,9 @@ import { registerErrorHandling } from './http/error-handler.js';
 import { apiDocument, documentTypedBodies } from './http/openapi-documents.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerJsonBodyParser } from './http/json-body.js';
+import { cleanApiPath } from './http/api-path.js';
 import { errorEnvelope } from './http/envelope.js';
-import { connectionOptions, headersTimeoutMs } from './http/connection-limits.js';
+import { connectionOptions, headersTimeoutMs, type ServerTls } from './http/connection-limits.js';
 import { registerVersion } from './routes/shared/version.js';
 import { registerAuthenticate } from './routes/shared/authenticate.js';
 import { registerCurrentSession } from './routes/shared/current-session.js';
@@ -18,6 +19,11 @@ import { registerMfaManagementRoutes, registerMfaSharedRoutes } from './mfa/inst
 import { registerPostureClientRoutes, registerPostureManagementRoutes } from './posture/install.js';
 import { registerAgentEvents } from './events/agent-events-route.js';
 import { registerRouterClientRoutes } from './edge-routers/router-client-routes.js';
+import { registerEnrollRoutes } from './enrollment/enroll-routes.js';
+import { registerEnrollmentRoutes } from './enrollment/enrollment-routes.js';
+import { registerIdentityImport } from './enrollment/identity-import.js';
+import { registerConsole } from './console/console-routes.js';
+import { defaultConsoleDir, viteConsoleBuilder } from './console/console-build.js';
 
 export const CLIENT_PREFIX = '/edge/client/v1';
 export const MANAGEMENT_PREFIX = '/edge/management/v1';
@@ -31,16 +37,15 @@ function registerShared(app: FastifyInstance, ctx: ControllerContext): void {
 }
 
 /** The controller's HTTP server: the client API, the management API, /version and the OpenAPI document. */
-export async function buildServer(
-  ctx: ControllerContext,
-  tls?: { key: string; cert: string },
-): Promise<FastifyInstance> {
+export async function buildServer(ctx: ControllerContext, tls?: ServerTls): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log,
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomUUID(),
     // Ids may be up to 255 characters (IdParams); the router's default of 100 would answer before validation.
     routerOptions: { maxParamLength: 512 },
+    // `…/identities/<id>//` as OpenZiti's console asks for it reaches `…/identities/<id>` (see api-path.ts).
+    rewriteUrl: (request) => cleanApiPath(request.url ?? '/'),
     // Router-level failures (a malformed URL, say) get the same OpenZiti envelope as everything else.
     frameworkErrors: (error, request, reply) => {
       void (reply as FastifyReply).status(400).send(
@@ -103,6 +108,7 @@ export async function buildServer(
       registerPostureClientRoutes(api, ctx);
       registerAgentEvents(api, ctx);
       registerRouterClientRoutes(api, ctx);
+      registerEnrollRoutes(api, ctx);
     },
     { prefix: CLIENT_PREFIX },
   );
@@ -113,8 +119,12 @@ export async function buildServer(
       registerManagementRoutes(api, ctx);
       registerPostureManagementRoutes(api, ctx);
       registerMfaManagementRoutes(api, ctx);
+      registerEnrollmentRoutes(api, ctx);
+      registerIdentityImport(api, ctx);
     },
     { prefix: MANAGEMENT_PREFIX },
   );
+  // The administrators' web console, a static page that uses the management API above like any script.
+  registerConsole(app, { dir: ctx.config.consoleDir ?? defaultConsoleDir(), builder: viteConsoleBuilder() });
   return app;
 }

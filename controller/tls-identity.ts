@@ -29,7 +29,7 @@ export function isLoopbackHost(host: string): boolean {
   return bare === 'localhost' || bare === '::1' || (isIP(bare) === 4 && bare.startsWith('127.'));
 }
 
-/** The TLS identity to serve with, or undefined for plain HTTP (loopback without a certificate). */
+/** The TLS identity to serve with, or undefined for plain HTTP (loopback without a certificate or --https). */
 export async function resolveTlsIdentity(config: ControllerConfig): Promise<TlsIdentity | undefined> {
   if (config.tlsCert && config.tlsKey) {
     const cert = readFileSync(config.tlsCert, 'utf8');
@@ -41,7 +41,8 @@ export async function resolveTlsIdentity(config: ControllerConfig): Promise<TlsI
       selfSigned: false,
     };
   }
-  if (isLoopbackHost(config.host)) return undefined;
+  // Loopback may stay plain HTTP, unless asked (--https): certificate sign-in needs TLS.
+  if (isLoopbackHost(config.host) && !config.https) return undefined;
   const certFile = join(config.dataDir, SELF_SIGNED_CERT_FILE);
   const keyFile = join(config.dataDir, SELF_SIGNED_KEY_FILE);
   if (!existsSync(certFile) || !existsSync(keyFile)) {

@@ -39,6 +39,7 @@ export function createIpcHandlers(
     session: {
       get: () => agent.session(),
       signIn: (request) => agent.signIn(request),
+      enroll: (request) => agent.enroll(request),
       signOut: () => agent.signOut(),
     },
     services: {

@@ -61,6 +61,8 @@ async function main(): Promise<void> {
   }
   console.log(`postern controller: data in ${config.dataDir}`);
   console.log(`postern controller listening on ${controller.url}`);
+  // Built on its first request when missing (controller/console/console-build.ts).
+  console.log(`postern controller: administrators' console at ${controller.url}/console/`);
   if (controller.tls?.selfSigned) {
     // Printed the way certificate viewers show it; the agent takes either form.
     const fingerprint = controller.tls.fingerprint.toUpperCase().replace(/(..)(?!$)/g, '$1:');

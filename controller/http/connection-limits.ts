@@ -36,8 +36,21 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
-/** Fastify's options for all of the above; `tls` (key and cert) when serving HTTPS. */
-export function connectionOptions(config: ControllerConfig, tls: { key: string; cert: string } | undefined) {
+/**
+ * What HTTPS is served with: the key and certificate, and for certificate sign-in the CA whose client
+ * certificates the server asks for (`requestCert` without `rejectUnauthorized`, so clients without one, such
+ * as password logins, still connect; the sign-in route judges the certificate itself).
+ */
+export interface ServerTls {
+  key: string;
+  cert: string;
+  ca?: string;
+  requestCert?: boolean;
+  rejectUnauthorized?: boolean;
+}
+
+/** Fastify's options for all of the above; `tls` when serving HTTPS. */
+export function connectionOptions(config: ControllerConfig, tls: ServerTls | undefined) {
   // How often Node looks for requests past their timeout (its default, 30 s, would let one run that long over).
   const connectionsCheckingInterval = Math.max(250, Math.min(5_000, config.requestTimeoutMs / 4));
   return {

@@ -31,6 +31,9 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // An empty body is no body, as OpenZiti's controller reads it: its Go clients label every body-less POST
+    // `application/json` (starting MFA enrollment, say). A route that needs a body still answers that it is required.
+    if (body === '') return done(null, undefined);
     const at = nestingTooDeepAt(body as string);
     if (at === undefined) return parse(request, body as string, done);
     done(

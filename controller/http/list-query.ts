@@ -1,5 +1,6 @@
 import { ApiError } from './api-error.js';
 import type { ListQuery } from '../store/repository.js';
+import { parseFilter as parseFilterGrammar } from './filter/parser.js';
 
 const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 500;
@@ -16,10 +17,12 @@ export function parseListQuery(
     limit?: number;
     offset?: number;
     filter?: string;
+    sort?: string;
   },
   options: { fullGrammar?: boolean } = {},
 ): ListQuery & { id?: string } {
-  const limit = q.limit ?? DEFAULT_LIMIT;
+  // `limit=-1` is OpenZiti's "every row" (its console fills pickers and CSV exports so): at most MAX_LIMIT here.
+  const limit = q.limit === -1 ? MAX_LIMIT : (q.limit ?? DEFAULT_LIMIT);
   const offset = q.offset ?? 0;
   if (!Number.isInteger(limit) || limit < 0 || limit > MAX_LIMIT) {
     throw new ApiError(400, 'INVALID_PAGINATION', `limit must be 0..${MAX_LIMIT}`, {
@@ -36,21 +39,31 @@ export function parseListQuery(
     });
   }
   const query: ListQuery & { id?: string } = { limit: limit === 0 ? DEFAULT_LIMIT : limit, offset };
-  if (q.filter === undefined || q.filter.trim() === '') return query;
+  let filter = q.filter === undefined || q.filter.trim() === '' ? undefined : q.filter;
+  // OpenZiti's `sort` parameter (`sort=name asc`, as its console sends it) orders the list when the filter
+  // has no `sort by` of its own.
+  if (options.fullGrammar && q.sort?.trim() && !(filter && parseFilterGrammar(filter).sort.length > 0))
+    filter = `${filter ?? ''} sort by ${q.sort}`;
+  if (filter === undefined) return query;
   // Lists stored as documents compile the whole grammar (controller/http/filter); the rest take the lookups.
-  if (options.fullGrammar) return { ...query, filter: q.filter };
-  Object.assign(query, parseFilter(q.filter));
+  if (options.fullGrammar) return { ...query, filter };
+  Object.assign(query, parseFilter(filter));
   return query;
 }
 
 function parseFilter(filter: string): Partial<ListQuery & { id: string }> {
-  const m = /^\s*(name|id)\s*(=|contains)\s*"((?:[^"\\]|\\.)*)"\s*$/i.exec(filter);
+  const m = /^\s*(name|id)\s*(=|i?contains)\s*"((?:[^"\\]|\\.)*)"\s*$/i.exec(filter);
   if (!m) {
-    throw new ApiError(400, 'INVALID_FILTER', 'Supported filters: name = "x", name contains "x", id = "x"', {
-      field: 'filter',
-      reason: 'unsupported filter expression',
-      value: filter,
-    });
+    throw new ApiError(
+      400,
+      'INVALID_FILTER',
+      'Supported filters: name = "x", name contains "x" (or icontains), id = "x"',
+      {
+        field: 'filter',
+        reason: 'unsupported filter expression',
+        value: filter,
+      },
+    );
   }
   const field = m[1]!.toLowerCase();
   const op = m[2]!.toLowerCase();

@@ -86,10 +86,13 @@ export const errorResponses = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [s, ErrorEnvelope])) as Record<number, typeof ErrorEnvelope>;
 
 export const ListQuerystring = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 500 })),
+  // -1: as many as one page holds (OpenZiti's "every row"; 500 here).
+  limit: Type.Optional(Type.Integer({ minimum: -1, maximum: 500 })),
   // Bounded so it always fits SQLite's integer (an offset past every row is simply an empty page).
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
   filter: Type.Optional(Type.String({ maxLength: 1024 })),
+  // `name asc`, `createdAt desc`: the order when the filter has no `sort by` (entity lists)
+  sort: Type.Optional(Type.String({ maxLength: 256 })),
 });
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }) });

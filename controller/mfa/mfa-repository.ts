@@ -2,7 +2,7 @@
  * Storage of MFA enrollments, recovery codes and the MFA audit log. Secrets and codes arrive here already
  * sealed (see secret-box.ts): a store never sees them in clear, so no backend can leak them.
  */
-import type { Page } from '../store/repository.js';
+import type { Page } from '../store/page.js';
 
 export interface MfaEnrollment {
   id: string;
@@ -77,6 +77,8 @@ export interface MfaRepository {
   /** any one stored enrollment (to prove at startup that the master key still opens what is stored) */
   sample(): MfaEnrollment | undefined;
   isVerified(identityId: string): boolean;
+  /** how many identities have a verified enrollment (the share administrators watch) */
+  countVerified(): number;
   /** stores a new unverified enrollment with its codes; false when the identity already has one */
   create(enrollment: MfaEnrollment, codes: readonly SealedRecoveryCode[]): boolean;
   /**

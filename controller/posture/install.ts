@@ -3,6 +3,8 @@ import type { ControllerContext } from '../context.js';
 import { PostureEngine } from './engine/posture-engine.js';
 import { wirePostureEvents } from './engine/posture-events.js';
 import { registerPostureManagement } from './routes/management-routes.js';
+import { registerAccessRoutes } from './routes/access-routes.js';
+import { registerOverviewRoutes } from './routes/overview-routes.js';
 import { registerPostureResponseRoutes } from './routes/posture-response-routes.js';
 import { registerServiceRoutes } from './routes/service-routes.js';
 import { registerSessionRoutes } from './routes/session-routes.js';
@@ -48,7 +50,9 @@ export function registerPostureClientRoutes(app: FastifyInstance, ctx: Controlle
   registerSessionRoutes(app, ctx, engine);
 }
 
-/** Management API: posture data and failed service requests of an identity. */
+/** Management API: posture data and failed service requests of an identity; access explained and summarised. */
 export function registerPostureManagementRoutes(app: FastifyInstance, ctx: ControllerContext): void {
   registerPostureManagement(app, ctx);
+  registerAccessRoutes(app, ctx);
+  registerOverviewRoutes(app, ctx);
 }

@@ -110,6 +110,9 @@ export interface FailedRequestRepository {
   add(identityId: string, record: FailedServiceRequest, keep: number): void;
   /** oldest first */
   list(identityId: string): FailedServiceRequest[];
+  /** every identity's, newest first (the administrators' overview) */
+  recent(limit: number, offset: number): (FailedServiceRequest & { identityId: string })[];
+  count(): number;
   deleteByIdentity(identityId: string): void;
 }
 

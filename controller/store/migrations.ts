@@ -14,6 +14,7 @@ import { edgeRouters } from './migrations/005-edge-routers.js';
 import { outbox } from './migrations/006-outbox.js';
 import { usedRecoveryCodes } from './migrations/007-used-recovery-codes.js';
 import { enrollmentSession } from './migrations/008-enrollment-session.js';
+import { enrollments } from './migrations/009-enrollments.js';
 
 export const MIGRATIONS: readonly string[] = [
   initial,
@@ -24,4 +25,5 @@ export const MIGRATIONS: readonly string[] = [
   outbox,
   usedRecoveryCodes,
   enrollmentSession,
+  enrollments,
 ];

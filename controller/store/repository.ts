@@ -6,27 +6,26 @@ import type {
   ApiSession,
   AuthPolicy,
   Authenticator,
+  CertAuthenticator,
   Config,
   ConfigType,
   EdgeRouter,
   EdgeRouterPolicy,
+  Enrollment,
   Entity,
   Identity,
   PostureCheck,
   Service,
   ServiceEdgeRouterPolicy,
   ServicePolicy,
+  UpdbAuthenticator,
 } from '../model.js';
 import type { PostureRepository } from '../posture/posture-repository.js';
 import type { MfaRepository } from '../mfa/mfa-repository.js';
 
-export interface Page<T> {
-  items: T[];
-  totalCount: number;
-  /** the page size and start the filter's own `limit`/`skip` chose, when it had them */
-  limit?: number;
-  offset?: number;
-}
+import type { Page } from './page.js';
+
+export type { Page } from './page.js';
 
 export interface ListQuery {
   limit: number;
@@ -69,13 +68,38 @@ export interface ServicePolicyRepository extends EntityRepository<ServicePolicy>
 
 export interface AuthenticatorRepository {
   get(id: string): Authenticator | undefined;
-  getByUsername(username: string): Authenticator | undefined;
+  getByUsername(username: string): UpdbAuthenticator | undefined;
+  /** the `cert` authenticator whose certificate has this SHA-256 fingerprint (lowercase hex) */
+  getByFingerprint(fingerprint: string): CertAuthenticator | undefined;
+  /** whether any `cert` authenticator exists (their certificates need the controller CA that issued them) */
+  hasCertAuthenticators(): boolean;
   listByIdentity(identityId: string): Authenticator[];
   list(query: ListQuery): Page<Authenticator>;
   create(authenticator: Authenticator): void;
   update(authenticator: Authenticator): boolean;
   delete(id: string): boolean;
   deleteByIdentity(identityId: string): void;
+}
+
+/**
+ * Identity enrollments. "Outstanding" means not yet used (expired ones included: an administrator refreshes
+ * them). Used ones are kept only to answer their token with "already used".
+ */
+export interface EnrollmentRepository {
+  /** an outstanding enrollment; a used one is not found */
+  get(id: string): Enrollment | undefined;
+  /** any enrollment, used or not, with this token hash */
+  getByTokenHash(tokenHash: string): Enrollment | undefined;
+  listOutstanding(query: ListQuery & { identityId?: string }): Page<Enrollment>;
+  /** the outstanding `updb` enrollment that promises this username, if any */
+  pendingWithUsername(username: string): Enrollment | undefined;
+  /** throws UniqueViolation('username') when a pending enrollment already promises the username */
+  create(enrollment: Enrollment): void;
+  /** a refresh: new nonce, token hash, issue and expiry times; false when not outstanding */
+  update(enrollment: Enrollment): boolean;
+  /** marks it used; false when it already was (or is gone): of two redemptions, exactly one gets true */
+  markUsed(id: string, at: Date): boolean;
+  delete(id: string): boolean;
 }
 
 export interface ApiSessionRepository {
@@ -103,6 +127,7 @@ export interface Store {
   edgeRouterPolicies: EntityRepository<EdgeRouterPolicy>;
   serviceEdgeRouterPolicies: EntityRepository<ServiceEdgeRouterPolicy>;
   authenticators: AuthenticatorRepository;
+  enrollments: EnrollmentRepository;
   apiSessions: ApiSessionRepository;
   posture: PostureRepository;
   mfa: MfaRepository;

@@ -14,6 +14,7 @@ import type {
 import { DocumentRepository } from './sqlite/document-repository.js';
 import { SqliteServicePolicyRepository } from './sqlite/service-policy-repository.js';
 import { SqliteAuthenticatorRepository } from './sqlite/authenticator-repository.js';
+import { SqliteEnrollmentRepository } from './sqlite/enrollment-repository.js';
 import { SqliteApiSessionRepository } from './sqlite/api-session-repository.js';
 import { SqlitePostureRepository } from './sqlite/posture-repository.js';
 import { SqliteMfaRepository } from './sqlite/mfa-repository.js';
@@ -32,6 +33,7 @@ export class SqliteStore implements Store {
   readonly edgeRouterPolicies;
   readonly serviceEdgeRouterPolicies;
   readonly authenticators;
+  readonly enrollments;
   readonly apiSessions;
   readonly posture;
   readonly mfa;
@@ -96,6 +98,7 @@ export class SqliteStore implements Store {
     this.servicePolicies = new SqliteServicePolicyRepository(db);
     this.authPolicies = new DocumentRepository<AuthPolicy>(db, 'auth_policies', null, undefined, cached);
     this.authenticators = new SqliteAuthenticatorRepository(db);
+    this.enrollments = new SqliteEnrollmentRepository(db);
     this.apiSessions = new SqliteApiSessionRepository(db);
     this.posture = new SqlitePostureRepository(db);
     this.mfa = new SqliteMfaRepository(db);

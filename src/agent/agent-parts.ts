@@ -4,6 +4,7 @@
  */
 import type { MfaState } from '../api/mfa.js';
 import { ControllerClient } from './client/controller-client.js';
+import type { ControllerTrust } from './client/controller-trust.js';
 import { EdgeApi } from './client/edge-api.js';
 import type { RetryOptions } from './client/retry-policy.js';
 import { createCollector } from './collectors/create-collector.js';
@@ -17,6 +18,7 @@ import { PowerEventEmitter, type PowerEvents } from './power/power-events.js';
 import { MfaPrompter } from './prompts/mfa-prompter.js';
 import { MfaTimeoutWatch } from './prompts/mfa-timeout-watch.js';
 import type { PromptPort } from './prompts/prompt-port.js';
+import type { ClientCertificate } from './enrollment/device-identity.js';
 import { CredentialVault } from './session/credential-vault.js';
 import { SessionManager } from './session/session-manager.js';
 import { systemClock, type Clock } from './util/clock.js';
@@ -33,6 +35,11 @@ export interface AgentOptions {
   ca?: string | Buffer;
   /** the SHA-256 fingerprint of a controller's self-signed certificate, pinned instead of a CA check */
   controllerFingerprint?: string;
+  /**
+   * This device's enrolled certificate and key (enrollment/device-identity.ts): presented on every TLS
+   * connection to the controller, and what the agent signs in with when no password login is stored.
+   */
+  clientCertificate?: ClientCertificate;
   /** `--insecure`: allow plain http:// to a controller that is not on loopback */
   allowPlainHttp?: boolean;
   reportIntervalMs?: number;
@@ -58,6 +65,15 @@ export interface AgentParts {
   timeoutWatch: MfaTimeoutWatch;
 }
 
+/** How every connection to the controller is trusted, and what it presents. */
+export function controllerTrustOf(options: AgentOptions): ControllerTrust {
+  return {
+    ca: options.ca,
+    fingerprint: options.controllerFingerprint,
+    clientCertificate: options.clientCertificate,
+  };
+}
+
 /** `mfaState` is read lazily: the facade learns it after sign-in. */
 export function createAgentParts(options: AgentOptions, mfaState: () => MfaState | undefined): AgentParts {
   const clock = options.clock ?? systemClock;
@@ -65,7 +81,7 @@ export function createAgentParts(options: AgentOptions, mfaState: () => MfaState
   const platform = options.platform ?? process.platform;
   const client = new ControllerClient({
     baseUrl: options.controllerUrl,
-    trust: { ca: options.ca, fingerprint: options.controllerFingerprint },
+    trust: controllerTrustOf(options),
     allowPlainHttp: options.allowPlainHttp,
     retry: options.retry,
     clock,
@@ -84,6 +100,7 @@ export function createAgentParts(options: AgentOptions, mfaState: () => MfaState
     vault: new CredentialVault(options.credentials),
     controllerUrl: client.baseUrl,
     requestTotp: () => prompter.request({ reason: 'login' }),
+    certificate: options.clientCertificate !== undefined,
     logger,
   });
   const directory = new ServiceDirectory(api, clock);

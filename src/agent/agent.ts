@@ -7,7 +7,7 @@
  */
 import type { MfaState } from '../api/mfa.js';
 import { describeServices, type ServiceAccessView } from '../api/service-access.js';
-import { createAgentParts, type AgentOptions } from './agent-parts.js';
+import { controllerTrustOf, createAgentParts, type AgentOptions } from './agent-parts.js';
 import type { ControllerClient } from './client/controller-client.js';
 import type { EdgeApi } from './client/edge-api.js';
 import type { MfaClient } from './mfa/mfa-client.js';
@@ -89,7 +89,7 @@ export class Agent {
     this.pushed = new AgentEvents({
       baseUrl: this.client.baseUrl,
       token: () => this.client.sessionToken,
-      trust: { ca: options.ca, fingerprint: options.controllerFingerprint },
+      trust: controllerTrustOf(options),
       onEvent: (event) => this.onPushed(event),
       onEnded: () => void this.sessions.refresh().catch(() => undefined),
     });
@@ -119,6 +119,13 @@ export class Agent {
   /** Signs in with a password (asking for a TOTP through the prompt port if the login owes one). */
   async login(credentials: LoginCredentials, remember = true): Promise<AgentStatus> {
     await this.sessions.login(credentials, remember);
+    await this.afterSignIn();
+    return this.status();
+  }
+
+  /** Signs in with this device's enrolled certificate (the client presents it); a TOTP owed is asked for. */
+  async loginWithCertificate(): Promise<AgentStatus> {
+    await this.sessions.loginWithCertificate();
     await this.afterSignIn();
     return this.status();
   }
@@ -191,13 +198,6 @@ export class Agent {
       .filter((s) => s.access === 'mfa-needed')
       .map(({ id, name }) => ({ id, name }));
     return this.prompter.request({ reason: 'timeout', services });
-  }
-
-  /** A code typed outside a prompt (a services screen): satisfies every MFA check of the session. */
-  async submitCode(code: string): Promise<void> {
-    await this.mfa.submit(code);
-    this.prompter.noteAccepted();
-    await this.afterCode();
   }
 
   /** Reacts as if the OS had raised the event (tests, the CLI's `wake`/`unlock` commands). */

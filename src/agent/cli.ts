@@ -3,18 +3,20 @@
  * The headless agent: `npm run agent -- <command>` or the `postern-agent` bin. Each command prints its
  * result, or one line saying what went wrong, and exits with a code scripts can branch on (see --help).
  */
-import { realpathSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import { parseCliArgs, USAGE, UsageError } from './cli/cli-args.js';
 import { createCliContext, type CliContext } from './cli/cli-context.js';
 import { EXIT, explainError, type ExitCode } from './cli/cli-errors.js';
+import { enrollCommand, unenrollCommand } from './cli/commands/enroll-commands.js';
 import { mfaCommand } from './cli/commands/mfa-commands.js';
 import { runCommand } from './cli/commands/run-command.js';
 import { checkCommand, reportCommand, servicesCommand } from './cli/commands/service-commands.js';
 import { loginCommand, logoutCommand, statusCommand } from './cli/commands/session-commands.js';
 import { Terminal } from './cli/terminal.js';
+import { runIfEntryPoint } from '../shared/entry-point.js';
 
 const COMMANDS: Record<string, (ctx: CliContext) => Promise<ExitCode>> = {
+  enroll: enrollCommand,
+  unenroll: unenrollCommand,
   login: loginCommand,
   logout: logoutCommand,
   status: statusCommand,
@@ -46,21 +48,4 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
 }
 
-/** Run only as a program (also through the bin's symlink), so tests can import the module. */
-function isEntryPoint(): boolean {
-  try {
-    return Boolean(process.argv[1]) && import.meta.url === pathToFileURL(realpathSync(process.argv[1]!)).href;
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      process.stderr.write(`postern-agent: ${String(error)}\n`);
-      process.exit(EXIT.error);
-    },
-  );
-}
+runIfEntryPoint(import.meta.url, 'postern-agent', (argv) => main(argv));

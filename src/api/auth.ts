@@ -29,6 +29,9 @@ export interface PasswordAuthenticateRequest {
   configTypes?: string[];
 }
 
+/** Body of POST /authenticate?method=cert: who the device is comes from its TLS client certificate. */
+export type CertAuthenticateRequest = Omit<PasswordAuthenticateRequest, 'username' | 'password'>;
+
 /** A factor the session still owes. `typeId` MFA/TOTP with provider `ziti` is answered by POST /authenticate/mfa. */
 export interface AuthQuery {
   typeId: 'MFA' | 'TOTP' | 'EXT-JWT' | string;

@@ -1,6 +1,7 @@
 /** The wire contract shared by the agent and the renderer (pure TypeScript, no Node imports). */
 export * from './auth.js';
 export * from './data-plane.js';
+export * from './enrollment.js';
 export * from './envelopes.js';
 export * from './explain-failure.js';
 export * from './mfa.js';

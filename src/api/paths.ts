@@ -14,6 +14,8 @@ export const MFA_CODE_HEADER = 'mfa-validation-code';
 export const PATHS = {
   version: '/version',
   authenticatePassword: '/authenticate?method=password',
+  /** over HTTPS, with the client certificate enrollment issued presented in the TLS handshake */
+  authenticateCert: '/authenticate?method=cert',
   authenticateMfa: '/authenticate/mfa',
   currentApiSession: '/current-api-session',
   serviceUpdates: '/current-api-session/service-updates',

@@ -6,6 +6,7 @@
 import type {
   CodeRequest,
   CopyAddressRequest,
+  EnrollRequest,
   OptionalCodeRequest,
   PromptAnswer,
   RecoveryCodesView,
@@ -56,6 +57,13 @@ export const isVoid = (v: unknown): v is void => v === undefined || v === null;
 
 export const isSignInRequest: Guard<SignInRequest> = (v): v is SignInRequest =>
   hasExactly(v, { controllerUrl: isControllerUrl, username: text(256), password: text(1024) });
+
+/** A compact JWT as the renderer sends it (trimmed): three base64url parts, at most 8 KiB. */
+const isJwt = (v: unknown) =>
+  typeof v === 'string' && v.length <= 8192 && /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(v);
+
+export const isEnrollRequest: Guard<EnrollRequest> = (v): v is EnrollRequest =>
+  hasExactly(v, { token: isJwt, password: text(1024), username: text(256) }, ['password', 'username']);
 
 export const isCodeRequest: Guard<CodeRequest> = (v): v is CodeRequest => hasExactly(v, { code: isCode });
 

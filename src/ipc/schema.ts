@@ -10,6 +10,7 @@
 import {
   isCodeRequest,
   isCopyAddressRequest,
+  isEnrollRequest,
   isOptionalCodeRequest,
   isPromptAnswer,
   isRecoveryCodes,
@@ -22,6 +23,7 @@ import {
 import type {
   CodeRequest,
   CopyAddressRequest,
+  EnrollRequest,
   EnrollmentView,
   MfaStatusView,
   OptionalCodeRequest,
@@ -62,6 +64,11 @@ export const ipcSchema = {
     get: invoke<SessionView>(),
     /** Resolves once signed in; a TOTP the controller asks for meanwhile arrives as a `login` prompt. */
     signIn: invoke<SignInRequest, SessionView>(isSignInRequest),
+    /**
+     * Enrolls this device with a token and signs in: with a certificate for a key made in main (`ott`), or
+     * with the new password (`updb`). Refused, it says why (expired, altered, already used...).
+     */
+    enroll: invoke<EnrollRequest, SessionView>(isEnrollRequest),
     signOut: invoke<SessionView>(),
     changed: notify<SessionView>(),
   },

@@ -95,6 +95,16 @@ export interface SignInRequest {
   password: string;
 }
 
+/**
+ * Enrolling this device with the token an administrator sent (pasted or read from a file in the renderer).
+ * A password token (`updb`) also carries the new password, and the username when the token does not name it.
+ */
+export interface EnrollRequest {
+  token: string;
+  password?: string;
+  username?: string;
+}
+
 export interface CodeRequest {
   code: string;
 }

@@ -1,7 +1,8 @@
 /**
  * Builds the app as it ships (electron-vite: main, sandboxed preload, renderer into out/), then the same
  * preload once more for a plain browser page, with 'electron' swapped for the Playwright-backed shim, so
- * the UI tests run the real renderer behind the real preload code.
+ * the UI tests run the real renderer behind the real preload code; and the administrators' console
+ * (out/console), which the controller serves.
  */
 import { resolve } from 'node:path';
 import { build as buildElectronApp } from 'electron-vite';
@@ -10,6 +11,7 @@ import { build } from 'vite';
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const RENDERER_DIR = resolve(ROOT, 'out', 'renderer');
 export const BROWSER_PRELOAD = resolve(ROOT, 'out', 'e2e', 'preload-bridge.js');
+export const CONSOLE_DIR = resolve(ROOT, 'out', 'console');
 
 export default async function globalSetup(): Promise<void> {
   await buildElectronApp({
@@ -34,4 +36,5 @@ export default async function globalSetup(): Promise<void> {
       },
     },
   });
+  await build({ configFile: resolve(ROOT, 'console', 'vite.config.ts'), logLevel: 'warn' });
 }

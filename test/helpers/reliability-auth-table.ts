@@ -154,6 +154,8 @@ async function scratchApiSession(w: AuthWorld): Promise<string> {
 
 const identityBody = () => ({ name: unique('matrix-identity'), type: 'User', isAdmin: false });
 const mgmtUser = async (w: AuthWorld) => w.create('identities', identityBody());
+const enrollment = async (w: AuthWorld) =>
+  w.create('enrollments', { method: 'ott', identityId: await mgmtUser(w) });
 
 export const MATRIX: Record<string, MatrixRow> = {
   'GET /version': { expect: everyone(200), request: fixed('/version') },
@@ -303,6 +305,43 @@ export const MATRIX: Record<string, MatrixRow> = {
     expect: everyone(400),
     request: fixed(`${CLIENT}/enroll/erott`, { token: 'not-a-token', certPem: 'not a certificate' }),
   },
+  // Identity enrollment is public too (the token is the credential): without one, everyone is refused alike.
+  ...Object.fromEntries(
+    ['enroll?method=ott', 'enroll/ott', 'enroll/updb'].map((path) => [
+      `POST ${CLIENT}/${path.split('?')[0]}`,
+      { expect: everyone(400), request: fixed(`${CLIENT}/${path}`, { csr: 'no token given' }) },
+    ]),
+  ),
+  [`GET ${CLIENT}/enroll/jwks`]: { expect: everyone(200), request: fixed(`${CLIENT}/enroll/jwks`) },
+  [`GET ${MGMT}/enrollments`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/enrollments`) },
+  [`POST ${MGMT}/enrollments`]: {
+    expect: ADMIN_ONLY(201),
+    request: async (w) => ({
+      path: `${MGMT}/enrollments`,
+      body: { method: 'ott', identityId: await mgmtUser(w) },
+    }),
+  },
+  [`GET ${MGMT}/enrollments/{id}`]: {
+    expect: ADMIN_ONLY(200),
+    request: async (w) => ({ path: `${MGMT}/enrollments/${await enrollment(w)}` }),
+  },
+  [`DELETE ${MGMT}/enrollments/{id}`]: {
+    expect: ADMIN_ONLY(200),
+    request: async (w) => ({ path: `${MGMT}/enrollments/${await enrollment(w)}` }),
+  },
+  [`POST ${MGMT}/enrollments/{id}/refresh`]: {
+    expect: ADMIN_ONLY(200),
+    request: async (w) => ({ path: `${MGMT}/enrollments/${await enrollment(w)}/refresh`, body: {} }),
+  },
+  [`GET ${MGMT}/identities/{id}/enrollments`]: {
+    expect: ADMIN_ONLY(200),
+    request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/enrollments` }),
+  },
+  // The matrix sends JSON or nothing; an administrator then learns the CSV is missing (400).
+  [`POST ${MGMT}/identities/import`]: {
+    expect: ADMIN_ONLY(400),
+    request: () => ({ path: `${MGMT}/identities/import`, headers: { 'content-type': 'text/csv' } }),
+  },
   [`GET ${CLIENT}/current-identity/edge-routers`]: {
     expect: FULL(200),
     request: fixed(`${CLIENT}/current-identity/edge-routers`),
@@ -326,6 +365,19 @@ export const MATRIX: Record<string, MatrixRow> = {
   [`GET ${MGMT}/identities/{id}/failed-service-requests`]: {
     expect: ADMIN_ONLY(200),
     request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/failed-service-requests` }),
+  },
+  [`GET ${MGMT}/identities/{id}/service-access`]: {
+    expect: ADMIN_ONLY(200),
+    request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/service-access` }),
+  },
+  [`GET ${MGMT}/identities/{id}/services/{serviceId}/access`]: {
+    expect: ADMIN_ONLY(200),
+    request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/services/${w.ids.service}/access` }),
+  },
+  [`GET ${MGMT}/access-summary`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/access-summary`) },
+  [`GET ${MGMT}/failed-service-requests`]: {
+    expect: ADMIN_ONLY(200),
+    request: fixed(`${MGMT}/failed-service-requests`),
   },
   // The `other` identity has nothing enrolled: an admin reset of nothing is still a 200 (and audited).
   [`DELETE ${MGMT}/identities/{id}/mfa`]: {

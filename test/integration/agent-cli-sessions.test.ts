@@ -43,7 +43,7 @@ function cliFor(username: string, password: string) {
       child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
       child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
       child.stdin.end(input);
-      child.on('exit', (code) => resolve({ code, stdout, stderr }));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
     });
   return { run, configDir, login: () => run(['--controller', controller.url, 'login', username]) };
 }

@@ -42,6 +42,8 @@ const PUBLIC = new Set([
   'GET /edge/management/v1/version',
   'POST /edge/client/v1/authenticate',
   'POST /edge/management/v1/authenticate',
+  // The key enrollment JWTs are signed with: public, as a client checks a JWT before it has a session.
+  'GET /edge/client/v1/enroll/jwks',
 ]);
 
 interface Answer {

@@ -29,14 +29,18 @@ function parseRule(value: unknown, field: string, problems: FieldProblem[]): Ope
     problems.push({ field, reason: `must be an object {type, versions}, got ${kindOf(value)}`, value });
     return undefined;
   }
-  const type = parseOsType(value.type);
+  // `ziti edge create posture-check os` sends `{Type, Versions}` (a Go struct without JSON names), which
+  // OpenZiti's decoder matches without regard to case.
+  const rawType = value.type ?? value.Type;
+  const rawVersions = value.versions ?? value.Versions;
+  const type = parseOsType(rawType);
   if (type === null) {
-    problems.push({ field: `${field}.type`, reason: `must be one of ${OS_TYPE_LIST}`, value: value.type });
+    problems.push({ field: `${field}.type`, reason: `must be one of ${OS_TYPE_LIST}`, value: rawType });
   }
   // versions is optional: a type listed without ranges allows every version of it.
   let versions: string[] | undefined = [];
-  if (value.versions !== undefined && value.versions !== null) {
-    versions = parseList(value.versions, `${field}.versions`, problems, false, (v, f) => {
+  if (rawVersions !== undefined && rawVersions !== null) {
+    versions = parseList(rawVersions, `${field}.versions`, problems, false, (v, f) => {
       const range = parseVersionRange(v);
       if (typeof range !== 'string') return range.source;
       problems.push({ field: f, reason: `is not a valid version range: ${range}`, value: v });

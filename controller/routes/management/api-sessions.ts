@@ -46,6 +46,15 @@ const ApiSessionDetail = Type.Object(
 
 const tags = ['API Session'];
 
+/**
+ * `identity = "<id>"` (OpenZiti's field; `identityId` too): one identity's sessions, the lookup an administrator
+ * makes from an identity's page. Other filters are the usual name and id lookups.
+ */
+function identityFilter(filter: string | undefined): string | undefined {
+  const m = /^\s*identity(?:Id)?\s*=\s*"((?:[^"\\]|\\.)*)"\s*$/.exec(filter ?? '');
+  return m ? m[1]!.replace(/\\(.)/g, '$1') : undefined;
+}
+
 export function registerApiSessions(app: FastifyInstance, ctx: ControllerContext): void {
   const toWire = (session: ApiSession) => ({
     id: session.id,
@@ -84,7 +93,18 @@ export function registerApiSessions(app: FastifyInstance, ctx: ControllerContext
       },
     },
     async (request) => {
-      const query = parseListQuery(request.query as Parameters<typeof parseListQuery>[0]);
+      const q = request.query as Parameters<typeof parseListQuery>[0];
+      const identityId = identityFilter(q.filter);
+      if (identityId !== undefined) {
+        const query = parseListQuery({ ...q, filter: undefined });
+        const sessions = ctx.store.apiSessions.listByIdentity(identityId);
+        return list(sessions.slice(query.offset, query.offset + query.limit).map(toWire), {
+          limit: query.limit,
+          offset: query.offset,
+          totalCount: sessions.length,
+        });
+      }
+      const query = parseListQuery(q);
       const page = ctx.store.apiSessions.list(query);
       return list(page.items.map(toWire), {
         limit: query.limit,

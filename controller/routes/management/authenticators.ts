@@ -47,10 +47,16 @@ const Detail = Type.Object({
   method: Type.String(),
   identityId: Type.String(),
   identity: EntityRef,
-  username: Type.String(),
+  username: Type.Optional(Type.String()),
+  fingerprint: Type.Optional(Type.String()),
+  certPem: Type.Optional(Type.String()),
+  isIssuedByNetwork: Type.Optional(Type.Boolean()),
 });
 
-/** updb authenticators: username + password for an identity. Passwords go in, never come out. */
+/**
+ * Authenticators: `updb` (username + password; passwords go in, never come out) made here, and `cert` (a
+ * client certificate) made by enrollment. Deleting a `cert` one revokes its certificate.
+ */
 export function registerAuthenticators(app: FastifyInstance, ctx: ControllerContext): void {
   const tags = ['Authenticator'];
   const { authenticators, identities } = ctx.store;
@@ -63,7 +69,9 @@ export function registerAuthenticators(app: FastifyInstance, ctx: ControllerCont
     method: a.method,
     identityId: a.identityId,
     identity: ref('identities', a.identityId, identities.get(a.identityId)?.name ?? a.identityId),
-    username: a.username,
+    ...(a.method === 'updb'
+      ? { username: a.username }
+      : { fingerprint: a.fingerprint, certPem: a.certPem, isIssuedByNetwork: true }),
   });
   const load = (id: string) =>
     authenticators.get(id) ??
@@ -119,7 +127,7 @@ export function registerAuthenticators(app: FastifyInstance, ctx: ControllerCont
         ]);
       }
       const refuseSecond = () => {
-        if (authenticators.listByIdentity(body.identityId).length)
+        if (authenticators.listByIdentity(body.identityId).some((a) => a.method === 'updb'))
           throw validationError([
             {
               field: 'identityId',
@@ -165,6 +173,14 @@ export function registerAuthenticators(app: FastifyInstance, ctx: ControllerCont
       },
       async (request) => {
         const existing = load((request.params as { id: string }).id);
+        if (existing.method !== 'updb')
+          throw validationError([
+            {
+              field: 'method',
+              reason: 'a cert authenticator has no username or password; delete it to revoke the certificate',
+              value: existing.method,
+            },
+          ]);
         const body = request.body as { username?: string; password?: string };
         if (body.password !== undefined) checkPassword(existing.identityId, body.password);
         authenticators.update({

@@ -10,6 +10,15 @@ import { releasePolicyReferences } from './policy-references.js';
 import { registerCrud, pick } from '../crud.js';
 import { normaliseAttributes } from './roles.js';
 import { ref } from './refs.js';
+import { enrollmentAuthorityOf } from '../../enrollment/enrollment-authority.js';
+import { IdentityEnrollments, identityEnrollmentsToWire } from '../../enrollment/enrollment-views.js';
+import {
+  EnrollmentRequest,
+  addEnrollment,
+  checkUsernameFree,
+  parseEnrollmentRequest,
+  type RequestedEnrollment,
+} from '../../enrollment/identity-enrollment.js';
 
 const IdentityType = Type.Union(IDENTITY_TYPES.map((t) => Type.Literal(t)));
 const writable = {
@@ -21,12 +30,13 @@ const writable = {
   externalId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   disabled: Type.Optional(Type.Boolean()),
   tags: Type.Optional(Tags),
+  // Taken by a create only (a PUT or PATCH with it is refused): POST /enrollments issues one later.
+  enrollment: Type.Optional(EnrollmentRequest),
 };
 const { create: IdentityCreate, patch: IdentityPatch } = writeBodies(writable, [
   'appData',
   'defaultHostingCost',
   'defaultHostingPrecedence',
-  'enrollment',
   'permissions',
   'serviceHostingCosts',
   'serviceHostingPrecedences',
@@ -45,6 +55,7 @@ export const IdentityDetail = Type.Object(
     authPolicyId: Type.String(),
     authPolicy: EntityRef,
     authenticators: Type.Object({}, { additionalProperties: true }),
+    enrollment: IdentityEnrollments,
     hasApiSession: Type.Boolean(),
     disabled: Type.Boolean(),
     externalId: Type.Union([Type.String(), Type.Null()]),
@@ -58,7 +69,9 @@ export const IdentityDetail = Type.Object(
 
 /** The identity as the API shows it, with what other tables know about it (authenticators, sessions, MFA). */
 export function identityToWire(ctx: ControllerContext, identity: Identity): Record<string, unknown> {
-  const updb = ctx.store.authenticators.listByIdentity(identity.id)[0];
+  const authenticators = ctx.store.authenticators.listByIdentity(identity.id);
+  const updb = authenticators.find((a) => a.method === 'updb');
+  const cert = authenticators.find((a) => a.method === 'cert');
   const sessions = ctx.store.apiSessions.listByIdentity(identity.id);
   const latest = sessions[sessions.length - 1];
   const authPolicy = ctx.store.authPolicies.get(identity.authPolicyId);
@@ -77,8 +90,11 @@ export function identityToWire(ctx: ControllerContext, identity: Identity): Reco
     roleAttributes: identity.roleAttributes,
     authPolicyId: identity.authPolicyId,
     authPolicy: ref('auth-policies', identity.authPolicyId, authPolicy?.name ?? identity.authPolicyId),
-    authenticators: updb ? { updb: { id: updb.id, username: updb.username } } : {},
-    enrollment: {},
+    authenticators: {
+      ...(updb ? { updb: { id: updb.id, username: updb.username } } : {}),
+      ...(cert ? { cert: { id: cert.id, fingerprint: cert.fingerprint } } : {}),
+    },
+    enrollment: identityEnrollmentsToWire(ctx, identity.id),
     hasApiSession: sessions.length > 0,
     hasEdgeRouterConnection: false,
     edgeRouterConnectionStatus: 'unknown',
@@ -97,6 +113,8 @@ export function identityToWire(ctx: ControllerContext, identity: Identity): Reco
 }
 
 export function registerIdentities(app: FastifyInstance, ctx: ControllerContext): void {
+  // The enrollment a create asked for, stored by afterWrite in the create's own transaction.
+  const requestedEnrollment = new WeakMap<Identity, RequestedEnrollment>();
   registerCrud<Identity>(app, ctx, {
     collection: 'identities',
     tag: 'Identity',
@@ -123,6 +141,15 @@ export function registerIdentities(app: FastifyInstance, ctx: ControllerContext)
         });
       }
       if (problems.length) throw validationError(problems);
+      if (mode !== 'create' && body.enrollment !== undefined)
+        throw validationError([
+          {
+            field: 'enrollment',
+            reason: 'is taken only when the identity is created; POST /enrollments issues one later',
+          },
+        ]);
+      const enrollment = mode === 'create' ? parseEnrollmentRequest(body.enrollment) : undefined;
+      if (enrollment?.username) checkUsernameFree(ctx, enrollment.username, 'enrollment.updb');
       const disabled = pick(body, 'disabled', mode, existing?.disabled, false);
       // Disabling the default admin would lock every administrator out of a fresh controller for good.
       if (existing?.isDefaultAdmin && disabled)
@@ -131,7 +158,7 @@ export function registerIdentities(app: FastifyInstance, ctx: ControllerContext)
           'CAN_NOT_DISABLE_DEFAULT_ADMIN',
           'The default admin identity cannot be disabled',
         );
-      return {
+      const identity: Identity = {
         id,
         name: pick(body, 'name', mode, existing?.name, ''),
         type: pick(body, 'type', mode, existing?.type, 'Default'),
@@ -147,6 +174,8 @@ export function registerIdentities(app: FastifyInstance, ctx: ControllerContext)
         createdAt: existing?.createdAt ?? now,
         updatedAt: now,
       };
+      if (enrollment) requestedEnrollment.set(identity, enrollment);
+      return identity;
     },
     beforeDelete(identity, { cascade }) {
       if (identity.isDefaultAdmin) {
@@ -160,11 +189,17 @@ export function registerIdentities(app: FastifyInstance, ctx: ControllerContext)
         ctx.events.emit('policy.changed');
     },
     afterWrite(identity, op) {
+      const enrollment = op === 'create' ? requestedEnrollment.get(identity) : undefined;
+      if (enrollment)
+        addEnrollment(ctx, enrollmentAuthorityOf(ctx), identity.id, enrollment, {
+          usernameField: 'enrollment.updb',
+        });
       if (op !== 'delete') {
         // A disabled identity keeps nothing: its API sessions end, and with them its sessions and tunnels.
         if (identity.disabled) endApiSessionsOf(ctx, identity.id);
         return void ctx.events.emit('identity.changed', identity.id);
       }
+      // Its enrollments go with it by the store's foreign key, in this same transaction.
       ctx.store.authenticators.deleteByIdentity(identity.id);
       endApiSessionsOf(ctx, identity.id);
       ctx.events.emit('identity.deleted', identity.id);

@@ -41,7 +41,8 @@ const typeFields = Object.fromEntries(
 );
 const { create: CheckCreate, patch: CheckPatch } = writeBodies(
   { ...common, ...typeFields, name: Type.Optional(Name) },
-  [],
+  // OpenZiti's console sends the check's own `id` back in its PATCH; the path names the check.
+  ['id'],
   'plus the fields of the chosen typeId',
 );
 export const CheckDetail = Type.Object(

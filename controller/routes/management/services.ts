@@ -16,7 +16,8 @@ const writable = {
   encryptionRequired: Type.Optional(Type.Boolean()),
   terminatorStrategy: Type.Optional(Type.String({ maxLength: 255 })),
   maxIdleTimeMillis: Type.Optional(Type.Integer({ minimum: 0 })),
-  configs: Type.Optional(Type.Array(Type.String())),
+  // null: none (`ziti edge create service` without --configs sends null)
+  configs: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
   tags: Type.Optional(Tags),
 };
 const { create: ServiceCreate, patch: ServicePatch } = writeBodies(writable);
@@ -66,7 +67,9 @@ export function registerServices(app: FastifyInstance, ctx: ControllerContext): 
           ? (existing?.configs ?? [])
           : resolveServiceConfigs(
               ctx.store,
-              (body.configs as string[] | null | undefined) ?? existing?.configs ?? [],
+              body.configs === null
+                ? []
+                : ((body.configs as string[] | undefined) ?? existing?.configs ?? []),
               problems,
             );
       if (problems.length) throw validationError(problems);

@@ -3,7 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import { createApiSession } from '../../auth/api-sessions.js';
 import { checkPassword } from '../../auth/password-check.js';
-import { ApiError } from '../../http/api-error.js';
+import { checkCertificate } from '../../auth/cert-check.js';
+import { enrollmentAuthorityOf } from '../../enrollment/enrollment-authority.js';
+import { ApiError, validationError } from '../../http/api-error.js';
 import { detail } from '../../http/envelope.js';
 import { detailEnvelope, errorResponses, freeForm } from '../../http/schemas.js';
 import { SESSION_HEADER } from '../../auth/guard.js';
@@ -14,10 +16,11 @@ const Info = (fields: string[]) =>
     additionalProperties: true,
     ...freeForm(32, 4096),
   });
+// username and password are required for method=password (checked there); cert sign-in needs neither.
 const AuthenticateBody = Type.Object(
   {
-    username: Type.String({ minLength: 4, maxLength: 100 }),
-    password: Type.String({ minLength: 5, maxLength: 100 }),
+    username: Type.Optional(Type.String({ minLength: 4, maxLength: 100 })),
+    password: Type.Optional(Type.String({ minLength: 5, maxLength: 100 })),
     envInfo: Type.Optional(Info(['os', 'arch', 'osRelease', 'osVersion', 'domain', 'hostname'])),
     sdkInfo: Type.Optional(Info(['type', 'branch', 'version', 'revision', 'appId', 'appVersion'])),
     configTypes: Type.Optional(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 })),
@@ -32,7 +35,10 @@ const stringsOnly = (o: Record<string, unknown> | undefined) =>
     string
   >;
 
-/** POST /authenticate?method=password: a new API session for a username and password. */
+/**
+ * POST /authenticate?method=password (a username and password) or ?method=cert (the client certificate the
+ * HTTPS connection presented, issued at enrollment): a new API session, partial while TOTP is owed.
+ */
 export function registerAuthenticate(app: FastifyInstance, ctx: ControllerContext): void {
   app.post(
     '/authenticate',
@@ -47,29 +53,37 @@ export function registerAuthenticate(app: FastifyInstance, ctx: ControllerContex
     },
     async (request, reply) => {
       const { method } = request.query as { method: string };
-      if (method !== 'password') {
+      if (method !== 'password' && method !== 'cert') {
         throw new ApiError(
           400,
           'INVALID_AUTH_METHOD',
-          `Authentication method '${method}' is not supported; use password`,
+          `Authentication method '${method}' is not supported; use password or cert`,
           {
             field: 'method',
-            reason: 'must be password',
+            reason: 'must be password or cert',
             value: method,
           },
         );
       }
-      const body = request.body as {
-        username: string;
-        password: string;
+      const body = (request.body ?? {}) as {
+        username?: string;
+        password?: string;
         envInfo?: object;
         sdkInfo?: object;
         configTypes?: string[];
       };
-      const { authenticator, identity } = await checkPassword(ctx, body.username, body.password, {
-        ip: request.ip,
-        log: request.log,
-      });
+      const { authenticator, identity } =
+        method === 'cert'
+          ? checkCertificate(ctx, enrollmentAuthorityOf(ctx).ca, request.raw.socket, request.log)
+          : await checkPassword(
+              ctx,
+              required(body.username, 'username'),
+              required(body.password, 'password'),
+              {
+                ip: request.ip,
+                log: request.log,
+              },
+            );
 
       const { session, token } = createApiSession(ctx, {
         identity,
@@ -86,4 +100,9 @@ export function registerAuthenticate(app: FastifyInstance, ctx: ControllerContex
         .send(detail(currentSessionToWire(ctx, session, identity, token)));
     },
   );
+}
+
+function required(value: string | undefined, field: string): string {
+  if (value === undefined) throw validationError([{ field, reason: 'is required' }]);
+  return value;
 }

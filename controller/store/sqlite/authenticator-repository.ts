@@ -1,33 +1,39 @@
 import type { Db } from '../database.js';
-import type { Authenticator } from '../../model.js';
+import type { Authenticator, CertAuthenticator, UpdbAuthenticator } from '../../model.js';
 import { UniqueViolation, type AuthenticatorRepository, type ListQuery, type Page } from '../repository.js';
 
 interface Row {
   id: string;
   identity_id: string;
   method: string;
-  username: string;
-  password_hash: string;
+  username: string | null;
+  password_hash: string | null;
+  cert_fingerprint: string | null;
+  cert_pem: string | null;
   created_at: string;
   updated_at: string;
 }
 
-const fromRow = (r: Row): Authenticator => ({
-  id: r.id,
-  identityId: r.identity_id,
-  method: 'updb',
-  username: r.username,
-  passwordHash: r.password_hash,
-  createdAt: new Date(r.created_at),
-  updatedAt: new Date(r.updated_at),
-});
+function fromRow(r: Row): Authenticator {
+  const base = {
+    id: r.id,
+    identityId: r.identity_id,
+    createdAt: new Date(r.created_at),
+    updatedAt: new Date(r.updated_at),
+  };
+  if (r.method === 'cert')
+    return { ...base, method: 'cert', fingerprint: r.cert_fingerprint ?? '', certPem: r.cert_pem ?? '' };
+  return { ...base, method: 'updb', username: r.username ?? '', passwordHash: r.password_hash ?? '' };
+}
 
 const toParams = (a: Authenticator) => ({
   id: a.id,
   identity_id: a.identityId,
   method: a.method,
-  username: a.username,
-  password_hash: a.passwordHash,
+  username: a.method === 'updb' ? a.username : null,
+  password_hash: a.method === 'updb' ? a.passwordHash : null,
+  cert_fingerprint: a.method === 'cert' ? a.fingerprint : null,
+  cert_pem: a.method === 'cert' ? a.certPem : null,
   created_at: a.createdAt.toISOString(),
   updated_at: a.updatedAt.toISOString(),
 });
@@ -40,10 +46,22 @@ export class SqliteAuthenticatorRepository implements AuthenticatorRepository {
     return row && fromRow(row);
   }
 
-  getByUsername(username: string): Authenticator | undefined {
-    const row = this.db.prepare(`SELECT * FROM authenticators WHERE username = ?`).get(username) as
-      Row | undefined;
-    return row && fromRow(row);
+  getByUsername(username: string): UpdbAuthenticator | undefined {
+    const row = this.db
+      .prepare(`SELECT * FROM authenticators WHERE username = ? AND method = 'updb'`)
+      .get(username) as Row | undefined;
+    return row && (fromRow(row) as UpdbAuthenticator);
+  }
+
+  getByFingerprint(fingerprint: string): CertAuthenticator | undefined {
+    const row = this.db
+      .prepare(`SELECT * FROM authenticators WHERE cert_fingerprint = ? AND method = 'cert'`)
+      .get(fingerprint) as Row | undefined;
+    return row && (fromRow(row) as CertAuthenticator);
+  }
+
+  hasCertAuthenticators(): boolean {
+    return this.db.prepare(`SELECT 1 FROM authenticators WHERE method = 'cert' LIMIT 1`).get() !== undefined;
   }
 
   listByIdentity(identityId: string): Authenticator[] {
@@ -54,25 +72,35 @@ export class SqliteAuthenticatorRepository implements AuthenticatorRepository {
 
   list(query: ListQuery): Page<Authenticator> {
     const total = this.db.prepare(`SELECT COUNT(*) AS n FROM authenticators`).get() as { n: number };
+    // Certificates have no username: they sort after the named ones, by fingerprint.
     const rows = this.db
-      .prepare(`SELECT * FROM authenticators ORDER BY username LIMIT ? OFFSET ?`)
+      .prepare(
+        `SELECT * FROM authenticators ORDER BY username IS NULL, username, cert_fingerprint LIMIT ? OFFSET ?`,
+      )
       .all(query.limit, query.offset) as Row[];
     return { items: rows.map(fromRow), totalCount: total.n };
   }
 
   create(a: Authenticator): void {
-    if (this.getByUsername(a.username)) throw new UniqueViolation('username', a.username);
+    if (a.method === 'updb' && this.getByUsername(a.username))
+      throw new UniqueViolation('username', a.username);
+    if (a.method === 'cert' && this.getByFingerprint(a.fingerprint))
+      throw new UniqueViolation('fingerprint', a.fingerprint);
     this.db
       .prepare(
-        `INSERT INTO authenticators (id, identity_id, method, username, password_hash, created_at, updated_at)
-         VALUES (@id, @identity_id, @method, @username, @password_hash, @created_at, @updated_at)`,
+        `INSERT INTO authenticators (id, identity_id, method, username, password_hash, cert_fingerprint, cert_pem,
+           created_at, updated_at)
+         VALUES (@id, @identity_id, @method, @username, @password_hash, @cert_fingerprint, @cert_pem,
+           @created_at, @updated_at)`,
       )
       .run(toParams(a));
   }
 
   update(a: Authenticator): boolean {
-    const other = this.getByUsername(a.username);
-    if (other && other.id !== a.id) throw new UniqueViolation('username', a.username);
+    if (a.method === 'updb') {
+      const other = this.getByUsername(a.username);
+      if (other && other.id !== a.id) throw new UniqueViolation('username', a.username);
+    }
     return (
       this.db
         .prepare(

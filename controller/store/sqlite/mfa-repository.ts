@@ -1,5 +1,5 @@
 import type { Db } from '../database.js';
-import type { Page } from '../repository.js';
+import type { Page } from '../page.js';
 import type {
   MfaAuditEvent,
   MfaAuditFilter,
@@ -81,6 +81,7 @@ export class SqliteMfaRepository implements MfaRepository {
       get: db.prepare(`SELECT * FROM mfa_enrollments WHERE identity_id = ?`),
       sample: db.prepare(`SELECT * FROM mfa_enrollments LIMIT 1`),
       isVerified: db.prepare(`SELECT 1 FROM mfa_enrollments WHERE identity_id = ? AND is_verified = 1`),
+      countVerified: db.prepare(`SELECT COUNT(*) AS n FROM mfa_enrollments WHERE is_verified = 1`),
       insert: db.prepare(
         `INSERT INTO mfa_enrollments (identity_id, id, is_verified, secret, last_step, created_at, updated_at, verified_at, started_by)
          VALUES (?, ?, 0, ?, NULL, ?, ?, NULL, ?) ON CONFLICT (identity_id) DO NOTHING`,
@@ -133,6 +134,10 @@ export class SqliteMfaRepository implements MfaRepository {
 
   isVerified(identityId: string): boolean {
     return this.stmts.isVerified.get(identityId) !== undefined;
+  }
+
+  countVerified(): number {
+    return (this.stmts.countVerified.get() as { n: number }).n;
   }
 
   create(e: MfaEnrollment, codes: readonly SealedRecoveryCode[]): boolean {

@@ -125,6 +125,7 @@ export class SqliteEdgeSessionRepository implements EdgeSessionRepository {
 }
 
 interface FailureRow {
+  identity_id: string;
   api_session_id: string;
   service_id: string;
   service_name: string;
@@ -132,6 +133,15 @@ interface FailureRow {
   at: string;
   policy_failures: string;
 }
+
+const failureOf = (r: FailureRow): FailedServiceRequest => ({
+  apiSessionId: r.api_session_id,
+  serviceId: r.service_id,
+  serviceName: r.service_name,
+  sessionType: r.session_type,
+  when: new Date(r.at),
+  policyFailures: JSON.parse(r.policy_failures) as FailedServiceRequest['policyFailures'],
+});
 
 export class SqliteFailedRequestRepository implements FailedRequestRepository {
   private readonly stmts;
@@ -148,6 +158,9 @@ export class SqliteFailedRequestRepository implements FailedRequestRepository {
            SELECT seq FROM failed_service_requests WHERE identity_id = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
       ),
       list: db.prepare(`SELECT * FROM failed_service_requests WHERE identity_id = ? ORDER BY seq`),
+      // seq is the primary key: newest first is a walk down it, whatever the table's size.
+      recent: db.prepare(`SELECT * FROM failed_service_requests ORDER BY seq DESC LIMIT ? OFFSET ?`),
+      count: db.prepare(`SELECT COUNT(*) AS n FROM failed_service_requests`),
       deleteByIdentity: db.prepare(`DELETE FROM failed_service_requests WHERE identity_id = ?`),
     };
   }
@@ -168,14 +181,18 @@ export class SqliteFailedRequestRepository implements FailedRequestRepository {
   }
 
   list(identityId: string): FailedServiceRequest[] {
-    return (this.stmts.list.all(identityId) as FailureRow[]).map((r) => ({
-      apiSessionId: r.api_session_id,
-      serviceId: r.service_id,
-      serviceName: r.service_name,
-      sessionType: r.session_type,
-      when: new Date(r.at),
-      policyFailures: JSON.parse(r.policy_failures) as FailedServiceRequest['policyFailures'],
+    return (this.stmts.list.all(identityId) as FailureRow[]).map(failureOf);
+  }
+
+  recent(limit: number, offset: number): (FailedServiceRequest & { identityId: string })[] {
+    return (this.stmts.recent.all(limit, offset) as FailureRow[]).map((r) => ({
+      ...failureOf(r),
+      identityId: r.identity_id,
     }));
+  }
+
+  count(): number {
+    return (this.stmts.count.get() as { n: number }).n;
   }
 
   deleteByIdentity(identityId: string): void {

@@ -5,8 +5,12 @@ export const USAGE = `Usage: postern-agent [options] <command>
        npm run agent -- [options] <command>
 
 Commands:
+  enroll --token FILE   enroll this device with the token your administrator gave you (FILE, or - for
+                        stdin): a key made here and a certificate to sign in with, or a new password
   login                 sign in (asks for the password, or reads POSTERN_PASSWORD)
-  logout                end the session and forget the stored password
+  logout                end the session and forget the stored password (an enrolled device keeps its
+                        certificate)
+  unenroll              sign out and delete this device's enrolled identity (its key and certificate)
   status                controller, user, session and MFA state
   services              each service, whether you can reach it, and what to fix if not
   report                run one posture check cycle and print what was sent
@@ -27,6 +31,7 @@ Options:
                         is what keyring falls back to where no keychain works; memory keeps nothing between
                         runs, so each command signs in again with POSTERN_PASSWORD
   --config-dir DIR      where agent.json (non-secret settings) lives (or POSTERN_CONFIG_DIR)
+  --token FILE          'enroll': the enrollment token (a .jwt file, - for stdin)
   --ca FILE             PEM CA bundle to trust for the controller's TLS certificate
   --controller-fingerprint FP
                         pin the controller's self-signed certificate by the SHA-256 fingerprint it printed
@@ -54,6 +59,8 @@ export interface CliArgs {
   configDir?: string;
   ca?: string;
   controllerFingerprint?: string;
+  /** `enroll --token`: a file, `-` for stdin, or the token itself */
+  token?: string;
   insecure: boolean;
   intervalSeconds?: number;
   /** `run`: the SOCKS5 port (0 any free one); undefined: 1080 or the one used last */
@@ -80,6 +87,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
         'config-dir': { type: 'string' },
         ca: { type: 'string' },
         'controller-fingerprint': { type: 'string' },
+        token: { type: 'string' },
         insecure: { type: 'boolean', default: false },
         interval: { type: 'string' },
         'socks-port': { type: 'string' },
@@ -124,6 +132,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     configDir: values['config-dir'] ?? env.POSTERN_CONFIG_DIR,
     ca: values.ca,
     controllerFingerprint: fingerprintArg(values['controller-fingerprint']),
+    token: values.token,
     insecure: values.insecure === true,
     intervalSeconds,
     regenerate: values.regenerate,
@@ -147,7 +156,7 @@ export function normaliseControllerUrl(text: string): string {
 }
 
 /** A SHA-256 fingerprint as printed (`AB:CD:…`) or as bare hex; anything else is a usage error. */
-function fingerprintArg(value: string | undefined): string | undefined {
+export function fingerprintArg(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const hex = value.replace(/:/g, '').toLowerCase();
   if (!/^[0-9a-f]{64}$/.test(hex))

@@ -10,6 +10,7 @@ import { KeyringCredentialStore } from '../credentials/keyring-credential-store.
 import { MemoryCredentialStore } from '../credentials/memory-credential-store.js';
 import { FileCredentialStore, KeychainOrFile } from '../credentials/file-credential-store.js';
 import { ACCOUNTS } from '../session/credential-vault.js';
+import { clientCertificateOf, DeviceIdentityStore } from '../enrollment/device-identity.js';
 import type { PowerEvents } from '../power/power-events.js';
 import type { AgentStatus } from '../agent.js';
 import { SettingsFile, type AgentSettings } from '../settings/agent-settings.js';
@@ -52,14 +53,21 @@ function credentialStoreFor(
   terminal: Terminal,
 ): CredentialStore {
   if (kind === 'memory') return new MemoryCredentialStore();
+  // The session token and an enrolled device's key; never the password.
   const file = new FileCredentialStore(join(dirname(settingsFile.path), CREDENTIALS_FILE), [
     ACCOUNTS.session,
+    ACCOUNTS.device,
   ]);
   if (kind === 'file') return file;
   return new KeychainOrFile(new KeyringCredentialStore(), file, (text) => terminal.warn(text));
 }
 
 export const CREDENTIALS_FILE = 'credentials.json';
+
+/** This device's enrolled identity: its key in the credential store, its certificates beside agent.json. */
+export function deviceIdentities(ctx: CliContext): DeviceIdentityStore {
+  return new DeviceIdentityStore(ctx.store, dirname(ctx.settingsFile.path));
+}
 
 export function controllerUrlOf(ctx: CliContext): string {
   const url = ctx.args.controller ?? ctx.settings.controllerUrl;
@@ -68,8 +76,18 @@ export function controllerUrlOf(ctx: CliContext): string {
   return normaliseControllerUrl(url);
 }
 
+/** The PEM bundle of `--ca` (or the one remembered), if any. */
+export async function readCaBundle(caFile: string | undefined): Promise<Buffer | undefined> {
+  if (!caFile) return undefined;
+  try {
+    return await readFile(caFile);
+  } catch (error) {
+    throw new CliError(`cannot read the CA bundle ${caFile}: ${(error as Error).message}`);
+  }
+}
+
 /** One-shot commands give up on an unreachable controller sooner than the long-running agent does. */
-const ONE_SHOT_RETRIES = 2;
+export const ONE_SHOT_RETRIES = 2;
 
 export async function createAgent(
   ctx: CliContext,
@@ -80,17 +98,11 @@ export async function createAgent(
     tunnel?: { portsFile?: string; socksPort?: number | null };
   } = {},
 ): Promise<Agent> {
-  const caFile = ctx.args.ca ?? ctx.settings.caFile;
-  let ca: Buffer | undefined;
-  if (caFile) {
-    try {
-      ca = await readFile(caFile);
-    } catch (error) {
-      throw new CliError(`cannot read the CA bundle ${caFile}: ${(error as Error).message}`);
-    }
-  }
+  const ca = await readCaBundle(ctx.args.ca ?? ctx.settings.caFile);
+  const controllerUrl = controllerUrlOf(ctx);
+  const device = await deviceIdentities(ctx).load(controllerUrl);
   return new Agent({
-    controllerUrl: controllerUrlOf(ctx),
+    controllerUrl,
     credentials: ctx.store,
     prompt: new TerminalPromptPort(ctx.terminal, {
       connectionNotices: options.longRunning,
@@ -99,6 +111,7 @@ export async function createAgent(
     power: options.power,
     ca,
     controllerFingerprint: ctx.args.controllerFingerprint ?? ctx.settings.controllerFingerprint,
+    clientCertificate: device ? clientCertificateOf(device) : undefined,
     allowPlainHttp: ctx.args.insecure,
     reportIntervalMs: options.reportIntervalMs,
     retry: options.longRunning ? undefined : { maxRetries: ONE_SHOT_RETRIES },

@@ -3,6 +3,7 @@ import { ERROR_CODES } from '../../api/envelopes.js';
 import { ControllerError, LOCAL_ERROR_CODES } from '../client/controller-error.js';
 import { CredentialStoreError } from '../credentials/credential-store.js';
 import { NotSignedInError } from '../session/session-manager.js';
+import { EnrollmentRefused } from '../enrollment/enrollment-refused.js';
 import { errorMessage } from '../util/logger.js';
 import { UsageError } from './cli-args.js';
 
@@ -19,7 +20,24 @@ export class CliError extends Error {
   }
 }
 
-function controllerFailure(error: ControllerError): { message: string; exitCode: ExitCode } {
+/** What a CLI tells the user to run, in the few explanations that name a command. */
+export interface ControllerFailureAdvice {
+  /** after the controller refused the session */
+  signInAgain: string;
+  /** after a code was asked of an identity without an authenticator app */
+  setUpMfa: string;
+}
+
+const AGENT_ADVICE: ControllerFailureAdvice = {
+  signInAgain: 'sign in again with `postern-agent login`',
+  setUpMfa: 'run `postern-agent mfa enroll`',
+};
+
+/** A controller's refusal as one line and an exit code; shared by the agent's and the admin's CLIs. */
+export function controllerFailure(
+  error: ControllerError,
+  advice: ControllerFailureAdvice = AGENT_ADVICE,
+): { message: string; exitCode: ExitCode } {
   switch (error.code) {
     case LOCAL_ERROR_CODES.unreachable:
     case LOCAL_ERROR_CODES.tls:
@@ -28,7 +46,7 @@ function controllerFailure(error: ControllerError): { message: string; exitCode:
       return { message: 'wrong username or password', exitCode: EXIT.auth };
     case ERROR_CODES.unauthorized:
       return {
-        message: 'the controller refused the session; sign in again with `postern-agent login`',
+        message: `the controller refused the session; ${advice.signInAgain}`,
         exitCode: EXIT.auth,
       };
     case ERROR_CODES.mfaInvalidToken:
@@ -38,7 +56,7 @@ function controllerFailure(error: ControllerError): { message: string; exitCode:
       };
     case ERROR_CODES.mfaNotEnrolled:
       return {
-        message: 'no authenticator app is set up; run `postern-agent mfa enroll`',
+        message: `no authenticator app is set up; ${advice.setUpMfa}`,
         exitCode: EXIT.mfa,
       };
     case ERROR_CODES.rateLimited: {
@@ -70,6 +88,7 @@ export function explainError(error: unknown): { message: string; exitCode: ExitC
       exitCode: EXIT.auth,
     };
   }
+  if (error instanceof EnrollmentRefused) return { message: error.message, exitCode: EXIT.auth };
   if (error instanceof ControllerError) return controllerFailure(error);
   if (error instanceof CredentialStoreError) {
     return {

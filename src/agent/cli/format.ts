@@ -64,7 +64,9 @@ export function statusLines(status: AgentStatus, services: readonly ServiceAcces
   const granted = services.filter((s) => s.access === 'granted').length;
   const lines = [
     `controller  ${status.controllerUrl}${status.reachable === false ? ' (unreachable)' : ''}`,
-    `user        ${status.username ?? '-'}${status.identityName && status.identityName !== status.username ? ` (${status.identityName})` : ''}`,
+    status.signInMethod === 'certificate'
+      ? `identity    ${status.identityName ?? '-'} (this device's certificate)`
+      : `user        ${status.username ?? '-'}${status.identityName && status.identityName !== status.username ? ` (${status.identityName})` : ''}`,
     `session     ${state}`,
     `mfa         ${status.mfa ? mfa[status.mfa] : 'unknown'}`,
   ];

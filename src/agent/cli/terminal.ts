@@ -56,6 +56,12 @@ export class Terminal {
     }
   }
 
+  /** The next line of input, asking nothing (`enroll --token -`); null when stdin has ended. */
+  readLine(): Promise<string | null> {
+    this.open();
+    return this.nextLine();
+  }
+
   /** Lines typed while no question is open (the `run` console). */
   onCommand(handler: ((line: string) => void) | undefined): void {
     this.commandHandler = handler;

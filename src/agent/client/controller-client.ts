@@ -43,6 +43,8 @@ export interface RequestOptions {
   retry?: boolean;
   /** `/edge/client/v1` unless given. */
   prefix?: string;
+  /** The answer is not an OpenZiti envelope (a JWKS): a success's body is taken as `data` as it is. */
+  unwrapped?: boolean;
 }
 
 /** Signs in again after a 401; resolves whether a new token is in place. */
@@ -180,12 +182,18 @@ export class ControllerClient {
       throw failure;
     }
     this.setReachable(true);
-    return this.interpret<T>(method, path, response);
+    return this.interpret<T>(method, path, response, options.unwrapped);
   }
 
-  private interpret<T>(method: string, path: string, response: AxiosResponse<unknown>): Envelope<T> {
+  private interpret<T>(
+    method: string,
+    path: string,
+    response: AxiosResponse<unknown>,
+    unwrapped = false,
+  ): Envelope<T> {
     const body = response.data;
     if (response.status >= 200 && response.status < 300) {
+      if (unwrapped) return { data: body as T, meta: {} };
       if (typeof body === 'object' && body !== null && 'data' in body) return body as Envelope<T>;
       if (body === '' || body === undefined) return { data: undefined as T, meta: {} };
       throw new ControllerError({

@@ -2,7 +2,8 @@
  * How the agent trusts the controller's TLS certificate: the system's CAs (default), a private CA bundle
  * (`--ca`), or the SHA-256 fingerprint a controller with a self-signed certificate printed at its start
  * (`--controller-fingerprint`). A pinned connection is checked when its handshake completes, before the
- * request it carries is sent; a mismatch ends it with CERT_FINGERPRINT_MISMATCH.
+ * request it carries is sent; a mismatch ends it with CERT_FINGERPRINT_MISMATCH. An enrolled device also
+ * presents its client certificate in every handshake, which is how it signs in (`/authenticate?method=cert`).
  */
 import https from 'node:https';
 import tls from 'node:tls';
@@ -14,6 +15,8 @@ export interface ControllerTrust {
   ca?: string | Buffer;
   /** SHA-256 fingerprint of the controller's own certificate (hex, colons optional) */
   fingerprint?: string;
+  /** the device's enrolled certificate and its key (PEM), presented to the controller */
+  clientCertificate?: { cert: string; key: string };
 }
 
 export class FingerprintMismatch extends Error {
@@ -25,8 +28,13 @@ export class FingerprintMismatch extends Error {
 
 /** An https.Agent that trusts the controller as told. */
 export function controllerHttpsAgent(trust: ControllerTrust, options: https.AgentOptions = {}): https.Agent {
-  if (!trust.fingerprint) return new https.Agent({ ...options, ...(trust.ca ? { ca: trust.ca } : {}) });
-  return new PinnedAgent(normaliseFingerprint(trust.fingerprint), options);
+  // The agent's options reach every connection it makes, the pinned one's included.
+  const withCertificate = trust.clientCertificate
+    ? { ...options, cert: trust.clientCertificate.cert, key: trust.clientCertificate.key }
+    : options;
+  if (!trust.fingerprint)
+    return new https.Agent({ ...withCertificate, ...(trust.ca ? { ca: trust.ca } : {}) });
+  return new PinnedAgent(normaliseFingerprint(trust.fingerprint), withCertificate);
 }
 
 class PinnedAgent extends https.Agent {

@@ -2,7 +2,12 @@
  * The client-API calls the agent core makes, typed with the wire contract of `src/api`. MFA calls (enrollment
  * and code submission) live in `mfa/mfa-client.ts`.
  */
-import type { CurrentApiSession, CurrentIdentity, PasswordAuthenticateRequest } from '../../api/auth.js';
+import type {
+  CertAuthenticateRequest,
+  CurrentApiSession,
+  CurrentIdentity,
+  PasswordAuthenticateRequest,
+} from '../../api/auth.js';
 import { PATHS } from '../../api/paths.js';
 import { INTERCEPT_V1 } from '../../api/data-plane.js';
 import type { AnyPostureResponse, PostureResponseReply } from '../../api/posture-responses.js';
@@ -18,6 +23,20 @@ export class EdgeApi {
   /** A new API session; its token also becomes the client's. Never re-authenticates itself. */
   async authenticate(request: PasswordAuthenticateRequest): Promise<CurrentApiSession> {
     const session = await this.client.request<CurrentApiSession>('POST', PATHS.authenticatePassword, {
+      body: request,
+      auth: false,
+      reauth: false,
+    });
+    this.client.setSessionToken(session.token);
+    return session;
+  }
+
+  /**
+   * A new API session for the client certificate the connection presents (an enrolled device); its token
+   * also becomes the client's. Never re-authenticates itself.
+   */
+  async authenticateCert(request: CertAuthenticateRequest): Promise<CurrentApiSession> {
+    const session = await this.client.request<CurrentApiSession>('POST', PATHS.authenticateCert, {
       body: request,
       auth: false,
       reauth: false,

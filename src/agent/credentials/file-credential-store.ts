@@ -1,8 +1,9 @@
 /**
  * For a machine without a keychain: secrets in a JSON file readable only by its owner (0600), so the CLI
  * keeps one API session between commands instead of signing in (and asking for a TOTP code) on each. Only
- * the accounts it is given are kept: the CLI gives it the session token, never the password, which stays
- * out of files (a later sign-in takes POSTERN_PASSWORD or asks).
+ * the accounts it is given are kept: the CLI gives it the session token and an enrolled device's private key
+ * (which has nowhere else to live), never the password, which stays out of files (a later sign-in takes
+ * POSTERN_PASSWORD or asks).
  */
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -87,7 +88,7 @@ export class KeychainOrFile implements CredentialStore {
         if (!(error instanceof CredentialStoreError)) throw error;
         this.usingFile = true;
         this.warn(
-          `no usable keychain (${error.message}); the session is kept in ${this.file.path} (mode 0600)`,
+          `no usable keychain (${error.message}); the session (and an enrolled device's key) is kept in ${this.file.path} (mode 0600)`,
         );
       }
     }

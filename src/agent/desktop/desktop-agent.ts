@@ -3,7 +3,11 @@
  * replaces it), its state turned into the IPC views, and the MFA flows with the QR code rendered here for a
  * renderer that has no Node. Electron-free, so the UI tests drive the very same object.
  */
+import { dirname } from 'node:path';
 import { Agent, type AgentOptions, type AgentStatus } from '../agent.js';
+import { clientCertificateOf, DeviceIdentityStore } from '../enrollment/device-identity.js';
+import { sameController } from '../session/credential-vault.js';
+import { enrollFromDesktop } from './desktop-enrollment.js';
 import { qrDataUrl } from '../mfa/qr-code.js';
 import { NotSignedInError } from '../session/session-manager.js';
 import type { SettingsFile } from '../settings/agent-settings.js';
@@ -13,6 +17,7 @@ import { toIpcError } from '../../ipc/ipc-error.js';
 import { wireTunnelNotices, withLocalAddresses } from './tunnel-view.js';
 import type {
   EnrollmentView,
+  EnrollRequest,
   MfaStatusView,
   ServicesView,
   SessionStatus,
@@ -44,6 +49,8 @@ export class DesktopAgent {
   private message: string | null = null;
   private controllerUrl: string | null = null;
   private username: string | null = null;
+  /** the fingerprint the current agent pins, remembered with its controller after a sign-in */
+  private pinnedFingerprint: string | undefined;
   private updatedAt: number | null = null;
   private readonly log: AgentLogger;
 
@@ -96,7 +103,40 @@ export class DesktopAgent {
     this.username = request.username;
     await this.track(async () => {
       await agent.login({ username: request.username, password: request.password });
-      await this.options.settings.update({ controllerUrl: agent.client.baseUrl, username: request.username });
+      await this.options.settings.update({
+        controllerUrl: agent.client.baseUrl,
+        username: request.username,
+        // The pin belongs to the controller it was made for; another one's is dropped.
+        controllerFingerprint: this.pinnedFingerprint,
+      });
+      agent.start();
+    }, true);
+    return this.session();
+  }
+
+  /**
+   * Enrolls this device with a token (checked against the controller it names before it is sent) and signs
+   * in: with the new certificate, or with the new password.
+   */
+  async enroll(request: EnrollRequest): Promise<SessionView> {
+    await this.track(async () => {
+      const enrolled = await enrollFromDesktop(request, this.devices(), {
+        ca: this.options.ca,
+        fingerprint: this.options.controllerFingerprint,
+        allowPlainHttp: this.options.allowPlainHttp,
+        logger: this.log,
+      });
+      const { controllerUrl, pinnedFingerprint, login } = enrolled;
+      await this.options.settings.update({
+        controllerUrl,
+        ...(login ? { username: login.username } : {}),
+        controllerFingerprint: this.options.controllerFingerprint ?? pinnedFingerprint,
+      });
+      // A new agent: it presents the certificate just stored and pins what the token said.
+      const agent = await this.use(controllerUrl, true);
+      this.username = login?.username ?? null;
+      if (login) await agent.login(login);
+      else await agent.loginWithCertificate();
       agent.start();
     }, true);
     return this.session();
@@ -186,11 +226,31 @@ export class DesktopAgent {
     return this.agent;
   }
 
-  /** The agent for `url`: the current one, or a new one replacing it. */
-  private async use(url: string): Promise<Agent> {
+  /** This device's enrolled identity: its key in the keychain, its certificates beside agent.json. */
+  private devices(): DeviceIdentityStore {
+    return new DeviceIdentityStore(this.options.credentials, dirname(this.options.settings.path));
+  }
+
+  /**
+   * The agent for `url`: the current one (unless `fresh`), or a new one replacing it, presenting this
+   * device's certificate when it is enrolled there and pinning the fingerprint remembered for it.
+   */
+  private async use(url: string, fresh = false): Promise<Agent> {
     const normalised = normaliseUrl(url);
-    if (this.agent && this.agent.client.baseUrl === normalised) return this.agent;
-    const agent = new Agent({ ...this.options, controllerUrl: normalised });
+    if (!fresh && this.agent && this.agent.client.baseUrl === normalised) return this.agent;
+    const saved = await this.options.settings.load();
+    const remembered =
+      saved.controllerUrl && sameController(saved.controllerUrl, normalised)
+        ? saved.controllerFingerprint
+        : undefined;
+    const device = await this.devices().load(normalised);
+    this.pinnedFingerprint = this.options.controllerFingerprint ?? remembered;
+    const agent = new Agent({
+      ...this.options,
+      controllerUrl: normalised,
+      controllerFingerprint: this.pinnedFingerprint,
+      clientCertificate: device ? clientCertificateOf(device) : undefined,
+    });
     await this.replace(agent);
     this.controllerUrl = normalised;
     return agent;

@@ -75,7 +75,3 @@ export function planCollection(
 export function responseKey(response: PostureResponse): string {
   return response.typeId === 'PROCESS' ? `PROCESS:${response.path}` : response.typeId;
 }
-
-export function isEmptyPlan(plan: CollectionPlan): boolean {
-  return !plan.os && !plan.mac && !plan.domain && plan.processes.length === 0;
-}

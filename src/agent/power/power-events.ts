@@ -39,7 +39,3 @@ export class PowerEventEmitter implements PowerEventSource {
     this.listeners.clear();
   }
 }
-
-export function isPowerEvent(value: unknown): value is PowerEvent {
-  return typeof value === 'string' && (POWER_EVENTS as readonly string[]).includes(value);
-}

@@ -5,7 +5,8 @@
  */
 import type { CredentialStore } from '../credentials/credential-store.js';
 
-export const ACCOUNTS = { login: 'agent-login', session: 'agent-session' } as const;
+/** `device`: the private key of this device's enrolled identity (see enrollment/device-identity.ts). */
+export const ACCOUNTS = { login: 'agent-login', session: 'agent-session', device: 'agent-device' } as const;
 
 export interface SavedLogin {
   controllerUrl: string;

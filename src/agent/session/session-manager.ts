@@ -1,7 +1,7 @@
 /**
- * The API session: password login with envInfo/sdkInfo, the TOTP the login may owe (answered through the
- * prompt layer), resuming from the token in the keychain, signing in again when the controller forgets the
- * session, and logout. Every change of state or of API session is published, so the reporter can resend
+ * The API session: password login with envInfo/sdkInfo, or an enrolled device's client certificate, the
+ * TOTP either may owe (answered through the prompt layer), resuming from the token in the keychain, signing
+ * in again when the controller forgets the session, and logout. Every change of state or of API session is published, so the reporter can resend
  * everything to a new session.
  */
 import { isTotpQuery, type CurrentApiSession, type EnvInfo, type SdkInfo } from '../../api/auth.js';
@@ -16,10 +16,15 @@ import type { CredentialVault } from './credential-vault.js';
 /** `needs-totp`: signed in, but the session owes a code; `needs-enrollment`: it owes one the user cannot give yet. */
 export type SessionState = 'signed-out' | 'needs-totp' | 'needs-enrollment' | 'active';
 
+/** How the agent signs in: a username and password, or this device's enrolled certificate. */
+export type SignInMethod = 'password' | 'certificate';
+
 export interface SessionStatus {
   state: SessionState;
   controllerUrl: string;
   username?: string;
+  /** how this session was made, or (resumed from a stored token) how the agent would sign in again */
+  signInMethod?: SignInMethod;
   apiSessionId?: string;
   identityId?: string;
   identityName?: string;
@@ -41,6 +46,11 @@ export interface SessionManagerOptions {
   logger?: AgentLogger;
   envInfo?: EnvInfo;
   sdkInfo?: SdkInfo;
+  /**
+   * The client presents an enrolled device certificate: sign in with it when no password login is stored
+   * (a stored login was asked for explicitly, so it wins; a fallback from the environment does not).
+   */
+  certificate?: boolean;
 }
 
 /** No usable credentials: the user has to run `login` (or the app show its sign-in screen). */
@@ -54,6 +64,7 @@ export class NotSignedInError extends Error {
 export class SessionManager {
   readonly changes = new Listeners<SessionStatus>();
   private credentials: LoginCredentials | undefined;
+  private madeWith: SignInMethod | undefined;
   private current: CurrentApiSession | undefined;
   private state: SessionState = 'signed-out';
   private readonly log: AgentLogger;
@@ -67,6 +78,7 @@ export class SessionManager {
       state: this.state,
       controllerUrl: this.options.controllerUrl,
       username: this.credentials?.username,
+      signInMethod: this.madeWith ?? this.signInMethod(),
       apiSessionId: this.current?.id,
       identityId: this.current?.identityId,
       identityName: this.current?.identity?.name,
@@ -82,21 +94,36 @@ export class SessionManager {
       sdkInfo: this.options.sdkInfo ?? agentSdkInfo(),
     });
     this.credentials = credentials;
+    this.madeWith = 'password';
     if (remember) await vault.saveLogin({ controllerUrl, ...credentials });
     await vault.saveToken(controllerUrl, session.token);
     this.log.info(`signed in to ${controllerUrl} as ${credentials.username}`);
     return this.settle(session);
   }
 
+  /** Signs in with the device certificate the client presents; a TOTP owed is asked for as after a password. */
+  async loginWithCertificate(): Promise<SessionStatus> {
+    const { api, vault, controllerUrl } = this.options;
+    const session = await api.authenticateCert({
+      envInfo: this.options.envInfo ?? deviceEnvInfo(),
+      sdkInfo: this.options.sdkInfo ?? agentSdkInfo(),
+    });
+    this.madeWith = 'certificate';
+    await vault.saveToken(controllerUrl, session.token);
+    this.log.info(`signed in to ${controllerUrl} with this device's certificate`);
+    return this.settle(session);
+  }
+
   /**
    * Continues where the last run stopped: the stored token if the controller still knows it, else the
-   * stored login, else `fallback` (for example POSTERN_PASSWORD on a box without a keychain).
+   * stored login, else the device certificate, else `fallback` (for example POSTERN_PASSWORD on a box
+   * without a keychain).
    */
   async resume(fallback?: LoginCredentials): Promise<SessionStatus> {
     const { api, vault, controllerUrl } = this.options;
     const saved = await vault.loadLogin(controllerUrl);
     if (saved) this.credentials = { username: saved.username, password: saved.password };
-    else if (fallback) this.credentials = fallback;
+    else if (fallback && !this.options.certificate) this.credentials = fallback;
     const token = await vault.loadToken(controllerUrl);
     if (token) {
       api.client.setSessionToken(token);
@@ -109,8 +136,9 @@ export class SessionManager {
         await vault.clearToken();
       }
     }
-    if (!this.credentials) throw new NotSignedInError();
-    return this.login(this.credentials, saved !== undefined);
+    if (this.credentials) return this.login(this.credentials, saved !== undefined);
+    if (this.options.certificate) return this.loginWithCertificate();
+    throw new NotSignedInError();
   }
 
   /**
@@ -126,12 +154,15 @@ export class SessionManager {
     } catch (error) {
       if (!isControllerError(error) || error.status !== 401) throw error;
     }
-    if (!this.credentials) {
+    if (!this.credentials && !this.options.certificate) {
       this.setState('signed-out', undefined);
       return false;
     }
     try {
-      return (await this.login(this.credentials, false)).state === 'active';
+      const status = this.credentials
+        ? await this.login(this.credentials, false)
+        : await this.loginWithCertificate();
+      return status.state === 'active';
     } catch (error) {
       if (isControllerError(error, ERROR_CODES.invalidAuth)) {
         this.credentials = undefined;
@@ -164,7 +195,14 @@ export class SessionManager {
       await vault.clearLogin();
       this.credentials = undefined;
     }
+    this.madeWith = undefined;
     this.setState('signed-out', undefined);
+  }
+
+  /** How a sign-in would be made now. */
+  private signInMethod(): SignInMethod | undefined {
+    if (this.credentials) return 'password';
+    return this.options.certificate ? 'certificate' : undefined;
   }
 
   /** Applies a session and, if it owes a TOTP the user can give, asks for it (once). */

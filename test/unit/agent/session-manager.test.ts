@@ -3,7 +3,7 @@ import type { CurrentApiSession } from '../../../src/api/auth.js';
 import { ControllerError } from '../../../src/agent/client/controller-error.js';
 import type { EdgeApi } from '../../../src/agent/client/edge-api.js';
 import { MemoryCredentialStore } from '../../../src/agent/credentials/memory-credential-store.js';
-import { CredentialVault } from '../../../src/agent/session/credential-vault.js';
+import { ACCOUNTS, CredentialVault } from '../../../src/agent/session/credential-vault.js';
 import {
   NotSignedInError,
   SessionManager,
@@ -21,6 +21,9 @@ class FakeController {
   password = 'secret';
   loginsOweTotp = false;
   logins: unknown[] = [];
+  /** sign-ins with the device certificate, and whether the controller still accepts it */
+  certLogins: unknown[] = [];
+  certificateAccepted = true;
   private next = 0;
 
   session(token: string): CurrentApiSession {
@@ -57,6 +60,15 @@ class FakeController {
         self.token = token;
         return self.session(token);
       },
+      authenticateCert: async (request: object) => {
+        self.certLogins.push(request);
+        if (!self.certificateAccepted)
+          throw new ControllerError({ status: 401, code: 'INVALID_AUTH', message: 'no' });
+        const token = `tok-${++self.next}`;
+        self.live.set(token, { id: `api-${self.next}`, partial: self.loginsOweTotp });
+        self.token = token;
+        return self.session(token);
+      },
       currentApiSession: async () => {
         if (!self.token || !self.live.has(self.token)) throw unauthorized();
         return self.session(self.token);
@@ -66,7 +78,7 @@ class FakeController {
   }
 }
 
-function setup(requestTotp: () => Promise<boolean> = async () => false) {
+function setup(requestTotp: () => Promise<boolean> = async () => false, certificate = false) {
   const controller = new FakeController();
   const store = new MemoryCredentialStore();
   const changes: SessionStatus[] = [];
@@ -77,6 +89,7 @@ function setup(requestTotp: () => Promise<boolean> = async () => false) {
     requestTotp,
     envInfo: {},
     sdkInfo: {},
+    certificate,
   });
   sessions.changes.on((s) => changes.push(s));
   return { controller, store, sessions, changes };
@@ -145,5 +158,70 @@ describe('SessionManager', () => {
     expect(controller.live.size).toBe(0);
     expect(store.accounts()).toEqual([]);
     expect(sessions.status().state).toBe('signed-out');
+  });
+});
+
+describe('SessionManager with an enrolled device certificate', () => {
+  const withCertificate = (requestTotp?: () => Promise<boolean>) => setup(requestTotp, true);
+
+  it('signs in with the certificate when no password login is stored, sending envInfo and sdkInfo', async () => {
+    const { controller, store, sessions } = withCertificate();
+    expect(await sessions.resume()).toMatchObject({
+      state: 'active',
+      signInMethod: 'certificate',
+      identityName: 'alice',
+    });
+    expect(controller.certLogins).toEqual([{ envInfo: {}, sdkInfo: {} }]);
+    expect(controller.logins).toEqual([]);
+    // The token is kept; nothing else (the certificate has its own place).
+    expect(store.accounts()).toEqual([ACCOUNTS.session]);
+  });
+
+  it('prefers a stored password login, and the certificate over a password from the environment', async () => {
+    const stored = withCertificate();
+    await stored.sessions.login({ username: 'alice', password: 'secret' });
+    stored.controller.live.clear();
+    expect(await stored.sessions.resume()).toMatchObject({ state: 'active', signInMethod: 'password' });
+    expect(stored.controller.certLogins).toEqual([]);
+
+    const fromEnvironment = withCertificate();
+    await fromEnvironment.sessions.resume({ username: 'alice', password: 'secret' });
+    expect(fromEnvironment.controller.certLogins).toHaveLength(1);
+    expect(fromEnvironment.controller.logins).toEqual([]);
+  });
+
+  it('signs in with the certificate again after the session expired', async () => {
+    const { controller, sessions, changes } = withCertificate();
+    await sessions.resume();
+    controller.live.clear();
+    await expect(sessions.reauthenticate()).resolves.toBe(true);
+    expect(controller.certLogins).toHaveLength(2);
+    expect(changes.map((c) => c.apiSessionId)).toEqual(['api-1', 'api-2']);
+  });
+
+  it('asks for the code a certificate session owes, as after a password', async () => {
+    let asked = 0;
+    const { controller, sessions } = withCertificate(async () => (asked++, false));
+    controller.loginsOweTotp = true;
+    expect(await sessions.resume()).toMatchObject({ state: 'needs-totp', signInMethod: 'certificate' });
+    expect(asked).toBe(1);
+  });
+
+  it('is signed out when the controller no longer accepts the certificate (revoked)', async () => {
+    const { controller, sessions } = withCertificate();
+    await sessions.resume();
+    controller.live.clear();
+    controller.certificateAccepted = false;
+    await expect(sessions.reauthenticate()).rejects.toMatchObject({ code: 'INVALID_AUTH' });
+    expect(sessions.status().state).toBe('signed-out');
+  });
+
+  it('logout ends the certificate session and removes its token', async () => {
+    const { controller, store, sessions } = withCertificate();
+    await sessions.resume();
+    await sessions.logout(true);
+    expect(controller.live.size).toBe(0);
+    expect(store.accounts()).toEqual([]);
+    expect(sessions.status()).toMatchObject({ state: 'signed-out', signInMethod: 'certificate' });
   });
 });

@@ -28,3 +28,18 @@ describe('--trust-proxy', () => {
     expect(trusting !== 'help' && trusting.trustProxy).toBe(true);
   });
 });
+
+describe('--https and --enrollment-ttl', () => {
+  it('serves plain HTTP on loopback unless --https, and enrollment tokens last a day unless told', () => {
+    const plain = parseControllerArgs([]);
+    expect(plain !== 'help' && [plain.https, plain.enrollmentSeconds]).toEqual([false, 86_400]);
+    const told = parseControllerArgs(['--https', '--enrollment-ttl', '3600']);
+    expect(told !== 'help' && [told.https, told.enrollmentSeconds]).toEqual([true, 3600]);
+  });
+
+  it.each(['59', '31536001', 'a day'])('refuses --enrollment-ttl %s with the allowed range', (value) => {
+    expect(() => parseControllerArgs(['--enrollment-ttl', value])).toThrow(
+      '--enrollment-ttl must be a whole number from 60 to 31536000',
+    );
+  });
+});

@@ -1,16 +1,19 @@
 /**
- * Sign-in: controller URL, username and password; then, if the controller asks for it, the authenticator
- * code on the same screen (the agent's `login` prompt), or a code for a session left owing one.
+ * Sign-in: controller URL, username and password, or "Enroll with a token" for a device not enrolled yet;
+ * then, if the controller asks for it, the authenticator code on the same screen (the agent's `login`
+ * prompt), or a code for a session left owing one.
  */
 import { useState } from 'react';
 import type { PromptView, SessionView } from '../../../../src/ipc/views.js';
 import { CodeForm } from '../../components/code-form.js';
 import { useAction, usePrompt, usePromptAnswer } from '../../lib/hooks.js';
 import { postern } from '../../lib/postern.js';
+import { EnrollWithToken } from './enroll-with-token.js';
 
 export function SignIn({ session }: { session: SessionView }) {
   const prompt = usePrompt();
   const loginPrompt = prompt && prompt.reason === 'login' ? prompt : null;
+  const [enrolling, setEnrolling] = useState(false);
   return (
     <main>
       <section className="card narrow" aria-labelledby="sign-in-title">
@@ -19,15 +22,17 @@ export function SignIn({ session }: { session: SessionView }) {
           <LoginCode prompt={loginPrompt} />
         ) : session.status === 'needs-code' ? (
           <OwedCode />
+        ) : enrolling ? (
+          <EnrollWithToken session={session} onCancel={() => setEnrolling(false)} />
         ) : (
-          <Credentials session={session} />
+          <Credentials session={session} onEnroll={() => setEnrolling(true)} />
         )}
       </section>
     </main>
   );
 }
 
-function Credentials({ session }: { session: SessionView }) {
+function Credentials({ session, onEnroll }: { session: SessionView; onEnroll: () => void }) {
   const [controllerUrl, setControllerUrl] = useState(session.controllerUrl ?? '');
   const [username, setUsername] = useState(session.username ?? '');
   const [password, setPassword] = useState('');
@@ -77,6 +82,9 @@ function Credentials({ session }: { session: SessionView }) {
       <div className="actions">
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+        <button type="button" className="secondary" onClick={onEnroll}>
+          Enroll with a token
         </button>
       </div>
     </form>

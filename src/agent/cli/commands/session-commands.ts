@@ -2,7 +2,7 @@
 import { isControllerError } from '../../client/controller-error.js';
 import { NotSignedInError } from '../../session/session-manager.js';
 import { CliError, EXIT, type ExitCode } from '../cli-errors.js';
-import { controllerUrlOf, createAgent, signIn, type CliContext } from '../cli-context.js';
+import { controllerUrlOf, createAgent, deviceIdentities, signIn, type CliContext } from '../cli-context.js';
 import { statusLines } from '../format.js';
 
 async function askRequired(ctx: CliContext, question: string, hidden = false): Promise<string> {
@@ -49,7 +49,11 @@ export async function logoutCommand(ctx: CliContext): Promise<ExitCode> {
   const agent = await createAgent(ctx);
   try {
     await agent.logout(true);
-    ctx.terminal.print('Signed out; the stored password and session were removed.');
+    // An enrolled device stays enrolled: its certificate signs in again at the next command.
+    const enrolled = (await deviceIdentities(ctx).load(agent.client.baseUrl)) !== undefined;
+    ctx.terminal.print(
+      `Signed out; the stored password and session were removed.${enrolled ? " This device's certificate is kept (`postern-agent unenroll` deletes it)." : ''}`,
+    );
     return EXIT.ok;
   } finally {
     await agent.stop();
@@ -68,8 +72,12 @@ export async function statusCommand(ctx: CliContext): Promise<ExitCode> {
       else if (isControllerError(error) && error.isUnreachable) exitCode = EXIT.unreachable;
       else throw error;
     }
-    // A session resumed from its token alone (no stored password) knows no username: the one remembered at login is it.
-    const status = { ...agent.status(), username: agent.status().username ?? ctx.settings.username };
+    // A session resumed from its token alone (no stored password) knows no username: the one remembered at
+    // login is it. A certificate session has none.
+    const current = agent.status();
+    const username =
+      current.signInMethod === 'certificate' ? undefined : (current.username ?? ctx.settings.username);
+    const status = { ...current, username };
     const services = agent.services();
     if (ctx.args.json) {
       const count = (access: string) => services.filter((s) => s.access === access).length;

@@ -1,0 +1,53 @@
+/**
+ * The fix in words. A failing check's reason code is worded by the same module the agent uses for the device's
+ * user (src/api/explain-failure.ts), so the administrator reads exactly what the user was told; the verdict on
+ * the whole service (which policy grants it, or why none applies) is worded here.
+ */
+import { explainReason } from '../../../src/api/explain-failure.js';
+import type { CheckExplanation, Identity, ServiceAccess } from '../api/types.js';
+
+export interface FixContext {
+  mfaEnrolled: boolean;
+  /** the OS the device reported, for reasons that do not carry it */
+  osName?: string;
+}
+
+export function fixForCheck(check: CheckExplanation, ctx: FixContext): string | null {
+  if (check.isPassing) return null;
+  if (check.failure) return explainReason(check.failure, ctx);
+  return `Meet the ${check.typeId} check “${check.name}”`;
+}
+
+/** `words` follow "Granted" or "Refused" and a dash. */
+export type Verdict = { granted: boolean; words: string };
+
+const roleList = (roles: string[]) => roles.join(', ');
+
+/** Whether the identity may Dial the service, and the one sentence that says why or what to change. */
+export function verdictOf(access: ServiceAccess, identity: Pick<Identity, 'name'>): Verdict {
+  const dial = access.policies.filter((p) => p.type === 'Dial');
+  const passing = dial.find((p) => p.isPassing);
+  if (passing) return { granted: true, words: `by the policy “${passing.name}”.` };
+  if (dial.length > 0) {
+    return {
+      granted: false,
+      words:
+        dial.length === 1
+          ? `the policy “${dial[0]!.name}” fails a posture check. Fix its failing checks below.`
+          : `each of the ${dial.length} Dial policies fails a posture check. One passing policy is enough: fix the failing checks of any one.`,
+    };
+  }
+  const others = (access.otherPolicies ?? []).filter((p) => p.type === 'Dial');
+  if (others.length > 0) {
+    const roles = [...new Set(others.flatMap((p) => p.identityRoles))];
+    return {
+      granted: false,
+      words: `no Dial policy selects ${identity.name}. The policies for this service select ${roleList(roles)}: give ${identity.name} one of those attributes, or add it to a policy.`,
+    };
+  }
+  return {
+    granted: false,
+    words:
+      'Refused: no Dial policy selects this service. Create a service policy that selects it and this identity.',
+  };
+}

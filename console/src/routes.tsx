@@ -1,0 +1,53 @@
+/** Which page a console URL shows: `/<section>`, `/<section>/new`, `/<section>/<id>`. */
+import type { Route } from './lib/router.js';
+import { ConfigFormPage } from './pages/configs/config-form-page.js';
+import { ConfigListPage } from './pages/configs/config-list-page.js';
+import { RouterDetailPage } from './pages/edge-routers/router-detail-page.js';
+import { RouterListPage } from './pages/edge-routers/router-list-page.js';
+import { IdentityCreatePage } from './pages/identities/identity-create-page.js';
+import { IdentityDetailPage } from './pages/identities/identity-detail-page.js';
+import { IdentityListPage } from './pages/identities/identity-list-page.js';
+import { OverviewPage } from './pages/overview/overview-page.js';
+import { CheckFormPage } from './pages/posture-checks/check-form-page.js';
+import { CheckListPage } from './pages/posture-checks/check-list-page.js';
+import { PolicyFormPage } from './pages/service-policies/policy-form-page.js';
+import { PolicyListPage } from './pages/service-policies/policy-list-page.js';
+import { ServiceFormPage } from './pages/services/service-form-page.js';
+import { ServiceListPage } from './pages/services/service-list-page.js';
+import { WhyBlockedPage } from './pages/why-blocked/why-blocked-page.js';
+
+export function PageFor({ route }: { route: Route }) {
+  const [section, id] = route.segments;
+  const existing = id === 'new' ? undefined : id;
+  switch (section) {
+    case undefined:
+      return <OverviewPage />;
+    case 'identities':
+      if (id === undefined) return <IdentityListPage />;
+      return id === 'new' ? <IdentityCreatePage /> : <IdentityDetailPage key={id} id={id} />;
+    case 'services':
+      return id === undefined ? <ServiceListPage /> : <ServiceFormPage key={id} id={existing} />;
+    case 'configs':
+      return id === undefined ? <ConfigListPage /> : <ConfigFormPage key={id} id={existing} />;
+    case 'service-policies':
+      return id === undefined ? <PolicyListPage /> : <PolicyFormPage key={id} id={existing} />;
+    case 'posture-checks':
+      return id === undefined ? <CheckListPage /> : <CheckFormPage key={id} id={existing} />;
+    case 'edge-routers':
+      return id === undefined ? <RouterListPage /> : <RouterDetailPage key={id} id={existing} />;
+    case 'why-blocked':
+      return (
+        <WhyBlockedPage
+          identityId={route.query.get('identity') ?? undefined}
+          serviceId={route.query.get('service') ?? undefined}
+        />
+      );
+    default:
+      return (
+        <section className="card">
+          <h1>Not found</h1>
+          <p>There is no page at this address.</p>
+        </section>
+      );
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The administrators' console at `/console`: the built single-page app (console/, built by vite), served by
+ * the controller on its own origin so the page's only network peer is the management API beside it.
+ *
+ * - `/console` redirects to `/console/`; `/console/<file>` serves that file of the build, `/console/<page>`
+ *   (anything that is not a file) the index, for the console's own routing;
+ * - hashed assets (`/console/assets/…`) are cached for a year, the index never (a new build shows at once);
+ * - every answer carries a strict CSP (no inline script or style, connections to this origin only, no
+ *   framing), `nosniff` and `no-referrer`;
+ * - a missing build is built once on demand when a builder is available (console-build.ts), otherwise answered
+ *   with 503 and the command that builds it. Never a 500.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ConsoleBuilder } from './console-build.js';
+import { contentTypeOf, looksLikeFile, resolveConsoleFile } from './console-files.js';
+
+export const CONSOLE_PATH = '/console';
+
+export const CONSOLE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  // data: for the enrollment QR code, drawn in the page
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');
+
+export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': CONSOLE_CSP,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+};
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+export interface ConsoleOptions {
+  /** the build folder (its index.html and assets/) */
+  dir: string;
+  /** builds a missing console; null: tell the user how instead */
+  builder: ConsoleBuilder | null;
+  /** one line for the person running the controller */
+  announce?: (line: string) => void;
+}
+
+const NOT_BUILT_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Postern console</title></head>
+<body><h1>The console is not built</h1>
+<p>Build it once with <code>npm run build:console</code> (or <code>npm run build</code>) in the Postern folder, then reload this page.</p>
+</body></html>
+`;
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export function registerConsole(app: FastifyInstance, options: ConsoleOptions): void {
+  const index = join(options.dir, 'index.html');
+  const announce = options.announce ?? ((line: string) => console.log(line));
+  let building: Promise<boolean> | undefined;
+
+  /** Whether a build is there, building it first (once, whoever asks) when it can. */
+  const ensureBuilt = async (): Promise<boolean> => {
+    if (await isFile(index)) return true;
+    const builder = options.builder;
+    if (!builder) return false;
+    building ??= (async () => {
+      announce(`postern controller: building the administrators' console into ${options.dir} (once)`);
+      try {
+        await builder(options.dir);
+        announce('postern controller: console built');
+        return true;
+      } catch (err) {
+        announce(`postern controller: could not build the console: ${(err as Error).message}`);
+        return false;
+      } finally {
+        // A failed build may be retried by the next request; a good one is found on disk from now on.
+        building = undefined;
+      }
+    })();
+    return building;
+  };
+
+  const send = async (reply: FastifyReply, file: string, cacheControl: string) =>
+    reply
+      .headers(CONSOLE_HEADERS)
+      .header('content-type', contentTypeOf(file))
+      .header('cache-control', cacheControl)
+      .send(await readFile(file));
+
+  const hidden = { schema: { hide: true } };
+
+  app.get(CONSOLE_PATH, hidden, async (_request, reply) =>
+    reply.headers(CONSOLE_HEADERS).redirect(`${CONSOLE_PATH}/`, 308),
+  );
+
+  app.get(`${CONSOLE_PATH}/*`, hidden, async (request, reply) => {
+    if (!(await ensureBuilt())) {
+      return reply
+        .status(503)
+        .headers(CONSOLE_HEADERS)
+        .header('content-type', 'text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('retry-after', '5')
+        .send(NOT_BUILT_PAGE);
+    }
+    // The path as sent (still encoded), so it is decoded exactly once, here.
+    const requested = request.url.slice(CONSOLE_PATH.length + 1).split('?')[0]!;
+    const file = resolveConsoleFile(options.dir, requested);
+    if (file === null) {
+      return reply.status(404).headers(CONSOLE_HEADERS).type('text/plain').send('Not found');
+    }
+    if (await isFile(file)) {
+      const cache = requested.startsWith('assets/') ? IMMUTABLE : file === index ? 'no-store' : 'no-cache';
+      return send(reply, file, cache);
+    }
+    if (looksLikeFile(requested)) {
+      return reply.status(404).headers(CONSOLE_HEADERS).type('text/plain').send('Not found');
+    }
+    return send(reply, index, 'no-store');
+  });
+}

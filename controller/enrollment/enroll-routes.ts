@@ -1,0 +1,186 @@
+/**
+ * The client API's enrollment routes, public as in OpenZiti (the token is the credential):
+ * - `POST /enroll?method=ott|updb&token=T` (the method may be left out: the token's own is used),
+ *   `POST /enroll/ott?token=T`, `POST /enroll/updb?token=T`;
+ * - `GET /enroll/jwks`: the key enrollment JWTs are signed with.
+ *
+ * An `ott` body is the CSR: PEM as `application/x-pem-file` or `text/plain` (what OpenZiti's SDKs send), or
+ * JSON `{"csr"}` / `{"clientCsr"}`. The answer is `{data: {cert, ca}}` as `application/json` (exactly that
+ * type: OpenZiti's SDKs read the certificate out of the JSON only then), or the certificate alone as PEM when
+ * the client accepts `application/x-pem-file`. A `updb` body is JSON `{"password"}` (`username` optional).
+ *
+ * Wrong, used or expired tokens count per address like wrong passwords (20 within 5 minutes block the
+ * address, growing); each attempt holds its place before it is judged, so a parallel burst gets no more.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ControllerContext } from '../context.js';
+import { PEM_CONTENT_TYPE } from '../../src/api/enrollment.js';
+import { rateLimited } from '../http/api-error.js';
+import { empty } from '../http/envelope.js';
+import { Meta, errorResponses } from '../http/schemas.js';
+import { enrollmentAuthorityOf } from './enrollment-authority.js';
+import { enrollmentJwks } from './enrollment-jwt.js';
+import {
+  TokenRefused,
+  findEnrollment,
+  redeemOtt,
+  redeemUpdb,
+  type Redeemer,
+} from './enrollment-redemption.js';
+import { Username } from './identity-enrollment.js';
+
+/** A CSR of the largest accepted key (RSA 8192) is about 3 KiB as PEM; this leaves room and no more. */
+const BODY_LIMIT = 64 * 1024;
+
+const Pem = Type.String({
+  minLength: 1,
+  maxLength: BODY_LIMIT,
+  description: 'a PEM PKCS#10 certificate request',
+});
+const Token = Type.String({ minLength: 1, maxLength: 100, description: 'the `jti` of the enrollment JWT' });
+const ignored = Type.Optional(Type.Unknown({ description: 'accepted for OpenZiti clients; not used' }));
+const EnrollJson = Type.Object(
+  {
+    csr: Type.Optional(Pem),
+    clientCsr: Type.Optional(Pem),
+    token: Type.Optional(Token),
+    username: Type.Optional(Username),
+    // Its least length is the identity's auth policy's (5 at least), checked with the enrollment.
+    password: Type.Optional(Type.String({ maxLength: 100 })),
+    name: ignored,
+    serverCertCsr: ignored,
+    certCsr: ignored,
+  },
+  {
+    additionalProperties: false,
+    description:
+      "JSON as here; a PEM body (`application/x-pem-file` or `text/plain`, what OpenZiti's SDKs send) is read as " +
+      'its `csr`',
+  },
+);
+interface EnrollBodyValue {
+  csr?: string;
+  clientCsr?: string;
+  token?: string;
+  username?: string;
+  password?: string;
+}
+
+const EnrollmentCertsEnvelope = Type.Object({
+  data: Type.Object({
+    cert: Type.Optional(Type.String({ description: 'the client certificate (PEM)' })),
+    ca: Type.Optional(Type.String({ description: "the controller CA's certificate (PEM)" })),
+  }),
+  meta: Meta,
+});
+const Jwks = Type.Object({
+  keys: Type.Array(Type.Object({ kty: Type.String(), kid: Type.String() }, { additionalProperties: true })),
+});
+
+type Route = 'enroll' | 'ott' | 'updb';
+
+export function registerEnrollRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+  const authority = enrollmentAuthorityOf(ctx);
+
+  // PEM bodies are text; the parsers live in this scope only (the rest of the API speaks JSON alone).
+  void app.register(async (scope) => {
+    // A PEM body is the CSR: read as `{csr}`, it is then validated like the JSON form (fields named).
+    scope.addContentTypeParser(
+      [PEM_CONTENT_TYPE, 'text/plain'],
+      { parseAs: 'string' },
+      (_request, body, done) => done(null, { csr: body }),
+    );
+
+    const handle = async (route: Route, request: FastifyRequest, reply: FastifyReply) => {
+      const ip = request.ip;
+      if (!authority.limiter.reserve(ip))
+        throw rateLimited(
+          Math.max(1, authority.limiter.retryAfterMs(ip) / 1000),
+          'Too many enrollment attempts',
+        );
+      let failed = false;
+      try {
+        const query = request.query as { method?: string; token?: string };
+        const body = (request.body ?? {}) as EnrollBodyValue;
+        const enrollment = findEnrollment(
+          ctx,
+          query.token ?? body.token,
+          route === 'enroll' ? query.method : route,
+        );
+        const redeemer: Redeemer = { ctx, authority, log: request.log };
+        if (enrollment.method === 'updb') {
+          await redeemUpdb(redeemer, enrollment, body);
+          return empty();
+        }
+        const issued = await redeemOtt(redeemer, enrollment, body.csr ?? body.clientCsr);
+        if ((request.headers.accept ?? '').includes(PEM_CONTENT_TYPE))
+          return reply.type(PEM_CONTENT_TYPE).send(issued.certPem);
+        // Exactly `application/json`, without a charset (which Fastify adds to what it serializes itself):
+        // OpenZiti's Go SDK reads `data.cert` only when the header is that as a whole.
+        const answer = { data: { cert: issued.certPem, ca: issued.caPem }, meta: {} };
+        return reply.header('content-type', 'application/json').send(Buffer.from(JSON.stringify(answer)));
+      } catch (err) {
+        failed = err instanceof TokenRefused;
+        throw err;
+      } finally {
+        authority.limiter.settle(ip, failed);
+      }
+    };
+
+    const schema = (description: string, withMethod: boolean) => ({
+      tags: ['Enroll'],
+      description,
+      consumes: [PEM_CONTENT_TYPE, 'text/plain', 'application/json'],
+      produces: ['application/json', PEM_CONTENT_TYPE],
+      querystring: Type.Object({
+        ...(withMethod ? { method: Type.Optional(Type.String({ maxLength: 20 })) } : {}),
+        token: Type.Optional(Token),
+      }),
+      body: EnrollJson,
+      response: { 200: EnrollmentCertsEnvelope, ...errorResponses(400, 409, 413, 415, 429) },
+    });
+    const options = (description: string, withMethod = false) => ({
+      config: { access: 'public' as const },
+      bodyLimit: BODY_LIMIT,
+      schema: schema(description, withMethod),
+    });
+
+    scope.post(
+      '/enroll',
+      options(
+        "Redeems a one-time enrollment token (`?token=`, the JWT's `jti`): `method=ott` with a PEM CSR answers a " +
+          'client certificate from the controller CA; `method=updb` with `{"password"}` sets the password login. ' +
+          "Without `method`, the token's own method is used.",
+        true,
+      ),
+      (request, reply) => handle('enroll', request, reply),
+    );
+    scope.post(
+      '/enroll/ott',
+      options(
+        'Redeems an ott enrollment token with a PEM CSR: answers a client certificate from the controller CA',
+      ),
+      (request, reply) => handle('ott', request, reply),
+    );
+    scope.post(
+      '/enroll/updb',
+      options('Redeems a updb enrollment token with `{"password"}`: sets the identity\'s password login'),
+      (request, reply) => handle('updb', request, reply),
+    );
+  });
+
+  app.get(
+    '/enroll/jwks',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['Enroll'],
+        description:
+          "The public key enrollment JWTs are signed with (ES256; `kid` is the CA certificate's SHA-256)",
+        response: { 200: Jwks },
+      },
+    },
+    async () => enrollmentJwks(authority.ca),
+  );
+}

@@ -1,0 +1,233 @@
+/**
+ * The management API's enrollments (administrators only), as OpenZiti's: `GET/POST /enrollments`,
+ * `GET/DELETE /enrollments/<id>`, `POST /enrollments/<id>/refresh` (a new token and expiry; the old token
+ * stops working at once) and `GET /identities/<id>/enrollments`. Only outstanding (unused) enrollments are
+ * listed; a used one is gone from here, as in OpenZiti. A refused write stores nothing.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { ControllerContext } from '../context.js';
+import type { Enrollment } from '../model.js';
+import { notFound, validationError } from '../http/api-error.js';
+import { created, detail, empty, list } from '../http/envelope.js';
+import { parseListQuery } from '../http/list-query.js';
+import {
+  CreateEnvelope,
+  DateTime,
+  EmptyEnvelope,
+  IdParams,
+  ListQuerystring,
+  detailEnvelope,
+  errorResponses,
+  listEnvelope,
+} from '../http/schemas.js';
+import { enrollmentAuthorityOf } from './enrollment-authority.js';
+import { EnrollmentDetail, enrollmentToWire } from './enrollment-views.js';
+import { Username, addEnrollment } from './identity-enrollment.js';
+
+/** Far enough for a token posted to someone on leave; a longer-lived secret is better issued again. */
+const MAX_LIFETIME_MS = 365 * 24 * 3600 * 1000;
+
+const EnrollmentCreate = Type.Object(
+  {
+    method: Type.Union([Type.Literal('ott'), Type.Literal('updb'), Type.Literal('ottca')]),
+    identityId: Type.String({ minLength: 1, maxLength: 255 }),
+    expiresAt: Type.Optional(DateTime),
+    username: Type.Optional(Type.Union([Username, Type.Null()])),
+    caId: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
+    tags: Type.Optional(Type.Unknown({ description: 'accepted for OpenZiti clients; not used' })),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'A new enrollment for an identity: `ott` (a client certificate for a CSR) or `updb` (a password login, ' +
+      "with `username`). `expiresAt` defaults to the controller's enrollment lifetime (24 hours unless " +
+      '--enrollment-ttl) and may be at most a year ahead. 409 when one of the method is outstanding or the ' +
+      'identity already has that kind of authenticator.',
+  },
+);
+const EnrollmentRefresh = Type.Object(
+  { expiresAt: Type.Optional(DateTime) },
+  {
+    additionalProperties: false,
+    description:
+      'A new token and expiry (default: the enrollment lifetime from now); the old token stops working',
+  },
+);
+
+export function registerEnrollmentRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+  const { store } = ctx;
+  const authority = enrollmentAuthorityOf(ctx);
+  const tags = ['Enrollment'];
+  const toWire = (e: Enrollment) => enrollmentToWire(ctx, authority, e);
+  const load = (id: string) => store.enrollments.get(id) ?? throwNotFound(`enrollments/${id}`);
+
+  const expiry = (value: string | undefined): Date | undefined => {
+    if (value === undefined) return undefined;
+    const at = new Date(value);
+    const now = ctx.clock.now().getTime();
+    if (at.getTime() <= now)
+      throw validationError([{ field: 'expiresAt', reason: 'must be in the future', value }]);
+    if (at.getTime() > now + MAX_LIFETIME_MS)
+      throw validationError([{ field: 'expiresAt', reason: 'must be at most a year ahead', value }]);
+    return at;
+  };
+
+  const page = (query: Record<string, unknown>, identityId?: string) => {
+    const q = parseListQuery(query);
+    const all = store.enrollments.listOutstanding({
+      limit: Number.MAX_SAFE_INTEGER,
+      offset: 0,
+      identityId,
+    }).items;
+    const nameOf = (e: Enrollment) => store.identities.get(e.identityId)?.name ?? '';
+    // The small lists' lookups: `id = "x"`, and `name` meaning the identity's name.
+    const matching = all.filter(
+      (e) =>
+        (q.id === undefined || e.id === q.id) &&
+        (q.name === undefined || nameOf(e) === q.name) &&
+        (q.nameContains === undefined || nameOf(e).toLowerCase().includes(q.nameContains.toLowerCase())),
+    );
+    return list(matching.slice(q.offset, q.offset + q.limit).map(toWire), {
+      limit: q.limit,
+      offset: q.offset,
+      totalCount: matching.length,
+    });
+  };
+
+  app.get(
+    '/enrollments',
+    {
+      schema: {
+        tags,
+        description: 'Outstanding (unused) enrollments, expired ones included',
+        querystring: ListQuerystring,
+        response: { 200: listEnvelope(EnrollmentDetail), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => page(request.query as Record<string, unknown>),
+  );
+
+  app.post(
+    '/enrollments',
+    {
+      schema: {
+        tags,
+        body: EnrollmentCreate,
+        response: { 201: CreateEnvelope, ...errorResponses(400, 401, 409) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as {
+        method: 'ott' | 'updb' | 'ottca';
+        identityId: string;
+        expiresAt?: string;
+        username?: string | null;
+      };
+      if (body.method === 'ottca')
+        throw validationError([
+          {
+            field: 'method',
+            reason: 'enrollment with a third-party CA is not supported; use ott or updb',
+            value: 'ottca',
+          },
+        ]);
+      if (!store.identities.get(body.identityId))
+        throw validationError([
+          { field: 'identityId', reason: `no identity with id '${body.identityId}'`, value: body.identityId },
+        ]);
+      const username = body.username ?? null;
+      if (body.method === 'updb' && username === null)
+        throw validationError([{ field: 'username', reason: 'is required for a updb enrollment' }]);
+      if (body.method === 'ott' && username !== null)
+        throw validationError([{ field: 'username', reason: 'is only for a updb enrollment' }]);
+      const expiresAt = expiry(body.expiresAt);
+      const enrollment = store.transaction(() =>
+        addEnrollment(
+          ctx,
+          authority,
+          body.identityId,
+          { method: body.method as 'ott' | 'updb', username },
+          {
+            expiresAt,
+            usernameField: 'username',
+          },
+        ),
+      );
+      return reply.status(201).send(created('enrollments', enrollment.id));
+    },
+  );
+
+  app.get(
+    '/enrollments/:id',
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        response: { 200: detailEnvelope(EnrollmentDetail), ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => detail(toWire(load((request.params as { id: string }).id))),
+  );
+
+  app.delete(
+    '/enrollments/:id',
+    {
+      schema: {
+        tags,
+        description: 'Withdraws an outstanding enrollment: its token no longer enrolls',
+        params: IdParams,
+        response: { 200: EmptyEnvelope, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      if (!store.transaction(() => store.enrollments.delete(id))) throwNotFound(`enrollments/${id}`);
+      return empty();
+    },
+  );
+
+  app.post(
+    '/enrollments/:id/refresh',
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        body: EnrollmentRefresh,
+        response: { 200: CreateEnvelope, ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const existing = load((request.params as { id: string }).id);
+      const refreshed = authority.refreshed(
+        existing,
+        expiry((request.body as { expiresAt?: string }).expiresAt),
+      );
+      if (!store.transaction(() => store.enrollments.update(refreshed)))
+        throwNotFound(`enrollments/${existing.id}`);
+      return created('enrollments', existing.id);
+    },
+  );
+
+  app.get(
+    '/identities/:id/enrollments',
+    {
+      schema: {
+        tags: ['Identity'],
+        description: "The identity's outstanding enrollments",
+        params: IdParams,
+        querystring: ListQuerystring,
+        response: { 200: listEnvelope(EnrollmentDetail), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      if (!store.identities.get(id)) throwNotFound(`identities/${id}`);
+      return page(request.query as Record<string, unknown>, id);
+    },
+  );
+}
+
+function throwNotFound(what: string): never {
+  throw notFound(what);
+}

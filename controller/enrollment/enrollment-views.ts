@@ -1,0 +1,84 @@
+/**
+ * Enrollments as the management API shows them: OpenZiti's `enrollmentDetail`, and the identity's
+ * `enrollment` field (`{ott: {...}}`, `{updb: {...}}`). An outstanding enrollment shows its token and JWT
+ * until it is used, expired ones included, with their past `expiresAt`: the administrator sees that it must
+ * be refreshed (`POST /enrollments/<id>/refresh`), and the old token is refused anyway.
+ */
+import { Type } from '@sinclair/typebox';
+import type { ControllerContext } from '../context.js';
+import type { Enrollment } from '../model.js';
+import { iso, selfLinks } from '../http/envelope.js';
+import { BaseEntity, DateTime, EntityRef } from '../http/schemas.js';
+import { ref } from '../routes/management/refs.js';
+import { maybeEnrollmentAuthorityOf, type EnrollmentAuthority } from './enrollment-authority.js';
+
+export const EnrollmentDetail = Type.Object(
+  {
+    ...BaseEntity,
+    method: Type.String(),
+    token: Type.String(),
+    jwt: Type.String(),
+    expiresAt: DateTime,
+    issuedAt: DateTime,
+    identityId: Type.String(),
+    identity: EntityRef,
+    caId: Type.Null(),
+    username: Type.Optional(Type.String()),
+  },
+  { additionalProperties: true },
+);
+
+const IdentityEnrollment = Type.Object({
+  id: Type.String(),
+  token: Type.String(),
+  jwt: Type.String(),
+  expiresAt: DateTime,
+  issuedAt: DateTime,
+  username: Type.Optional(Type.String()),
+});
+export const IdentityEnrollments = Type.Object(
+  { ott: Type.Optional(IdentityEnrollment), updb: Type.Optional(IdentityEnrollment) },
+  {
+    description: 'outstanding enrollments by method: token and JWT until used (expired ones too, to refresh)',
+  },
+);
+
+export function enrollmentToWire(ctx: ControllerContext, authority: EnrollmentAuthority, e: Enrollment) {
+  const identityName = ctx.store.identities.get(e.identityId)?.name ?? e.identityId;
+  return {
+    id: e.id,
+    createdAt: iso(e.createdAt),
+    updatedAt: iso(e.updatedAt),
+    _links: selfLinks('enrollments', e.id),
+    tags: {},
+    method: e.method,
+    token: authority.tokenOf(e),
+    jwt: authority.jwtOf(e),
+    expiresAt: iso(e.expiresAt),
+    issuedAt: iso(e.issuedAt),
+    identityId: e.identityId,
+    identity: ref('identities', e.identityId, identityName),
+    caId: null,
+    ...(e.username === null ? {} : { username: e.username }),
+  };
+}
+
+/** The identity's `enrollment` field: each outstanding enrollment under its method. */
+export function identityEnrollmentsToWire(ctx: ControllerContext, identityId: string) {
+  const authority = maybeEnrollmentAuthorityOf(ctx);
+  if (!authority) return {};
+  const outstanding = ctx.store.enrollments.listOutstanding({ identityId, limit: 10, offset: 0 }).items;
+  return Object.fromEntries(
+    outstanding.map((e) => [
+      e.method,
+      {
+        id: e.id,
+        token: authority.tokenOf(e),
+        jwt: authority.jwtOf(e),
+        expiresAt: iso(e.expiresAt),
+        issuedAt: iso(e.issuedAt),
+        ...(e.username === null ? {} : { username: e.username }),
+      },
+    ]),
+  );
+}

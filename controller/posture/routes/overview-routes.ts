@@ -1,0 +1,65 @@
+/**
+ * Management API (Postern's additions) for an overview across identities:
+ * - `GET /access-summary`: per service, signed-in devices granted and refused now; identities and MFA share;
+ * - `GET /failed-service-requests`: every identity's refused session requests, newest first (each identity
+ *   keeps its last 50; `/identities/:id/failed-service-requests` lists one identity's).
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyInstance } from 'fastify';
+import type { ControllerContext } from '../../context.js';
+import { detail, iso, list } from '../../http/envelope.js';
+import { parseListQuery } from '../../http/list-query.js';
+import { detailEnvelope, errorResponses, listEnvelope } from '../../http/schemas.js';
+import { ref } from '../../routes/management/refs.js';
+import { summariseAccess } from '../access/access-summary.js';
+import { failedRequestToWire } from '../views/record-views.js';
+import { AccessSummary, RecentFailedServiceRequest } from './access-schemas.js';
+
+export function registerOverviewRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+  const { store } = ctx;
+
+  app.get(
+    '/access-summary',
+    {
+      schema: {
+        tags: ['Posture Checks'],
+        description:
+          'Per service, how many signed-in devices a Dial policy selects are granted and refused now; the number of identities and how many have MFA',
+        response: { 200: detailEnvelope(AccessSummary), ...errorResponses(401) },
+      },
+    },
+    async () => {
+      const now = ctx.clock.now();
+      return detail({ ...summariseAccess(store, now), evaluatedAt: iso(now) });
+    },
+  );
+
+  app.get(
+    '/failed-service-requests',
+    {
+      schema: {
+        tags: ['Posture Checks'],
+        description: "Every identity's session requests refused for posture, newest first",
+        querystring: Type.Object({
+          limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 500 })),
+          offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
+        }),
+        response: { 200: listEnvelope(RecentFailedServiceRequest), ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => {
+      const query = parseListQuery(request.query as { limit?: number; offset?: number });
+      const records = store.posture.failures.recent(query.limit, query.offset);
+      const names = new Map(
+        store.identities.getMany([...new Set(records.map((r) => r.identityId))]).map((i) => [i.id, i.name]),
+      );
+      return list(
+        records.map((r) => ({
+          ...failedRequestToWire(r),
+          identity: ref('identities', r.identityId, names.get(r.identityId) ?? r.identityId),
+        })),
+        { limit: query.limit, offset: query.offset, totalCount: store.posture.failures.count() },
+      );
+    },
+  );
+}

@@ -1,0 +1,119 @@
+import type { Db } from '../database.js';
+import type { Enrollment } from '../../model.js';
+import { UniqueViolation, type EnrollmentRepository, type ListQuery, type Page } from '../repository.js';
+
+interface Row {
+  id: string;
+  identity_id: string;
+  method: string;
+  username: string | null;
+  token_hash: string;
+  nonce: string;
+  issued_at: string;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const fromRow = (r: Row): Enrollment => ({
+  id: r.id,
+  identityId: r.identity_id,
+  method: r.method === 'updb' ? 'updb' : 'ott',
+  username: r.username,
+  tokenHash: r.token_hash,
+  nonce: r.nonce,
+  issuedAt: new Date(r.issued_at),
+  expiresAt: new Date(r.expires_at),
+  usedAt: r.used_at === null ? null : new Date(r.used_at),
+  createdAt: new Date(r.created_at),
+  updatedAt: new Date(r.updated_at),
+});
+
+const toParams = (e: Enrollment) => ({
+  id: e.id,
+  identity_id: e.identityId,
+  method: e.method,
+  username: e.username,
+  token_hash: e.tokenHash,
+  nonce: e.nonce,
+  issued_at: e.issuedAt.toISOString(),
+  expires_at: e.expiresAt.toISOString(),
+  used_at: e.usedAt?.toISOString() ?? null,
+  created_at: e.createdAt.toISOString(),
+  updated_at: e.updatedAt.toISOString(),
+});
+
+const OUTSTANDING = `used_at IS NULL`;
+
+export class SqliteEnrollmentRepository implements EnrollmentRepository {
+  private readonly stmts;
+
+  constructor(private readonly db: Db) {
+    this.stmts = {
+      get: db.prepare(`SELECT * FROM enrollments WHERE id = ? AND ${OUTSTANDING}`),
+      byToken: db.prepare(`SELECT * FROM enrollments WHERE token_hash = ?`),
+      byUsername: db.prepare(`SELECT * FROM enrollments WHERE username = ? AND ${OUTSTANDING}`),
+      insert: db.prepare(
+        `INSERT INTO enrollments (id, identity_id, method, username, token_hash, nonce, issued_at, expires_at,
+           used_at, created_at, updated_at)
+         VALUES (@id, @identity_id, @method, @username, @token_hash, @nonce, @issued_at, @expires_at, @used_at,
+           @created_at, @updated_at)`,
+      ),
+      update: db.prepare(
+        `UPDATE enrollments SET token_hash = @token_hash, nonce = @nonce, issued_at = @issued_at,
+           expires_at = @expires_at, updated_at = @updated_at WHERE id = @id AND ${OUTSTANDING}`,
+      ),
+      markUsed: db.prepare(
+        `UPDATE enrollments SET used_at = ?, updated_at = ? WHERE id = ? AND ${OUTSTANDING}`,
+      ),
+      delete: db.prepare(`DELETE FROM enrollments WHERE id = ? AND ${OUTSTANDING}`),
+    };
+  }
+
+  get(id: string): Enrollment | undefined {
+    const row = this.stmts.get.get(id) as Row | undefined;
+    return row && fromRow(row);
+  }
+
+  getByTokenHash(tokenHash: string): Enrollment | undefined {
+    const row = this.stmts.byToken.get(tokenHash) as Row | undefined;
+    return row && fromRow(row);
+  }
+
+  listOutstanding(query: ListQuery & { identityId?: string }): Page<Enrollment> {
+    const where =
+      query.identityId === undefined ? OUTSTANDING : `${OUTSTANDING} AND identity_id = @identityId`;
+    const params = { identityId: query.identityId, limit: query.limit, offset: query.offset };
+    const total = this.db.prepare(`SELECT COUNT(*) AS n FROM enrollments WHERE ${where}`).get(params) as {
+      n: number;
+    };
+    const rows = this.db
+      .prepare(`SELECT * FROM enrollments WHERE ${where} ORDER BY created_at, id LIMIT @limit OFFSET @offset`)
+      .all(params) as Row[];
+    return { items: rows.map(fromRow), totalCount: total.n };
+  }
+
+  pendingWithUsername(username: string): Enrollment | undefined {
+    const row = this.stmts.byUsername.get(username) as Row | undefined;
+    return row && fromRow(row);
+  }
+
+  create(e: Enrollment): void {
+    if (e.username !== null && this.pendingWithUsername(e.username))
+      throw new UniqueViolation('username', e.username);
+    this.stmts.insert.run(toParams(e));
+  }
+
+  update(e: Enrollment): boolean {
+    return this.stmts.update.run(toParams(e)).changes > 0;
+  }
+
+  markUsed(id: string, at: Date): boolean {
+    return this.stmts.markUsed.run(at.toISOString(), at.toISOString(), id).changes > 0;
+  }
+
+  delete(id: string): boolean {
+    return this.stmts.delete.run(id).changes > 0;
+  }
+}

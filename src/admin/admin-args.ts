@@ -1,0 +1,211 @@
+/** The admin CLI's command line: `<noun> <verb> [words]` and the options, read once with node:util parseArgs. */
+import { parseArgs } from 'node:util';
+import { fingerprintArg, UsageError } from '../agent/cli/cli-args.js';
+import { FIELD_FLAGS, type FieldFlag } from './resources.js';
+
+export const USAGE = `Usage: postern-admin <noun> <verb> [arguments] [options]
+       npm run admin -- <noun> <verb> [arguments] [options]
+
+Nouns: identities, services, policies (service policies), posture-checks, configs, config-types,
+routers (edge routers), edge-router-policies, service-edge-router-policies; each takes the verbs
+  list [--filter EXPR] [--limit N] [--offset N]
+                        a table (or --json); EXPR is the controller's filter grammar, passed as is
+  show <id-or-name>     every field of one entity
+  create [NAME] [--data JSON | --file F] [field flags]
+  update <id-or-name> [--data JSON | --file F] [field flags]
+                        changes only the fields given (PATCH)
+  delete <id-or-name> [--cascade]
+                        --cascade also removes it from the service policies that name it
+  routers re-enroll <id-or-name>
+                        a new one-time enrollment token for the router
+
+  enroll show <identity>
+                        the identity's outstanding enrollment (method, token, expiry)
+  enroll reissue <identity> [--ott | --updb USERNAME] [--expires-in 24h]
+                        a new token: refreshes the outstanding enrollment, or creates one
+  login                 sign in and keep the session (keychain, else a 0600 file) for later commands
+  logout                end the kept session
+
+Field flags (for create and update; each noun takes the ones that fit it):
+  --role R              roleAttributes (repeat for more): identities, services, posture-checks, routers
+  --type T              identities: type (default User); policies: Dial or Bind (default Dial);
+                        posture-checks: typeId (OS, MAC, DOMAIN, PROCESS, PROCESS_MULTI, MFA);
+                        configs: configTypeId (e.g. intercept.v1, host.v1)
+  --admin               identities: isAdmin
+  --ott, --updb USERNAME
+                        identities: create with an enrollment of that method
+  --semantic S          policies: AllOf or AnyOf
+  --identity-role R, --service-role R, --posture-check-role R, --router-role R
+                        policies: identityRoles, serviceRoles, postureCheckRoles, edgeRouterRoles
+                        (#attribute, @id-or-name, #all; repeat for more)
+  --config C            services: a config id or name (repeat for more)
+  --data JSON           the request body (flags and NAME are set over it); --file F reads it from F
+                        (- for standard input)
+
+Options:
+  --controller URL      controller address (or POSTERN_CONTROLLER_URL; after login, the kept session's)
+  --ca FILE             PEM CA bundle to trust for the controller's TLS certificate
+  --controller-fingerprint FP
+                        pin the controller's self-signed certificate by its SHA-256 fingerprint
+  --insecure            allow plain http:// to a controller that is not on this machine (credentials in clear)
+  --credential-store S  where login keeps the session: keyring (default; a 0600 file where there is no
+                        keychain), file, or memory (keeps nothing) (or POSTERN_CREDENTIAL_STORE)
+  --config-dir DIR      the folder of the file store (or POSTERN_CONFIG_DIR)
+  --json                machine-readable output on standard output
+  --help                this text
+
+Sign-in: POSTERN_ADMIN_USERNAME and POSTERN_ADMIN_PASSWORD, else asked for (the password hidden);
+POSTERN_TOTP_CODE, else asked for, when the administrator's login owes an authenticator code. Without a kept
+session each command signs in and ends its session when it is done.
+
+Exit codes: 0 ok, 1 error (the controller refused, naming the field), 2 usage, 3 controller unreachable,
+4 not signed in or bad credentials, 5 authenticator code missing or refused.
+Every noun and verb with examples: docs/ADMIN-CLI.md`;
+
+/** How to reach and trust the controller, and where a kept session lives. */
+export interface ConnectionArgs {
+  controller?: string;
+  ca?: string;
+  controllerFingerprint?: string;
+  insecure: boolean;
+  credentialStore?: 'keyring' | 'file' | 'memory';
+  configDir?: string;
+}
+
+export interface AdminArgs {
+  noun: string;
+  verb: string;
+  words: string[];
+  connection: ConnectionArgs;
+  json: boolean;
+  help: boolean;
+  list: { filter?: string; limit?: number; offset?: number };
+  body: { data?: string; file?: string };
+  /** the field flags given, as parsed (string, string[] or true) */
+  fields: Partial<Record<FieldFlag, string | string[] | boolean>>;
+  cascade: boolean;
+  /** `enroll reissue --expires-in`: milliseconds */
+  expiresInMs?: number;
+}
+
+const fieldOptions = Object.fromEntries(
+  Object.entries(FIELD_FLAGS).map(([flag, spec]) => [flag, { type: spec.type, multiple: spec.multiple }]),
+) as Record<FieldFlag, { type: 'string' | 'boolean'; multiple: boolean }>;
+
+export function parseAdminArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): AdminArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        controller: { type: 'string' },
+        ca: { type: 'string' },
+        'controller-fingerprint': { type: 'string' },
+        insecure: { type: 'boolean', default: false },
+        'credential-store': { type: 'string' },
+        'config-dir': { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+        filter: { type: 'string' },
+        limit: { type: 'string' },
+        offset: { type: 'string' },
+        data: { type: 'string' },
+        file: { type: 'string' },
+        cascade: { type: 'boolean', default: false },
+        'expires-in': { type: 'string' },
+        ...fieldOptions,
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const [noun = '', verb = '', ...words] = positionals;
+  const store = values['credential-store'] ?? env.POSTERN_CREDENTIAL_STORE;
+  if (store !== undefined && store !== 'keyring' && store !== 'file' && store !== 'memory')
+    throw new UsageError(`--credential-store must be keyring, file or memory, got '${store}'`);
+  if (values.data !== undefined && values.file !== undefined)
+    throw new UsageError('give the body with --data or --file, not both');
+  const fields: AdminArgs['fields'] = {};
+  for (const flag of Object.keys(FIELD_FLAGS) as FieldFlag[]) {
+    const value = values[flag] as string | string[] | boolean | undefined;
+    if (value !== undefined && value !== false) fields[flag] = value;
+  }
+  return {
+    noun,
+    verb,
+    words,
+    connection: {
+      controller: values.controller ?? (env.POSTERN_CONTROLLER_URL || undefined),
+      ca: values.ca,
+      controllerFingerprint: fingerprintArg(values['controller-fingerprint']),
+      insecure: values.insecure,
+      credentialStore: store,
+      configDir: values['config-dir'] ?? (env.POSTERN_CONFIG_DIR || undefined),
+    },
+    json: values.json,
+    help: values.help,
+    list: {
+      filter: values.filter,
+      limit: count('--limit', values.limit),
+      offset: count('--offset', values.offset),
+    },
+    body: { data: values.data, file: values.file },
+    fields,
+    cascade: values.cascade,
+    expiresInMs: duration(values['expires-in']),
+  };
+}
+
+function count(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} must be a whole number, got '${value}'`);
+  return Number(value);
+}
+
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `30m`, `24h`, `7d`. */
+function duration(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const m = /^(\d+)([mhd])$/.exec(value);
+  if (!m || Number(m[1]) === 0)
+    throw new UsageError(
+      `--expires-in must be minutes, hours or days such as 30m, 24h or 7d, got '${value}'`,
+    );
+  return Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS];
+}
+
+/** The options a verb takes beyond the connection ones; any other given is refused, not silently ignored. */
+export interface VerbOptions {
+  list?: boolean;
+  body?: boolean;
+  cascade?: boolean;
+  expiresIn?: boolean;
+  /** field flags: every one (create, update: the noun decides), or these */
+  fields?: 'all' | readonly FieldFlag[];
+}
+
+export function refuseOptionsOutside(args: AdminArgs, takes: VerbOptions): void {
+  const misplaced = [
+    ...(takes.list ? [] : (['filter', 'limit', 'offset'] as const).filter((k) => args.list[k] !== undefined)),
+    ...(takes.body ? [] : (['data', 'file'] as const).filter((k) => args.body[k] !== undefined)),
+    ...(takes.cascade || !args.cascade ? [] : ['cascade']),
+    ...(takes.expiresIn || args.expiresInMs === undefined ? [] : ['expires-in']),
+    ...(takes.fields === 'all'
+      ? []
+      : (Object.keys(args.fields) as FieldFlag[]).filter((f) => !takes.fields?.includes(f))),
+  ];
+  if (misplaced.length)
+    throw new UsageError(`--${misplaced[0]} does not apply to '${`${args.noun} ${args.verb}`.trim()}'`);
+}
+
+/** The one id or name a verb acts on. */
+export function targetOf(args: AdminArgs, what = 'an id or name'): string {
+  const [target, extra] = args.words;
+  if (!target) throw new UsageError(`'${args.noun} ${args.verb}' needs ${what}`);
+  if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
+  return target;
+}

@@ -1,0 +1,19 @@
+/** One line and an exit code for every way an admin command can fail; the agent's wording where it fits. */
+import { controllerFailure, explainError, EXIT, type ExitCode } from '../agent/cli/cli-errors.js';
+import { ControllerError } from '../agent/client/controller-error.js';
+import { CredentialStoreError } from '../agent/credentials/credential-store.js';
+
+const ADMIN_ADVICE = {
+  signInAgain: 'sign in again (`postern-admin login`, or POSTERN_ADMIN_USERNAME and POSTERN_ADMIN_PASSWORD)',
+  setUpMfa: 'set one up first, signed in as this administrator (`postern-agent mfa enroll`)',
+};
+
+export function explainAdminError(error: unknown): { message: string; exitCode: ExitCode } {
+  if (error instanceof ControllerError) return controllerFailure(error, ADMIN_ADVICE);
+  if (error instanceof CredentialStoreError)
+    return {
+      message: `${error.message} (use --credential-store file, or memory to keep no session)`,
+      exitCode: EXIT.error,
+    };
+  return explainError(error);
+}
