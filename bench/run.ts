@@ -10,6 +10,7 @@
 import { join } from 'node:path';
 import { agentCycleFigures } from './agent-cycle.js';
 import { agentIdleFigures } from './agent-idle.js';
+import { consoleIdentitiesFigures } from './console-identities.js';
 import { controllerMemoryFigures } from './controller-memory.js';
 import { dataPlaneFigures } from './data-plane.js';
 import type { Figure } from './lib/figure.js';
@@ -27,6 +28,7 @@ const BENCHES: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
   'agent-idle': agentIdleFigures,
   'controller-memory': controllerMemoryFigures,
   'data-plane': dataPlaneFigures,
+  'console-identities': consoleIdentitiesFigures,
 };
 
 async function main(): Promise<number> {

@@ -60,7 +60,7 @@ export async function startController(
     const port = typeof address === 'object' && address ? address.port : config.port;
     const scheme = tls ? 'https' : 'http';
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    enrollment.setEndpoint(`${scheme}://${host}:${port}`, tls?.fingerprint);
+    enrollment.setEndpoint(`${scheme}://${host}:${port}`, tls);
     const sweeper = setInterval(() => sweepIdleSessions(ctx), SWEEP_INTERVAL_MS);
     sweeper.unref();
     return {

@@ -44,7 +44,31 @@ function requestForLog(req: {
   };
 }
 
-export const redactUrl = (url: string) => url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
+/** How a query key reads once the server decodes it (`%74oken` is `token`); undecodable keys stay as sent. */
+function decodedKey(key: string): string {
+  try {
+    return decodeURIComponent(key.replace(/\+/g, ' ')).toLowerCase();
+  } catch {
+    return key.toLowerCase();
+  }
+}
+
+/** The URL with the value of every query parameter the server reads as `token` masked, however it is spelled. */
+export function redactUrl(url: string): string {
+  const start = url.indexOf('?');
+  if (start < 0) return url;
+  const end = url.indexOf('#', start);
+  const query = url.slice(start + 1, end < 0 ? undefined : end);
+  const masked = query
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const key = eq < 0 ? pair : pair.slice(0, eq);
+      return decodedKey(key) === 'token' && eq >= 0 ? `${key}=[redacted]` : pair;
+    })
+    .join('&');
+  return `${url.slice(0, start + 1)}${masked}${end < 0 ? '' : url.slice(end)}`;
+}
 
 /**
  * Client-chosen text (a username that failed to sign in) as it may appear in a log: control and format

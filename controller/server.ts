@@ -6,6 +6,7 @@ import { installGuard } from './auth/guard.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { apiDocument, documentTypedBodies } from './http/openapi-documents.js';
 import { validatorCompiler } from './http/validation.js';
+import { typed, type Api } from './http/typed-app.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { cleanApiPath } from './http/api-path.js';
 import { errorEnvelope } from './http/envelope.js';
@@ -23,14 +24,15 @@ import { registerEnrollRoutes } from './enrollment/enroll-routes.js';
 import { registerEnrollmentRoutes } from './enrollment/enrollment-routes.js';
 import { registerIdentityImport } from './enrollment/identity-import.js';
 import { registerConsole } from './console/console-routes.js';
+import { registerEstCaCerts } from './enrollment/est-cacerts-route.js';
 import { defaultConsoleDir, viteConsoleBuilder } from './console/console-build.js';
 
 export const CLIENT_PREFIX = '/edge/client/v1';
 export const MANAGEMENT_PREFIX = '/edge/management/v1';
 export const BODY_LIMIT = 1024 * 1024;
 /** Routes both APIs serve identically (authentication and the caller's own session and identity). */
-function registerShared(app: FastifyInstance, ctx: ControllerContext): void {
-  registerVersion(app);
+function registerShared(app: Api, ctx: ControllerContext): void {
+  registerVersion(typed(app));
   registerAuthenticate(app, ctx);
   registerCurrentSession(app, ctx);
   registerMfaSharedRoutes(app, ctx);
@@ -89,7 +91,7 @@ export async function buildServer(ctx: ControllerContext, tls?: ServerTls): Prom
       ) as never,
   });
 
-  registerVersion(app);
+  registerVersion(typed(app));
   const publicDoc = { config: { access: 'public' as const }, schema: { hide: true } };
   app.get('/openapi.json', publicDoc, async () => app.swagger());
   // Where OpenZiti's clients look for each API's own description.
@@ -102,7 +104,8 @@ export async function buildServer(ctx: ControllerContext, tls?: ServerTls): Prom
     );
 
   await app.register(
-    async (api) => {
+    async (scope) => {
+      const api = typed(scope);
       installGuard(api, ctx, 'full');
       registerShared(api, ctx);
       registerPostureClientRoutes(api, ctx);
@@ -113,7 +116,8 @@ export async function buildServer(ctx: ControllerContext, tls?: ServerTls): Prom
     { prefix: CLIENT_PREFIX },
   );
   await app.register(
-    async (api) => {
+    async (scope) => {
+      const api = typed(scope);
       installGuard(api, ctx, 'admin');
       registerShared(api, ctx);
       registerManagementRoutes(api, ctx);
@@ -124,6 +128,7 @@ export async function buildServer(ctx: ControllerContext, tls?: ServerTls): Prom
     },
     { prefix: MANAGEMENT_PREFIX },
   );
+  registerEstCaCerts(app, ctx);
   // The administrators' web console, a static page that uses the management API above like any script.
   registerConsole(app, { dir: ctx.config.consoleDir ?? defaultConsoleDir(), builder: viteConsoleBuilder() });
   return app;

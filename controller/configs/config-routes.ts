@@ -3,8 +3,8 @@
  * tells clients where to listen, `host.v1` tells the router where to dial). Config data is validated against
  * its type's JSON schema on every write; a type or config still in use cannot be deleted.
  */
+import type { Api } from '../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../context.js';
 import type { Config, ConfigType } from '../model.js';
 import { ApiError, validationError } from '../http/api-error.js';
@@ -59,7 +59,7 @@ const inUse = (what: string, users: readonly { name: string }[]) =>
     { field: 'id', reason: 'referenced', value: users.map((u) => u.name) },
   );
 
-export function registerConfigRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerConfigRoutes(app: Api, ctx: ControllerContext): void {
   const { store } = ctx;
   const changed = () => void ctx.events.emit('policy.changed');
 

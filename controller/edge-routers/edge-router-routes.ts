@@ -3,8 +3,8 @@
  * `POST /edge-routers/:id/re-enroll` issues a new one and forgets the old enrollment), and the two policy
  * kinds in `router-policy-routes.ts`.
  */
+import type { Api } from '../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../context.js';
 import type { EdgeRouter } from '../model.js';
 import { notFound } from '../http/api-error.js';
@@ -72,7 +72,7 @@ const EnrollmentShown = Type.Object({
   meta: Meta,
 });
 
-export function registerEdgeRouterRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerEdgeRouterRoutes(app: Api, ctx: ControllerContext): void {
   const { store } = ctx;
   // The token exists in clear only between its creation and the answer that shows it.
   const shownOnce = new WeakMap<EdgeRouter, { token: string; expiresAt: string }>();
@@ -152,7 +152,7 @@ export function registerEdgeRouterRoutes(app: FastifyInstance, ctx: ControllerCo
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const router = store.edgeRouters.get(id);
       if (!router) throw notFound(`edge-routers/${id}`);
       const now = ctx.clock.now();

@@ -2,9 +2,9 @@
  * Client API routes for routers: `POST /enroll/erott`, where a router redeems its one-time token with its
  * certificate (public: routers are not identities), and `GET /current-identity/edge-routers`.
  */
+import type { Api } from '../http/typed-app.js';
 import { X509Certificate } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { normaliseFingerprint, ROUTER_ENROLL_PATH } from '../../src/api/data-plane.js';
 import { authOf } from '../auth/guard.js';
 import type { ControllerContext } from '../context.js';
@@ -39,7 +39,7 @@ const IdentityRouter = Type.Object(
 const invalidToken = (why: string) =>
   new ApiError(401, 'INVALID_ENROLLMENT_TOKEN', `The enrollment token is not valid: ${why}`);
 
-export function registerRouterClientRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerRouterClientRoutes(app: Api, ctx: ControllerContext): void {
   const limiter = ctx.routerEnrollLimiter;
 
   app.post(
@@ -56,7 +56,7 @@ export function registerRouterClientRoutes(app: FastifyInstance, ctx: Controller
     async (request) => {
       const wait = limiter.retryAfterMs(request.ip);
       if (wait > 0) throw rateLimited(wait / 1000);
-      const { token, certPem } = request.body as { token: string; certPem: string };
+      const { token, certPem } = request.body;
       let fingerprint: string;
       try {
         fingerprint = normaliseFingerprint(new X509Certificate(certPem).fingerprint256);

@@ -2,8 +2,8 @@
  * `edge-router-policies` (identities → routers) and `service-edge-router-policies` (services → routers), with
  * the role grammar of service policies: `#attribute`, `@id-or-name` (stored as `@id`), `#all`.
  */
+import type { Api } from '../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../context.js';
 import { SEMANTICS, type Entity, type EdgeRouterPolicy, type ServiceEdgeRouterPolicy } from '../model.js';
 import { validationError, type FieldCause } from '../http/api-error.js';
@@ -18,7 +18,7 @@ const NamedRoles = Type.Array(Type.Object({ role: Type.String(), name: Type.Stri
 type Side = 'identityRoles' | 'serviceRoles';
 
 function registerPolicyKind<T extends Entity & { semantic: 'AllOf' | 'AnyOf'; edgeRouterRoles: string[] }>(
-  app: FastifyInstance,
+  app: Api,
   ctx: ControllerContext,
   collection: string,
   tag: string,
@@ -92,7 +92,7 @@ function registerPolicyKind<T extends Entity & { semantic: 'AllOf' | 'AnyOf'; ed
   });
 }
 
-export function registerRouterPolicyRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerRouterPolicyRoutes(app: Api, ctx: ControllerContext): void {
   const { store } = ctx;
   registerPolicyKind<EdgeRouterPolicy>(
     app,

@@ -12,15 +12,15 @@
  * Wrong, used or expired tokens count per address like wrong passwords (20 within 5 minutes block the
  * address, growing); each attempt holds its place before it is judged, so a parallel burst gets no more.
  */
-import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { typed, type Api } from '../http/typed-app.js';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ControllerContext } from '../context.js';
 import { PEM_CONTENT_TYPE } from '../../src/api/enrollment.js';
 import { rateLimited } from '../http/api-error.js';
 import { empty } from '../http/envelope.js';
 import { Meta, errorResponses } from '../http/schemas.js';
 import { enrollmentAuthorityOf } from './enrollment-authority.js';
-import { enrollmentJwks } from './enrollment-jwt.js';
 import {
   TokenRefused,
   findEnrollment,
@@ -59,13 +59,17 @@ const EnrollJson = Type.Object(
       'its `csr`',
   },
 );
-interface EnrollBodyValue {
-  csr?: string;
-  clientCsr?: string;
-  token?: string;
-  username?: string;
-  password?: string;
-}
+/** Every enroll route's query: the token, and on `/enroll` the method. */
+const enrollQuery = (withMethod: boolean) =>
+  Type.Object({
+    ...(withMethod ? { method: Type.Optional(Type.String({ maxLength: 20 })) } : {}),
+    token: Type.Optional(Token),
+  });
+/** The request as the three routes share it: typed from their schemas (a PEM body arrives as `{csr}`). */
+type EnrollRequest = FastifyRequest & {
+  query: Static<ReturnType<typeof enrollQuery>> & { method?: string };
+  body: Static<typeof EnrollJson> | undefined;
+};
 
 const EnrollmentCertsEnvelope = Type.Object({
   data: Type.Object({
@@ -80,11 +84,13 @@ const Jwks = Type.Object({
 
 type Route = 'enroll' | 'ott' | 'updb';
 
-export function registerEnrollRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerEnrollRoutes(app: Api, ctx: ControllerContext): void {
   const authority = enrollmentAuthorityOf(ctx);
 
   // PEM bodies are text; the parsers live in this scope only (the rest of the API speaks JSON alone).
-  void app.register(async (scope) => {
+  void app.register(async (plain) => {
+    // A child scope starts untyped; its routes are typed from their schemas like the rest.
+    const scope = typed(plain);
     // A PEM body is the CSR: read as `{csr}`, it is then validated like the JSON form (fields named).
     scope.addContentTypeParser(
       [PEM_CONTENT_TYPE, 'text/plain'],
@@ -92,7 +98,7 @@ export function registerEnrollRoutes(app: FastifyInstance, ctx: ControllerContex
       (_request, body, done) => done(null, { csr: body }),
     );
 
-    const handle = async (route: Route, request: FastifyRequest, reply: FastifyReply) => {
+    const handle = async (route: Route, request: EnrollRequest, reply: FastifyReply) => {
       const ip = request.ip;
       if (!authority.limiter.reserve(ip))
         throw rateLimited(
@@ -101,8 +107,8 @@ export function registerEnrollRoutes(app: FastifyInstance, ctx: ControllerContex
         );
       let failed = false;
       try {
-        const query = request.query as { method?: string; token?: string };
-        const body = (request.body ?? {}) as EnrollBodyValue;
+        const { query } = request;
+        const body = request.body ?? {};
         const enrollment = findEnrollment(
           ctx,
           query.token ?? body.token,
@@ -133,10 +139,7 @@ export function registerEnrollRoutes(app: FastifyInstance, ctx: ControllerContex
       description,
       consumes: [PEM_CONTENT_TYPE, 'text/plain', 'application/json'],
       produces: ['application/json', PEM_CONTENT_TYPE],
-      querystring: Type.Object({
-        ...(withMethod ? { method: Type.Optional(Type.String({ maxLength: 20 })) } : {}),
-        token: Type.Optional(Token),
-      }),
+      querystring: enrollQuery(withMethod),
       body: EnrollJson,
       response: { 200: EnrollmentCertsEnvelope, ...errorResponses(400, 409, 413, 415, 429) },
     });
@@ -177,10 +180,11 @@ export function registerEnrollRoutes(app: FastifyInstance, ctx: ControllerContex
       schema: {
         tags: ['Enroll'],
         description:
-          "The public key enrollment JWTs are signed with (ES256; `kid` is the CA certificate's SHA-256)",
+          "The public key enrollment JWTs are signed with: the TLS certificate's (the controller CA's over plain " +
+          "HTTP), its `alg` ES256/ES384/ES512/RS256 by the key; `kid` is that certificate's SHA-256",
         response: { 200: Jwks },
       },
     },
-    async () => enrollmentJwks(authority.ca),
+    async () => authority.jwks(),
   );
 }

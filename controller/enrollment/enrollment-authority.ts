@@ -3,20 +3,34 @@
  * the URL JWTs name as their issuer, and the limit on wrong tokens per address. `installEnrollment` makes it
  * at start (creating the CA on the first one); routes reach it through the context.
  */
-import { randomUUID } from 'node:crypto';
+import { X509Certificate, createPrivateKey, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ControllerContext } from '../context.js';
 import type { Enrollment, EnrollmentMethod } from '../model.js';
 import { FailureLimiter } from '../auth/failure-limiter.js';
 import { loadOrCreateControllerCa, type ControllerCa } from './controller-ca.js';
 import { deriveToken, hashToken, newNonce, tokenKeyFrom, type TokenKey } from './enrollment-tokens.js';
-import { signEnrollmentJwt } from './enrollment-jwt.js';
+import { enrollmentJwks, jwtAlgorithmOf, signEnrollmentJwt, type JwtSigner } from './enrollment-jwt.js';
+
+/** The certificate and key the controller serves TLS with (PEM; the certificate may be a chain). */
+export interface ServedTls {
+  cert: string;
+  key: string;
+  fingerprint: string;
+}
+
+const MAX_KEPT_JWTS = 20_000;
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 export class EnrollmentAuthority {
   private readonly tokenKey: TokenKey;
   /** the controller's URL as clients reach it; set once the server listens */
   private issuer = '';
   private tlsFingerprint: string | undefined;
+  /** the TLS identity's key once serving TLS (what OpenZiti's clients check tokens with), else the CA's */
+  private signer: JwtSigner;
+  private servedCertificates: string[] | undefined;
+  private readonly signedJwts = new Map<string, string>();
   /** wrong, used or expired tokens per source address: guessing tokens is stopped like guessing passwords */
   readonly limiter: FailureLimiter;
 
@@ -25,6 +39,7 @@ export class EnrollmentAuthority {
     readonly ca: ControllerCa,
   ) {
     this.tokenKey = tokenKeyFrom(ca.privateKey);
+    this.signer = ca;
     const { config } = ctx;
     this.limiter = new FailureLimiter({
       maxFailures: config.loginMaxFailuresPerAddress,
@@ -35,12 +50,37 @@ export class EnrollmentAuthority {
     });
   }
 
-  /** The listening URL (a wildcard address becomes this machine's name) and the TLS certificate, if any. */
-  setEndpoint(url: string, tlsFingerprint: string | undefined): void {
+  /** The listening URL (a wildcard address becomes this machine's name) and the TLS identity, if any. */
+  setEndpoint(url: string, tls: ServedTls | undefined): void {
     const parsed = new URL(url);
     if (parsed.hostname === '0.0.0.0' || parsed.hostname === '[::]') parsed.hostname = hostname();
     this.issuer = parsed.origin;
-    this.tlsFingerprint = tlsFingerprint;
+    this.tlsFingerprint = tls?.fingerprint;
+    this.servedCertificates = tls?.cert.match(PEM_CERTIFICATE) ?? undefined;
+    this.signer = (tls && this.tlsSigner(tls)) ?? this.ca;
+  }
+
+  /** The TLS key as the JWT signer, or undefined (with a warning) for a key OpenZiti's clients cannot check. */
+  private tlsSigner(tls: ServedTls): JwtSigner | undefined {
+    const privateKey = createPrivateKey(tls.key);
+    if (jwtAlgorithmOf(privateKey))
+      return { privateKey, cert: new X509Certificate(tls.cert), fingerprint: tls.fingerprint };
+    this.ctx.log.warn(
+      `enrollment tokens are signed with the controller CA's key: the TLS key (${privateKey.asymmetricKeyType}) ` +
+        'is not one OpenZiti clients check tokens with (EC P-256/384/521 or RSA), so only Postern agents can enroll',
+    );
+    return undefined;
+  }
+
+  /** The TLS certificate (and its chain) this controller serves, then its CA: what its clients should trust. */
+  trustedCertificatePems(): string[] {
+    const served = this.servedCertificates ?? [];
+    return [...served, this.ca.certPem];
+  }
+
+  /** The key enrollment JWTs are signed with, as `/enroll/jwks` publishes it. */
+  jwks() {
+    return enrollmentJwks(this.signer);
   }
 
   /** A new enrollment with a fresh token, to store. */
@@ -86,8 +126,16 @@ export class EnrollmentAuthority {
     return deriveToken(this.tokenKey, enrollment.id, enrollment.nonce);
   }
 
+  /**
+   * The enrollment's JWT. Signed once per token and kept: lists show a JWT on every identity row, and signing
+   * anew each time made a page of identities cost a signature per row. A refresh (new nonce), another expiry
+   * or another signer makes a new one.
+   */
   jwtOf(enrollment: Enrollment): string {
-    return signEnrollmentJwt(this.ca, {
+    const key = `${enrollment.id}:${enrollment.nonce}:${enrollment.expiresAt.getTime()}:${this.signer.fingerprint}:${this.issuer}`;
+    const kept = this.signedJwts.get(key);
+    if (kept) return kept;
+    const jwt = signEnrollmentJwt(this.signer, {
       iss: this.issuer,
       sub: enrollment.identityId,
       jti: this.tokenOf(enrollment),
@@ -96,6 +144,10 @@ export class EnrollmentAuthority {
       iat: Math.floor(enrollment.issuedAt.getTime() / 1000),
       ...(this.tlsFingerprint ? { tlsCertSha256: this.tlsFingerprint } : {}),
     });
+    // Bounded: outstanding enrollments are few next to what memory holds, and a clear only costs signatures.
+    if (this.signedJwts.size >= MAX_KEPT_JWTS) this.signedJwts.clear();
+    this.signedJwts.set(key, jwt);
+    return jwt;
   }
 
   private defaultExpiry(now: Date): Date {

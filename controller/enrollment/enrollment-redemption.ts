@@ -180,7 +180,8 @@ function redeem(
 ): void {
   const method: EnrollmentMethod = enrollment.method;
   ctx.store.transaction(() => {
-    if (!ctx.store.enrollments.markUsed(enrollment.id, ctx.clock.now())) throw invalidToken('already used');
+    if (!ctx.store.enrollments.markUsed(enrollment, ctx.clock.now()))
+      throw invalidToken('already used, replaced or expired');
     if (ctx.store.authenticators.listByIdentity(enrollment.identityId).some((a) => a.method === kind))
       throw new ApiError(
         409,

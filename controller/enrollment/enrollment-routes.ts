@@ -4,8 +4,8 @@
  * stops working at once) and `GET /identities/<id>/enrollments`. Only outstanding (unused) enrollments are
  * listed; a used one is gone from here, as in OpenZiti. A refused write stores nothing.
  */
+import type { Api } from '../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../context.js';
 import type { Enrollment } from '../model.js';
 import { notFound, validationError } from '../http/api-error.js';
@@ -55,7 +55,7 @@ const EnrollmentRefresh = Type.Object(
   },
 );
 
-export function registerEnrollmentRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerEnrollmentRoutes(app: Api, ctx: ControllerContext): void {
   const { store } = ctx;
   const authority = enrollmentAuthorityOf(ctx);
   const tags = ['Enrollment'];
@@ -105,7 +105,7 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: ControllerCo
         response: { 200: listEnvelope(EnrollmentDetail), ...errorResponses(400, 401) },
       },
     },
-    async (request) => page(request.query as Record<string, unknown>),
+    async (request) => page(request.query),
   );
 
   app.post(
@@ -118,13 +118,9 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: ControllerCo
       },
     },
     async (request, reply) => {
-      const body = request.body as {
-        method: 'ott' | 'updb' | 'ottca';
-        identityId: string;
-        expiresAt?: string;
-        username?: string | null;
-      };
-      if (body.method === 'ottca')
+      const { body } = request;
+      const { method } = body;
+      if (method === 'ottca')
         throw validationError([
           {
             field: 'method',
@@ -137,9 +133,9 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: ControllerCo
           { field: 'identityId', reason: `no identity with id '${body.identityId}'`, value: body.identityId },
         ]);
       const username = body.username ?? null;
-      if (body.method === 'updb' && username === null)
+      if (method === 'updb' && username === null)
         throw validationError([{ field: 'username', reason: 'is required for a updb enrollment' }]);
-      if (body.method === 'ott' && username !== null)
+      if (method === 'ott' && username !== null)
         throw validationError([{ field: 'username', reason: 'is only for a updb enrollment' }]);
       const expiresAt = expiry(body.expiresAt);
       const enrollment = store.transaction(() =>
@@ -147,7 +143,7 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: ControllerCo
           ctx,
           authority,
           body.identityId,
-          { method: body.method as 'ott' | 'updb', username },
+          { method, username },
           {
             expiresAt,
             usernameField: 'username',
@@ -167,7 +163,7 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: ControllerCo
         response: { 200: detailEnvelope(EnrollmentDetail), ...errorResponses(401, 404) },
       },
     },
-    async (request) => detail(toWire(load((request.params as { id: string }).id))),
+    async (request) => detail(toWire(load(request.params.id))),
   );
 
   app.delete(
@@ -181,7 +177,7 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: ControllerCo
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       if (!store.transaction(() => store.enrollments.delete(id))) throwNotFound(`enrollments/${id}`);
       return empty();
     },
@@ -198,11 +194,8 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: ControllerCo
       },
     },
     async (request) => {
-      const existing = load((request.params as { id: string }).id);
-      const refreshed = authority.refreshed(
-        existing,
-        expiry((request.body as { expiresAt?: string }).expiresAt),
-      );
+      const existing = load(request.params.id);
+      const refreshed = authority.refreshed(existing, expiry(request.body.expiresAt));
       if (!store.transaction(() => store.enrollments.update(refreshed)))
         throwNotFound(`enrollments/${existing.id}`);
       return created('enrollments', existing.id);
@@ -221,9 +214,9 @@ export function registerEnrollmentRoutes(app: FastifyInstance, ctx: ControllerCo
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       if (!store.identities.get(id)) throwNotFound(`identities/${id}`);
-      return page(request.query as Record<string, unknown>, id);
+      return page(request.query, id);
     },
   );
 }

@@ -12,8 +12,9 @@
  * good rows are created, a bad row stores nothing and is answered with the field at fault. At most 1,000
  * rows; the body is bounded like every other (1 MiB, 413 beyond).
  */
+import { typed, type Api } from '../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { ControllerContext } from '../context.js';
 import {
   IDENTITY_IMPORT_COLUMNS,
@@ -61,9 +62,11 @@ class CellError extends Error {
   }
 }
 
-export function registerIdentityImport(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerIdentityImport(app: Api, ctx: ControllerContext): void {
   const authority = enrollmentAuthorityOf(ctx);
-  void app.register(async (scope) => {
+  void app.register(async (plain) => {
+    // A child scope starts untyped; the route's body is the CSV text its schema says.
+    const scope = typed(plain);
     scope.addContentTypeParser(IDENTITY_IMPORT_CONTENT_TYPE, { parseAs: 'string' }, (_request, body, done) =>
       done(null, body),
     );
@@ -92,7 +95,7 @@ export function registerIdentityImport(app: FastifyInstance, ctx: ControllerCont
         },
       },
       async (request) => {
-        const { header, rows } = readCsv(request.body as string);
+        const { header, rows } = readCsv(request.body);
         const answers: IdentityImportRow[] = [];
         for (const row of rows) answers.push(await importRow(app, request, header, row.line, row.fields));
         const failed = answers.filter((a) => a.error).length;
@@ -102,7 +105,7 @@ export function registerIdentityImport(app: FastifyInstance, ctx: ControllerCont
   });
 
   async function importRow(
-    api: FastifyInstance,
+    api: Api,
     request: FastifyRequest,
     header: Column[],
     line: number,

@@ -5,7 +5,7 @@
  * `sessions-removed` when sessions of this API session were removed (their tunnels are being cut). The
  * stream ends when the API session does.
  */
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../http/typed-app.js';
 import type { ServerResponse } from 'node:http';
 import { AGENT_EVENTS_PATH, type AgentEvent } from '../../src/api/data-plane.js';
 import { authOf } from '../auth/guard.js';
@@ -15,7 +15,7 @@ import { errorResponses } from '../http/schemas.js';
 /** A comment line now and then keeps proxies from closing an idle stream and tells the agent it is alive. */
 const HEARTBEAT_MS = 15_000;
 
-export function registerAgentEvents(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerAgentEvents(app: Api, ctx: ControllerContext): void {
   const open = new Set<ServerResponse>();
   // Fastify's close waits for open connections: end the streams first so shutdown never stalls on them.
   app.addHook('preClose', async () => {

@@ -44,7 +44,12 @@ export const empty = () => ({ data: {}, meta: {} });
 
 export const selfLinks = (collection: string, id: string) => ({ self: { href: `./${collection}/${id}` } });
 
-export const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
+/** ISO 8601 text of a date; `null` for none (a non-null date always gives text, so its type says so). */
+export function iso(d: Date): string;
+export function iso(d: Date | null | undefined): string | null;
+export function iso(d: Date | null | undefined): string | null {
+  return d ? d.toISOString() : null;
+}
 
 /** The fields every entity shows: id, name, timestamps, its self link and tags. */
 export const entityBase = (

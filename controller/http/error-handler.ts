@@ -14,8 +14,30 @@ interface AjvIssue {
 }
 
 /** Fastify's own failures (schema, parsing, size) rendered as OpenZiti errors, never as 5xx. */
+/** What the route asked of a body: its size limit and the media types it reads. */
+interface BodyRules {
+  limit: number;
+  consumes: readonly string[];
+}
+
+function bodyRulesOf(request: FastifyRequest, serverLimit: number): BodyRules {
+  const { bodyLimit, schema } = request.routeOptions;
+  const consumes = (schema as { consumes?: unknown } | undefined)?.consumes;
+  return {
+    limit: bodyLimit ?? serverLimit,
+    consumes: Array.isArray(consumes) && consumes.length > 0 ? consumes.map(String) : ['application/json'],
+  };
+}
+
+function sizeInWords(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes} bytes`;
+}
+
 function fromFastifyError(
   error: FastifyError & { validation?: AjvIssue[]; validationContext?: string },
+  body: BodyRules,
 ): ApiError {
   if (error.validation) {
     const issue = error.validation[0]!;
@@ -48,15 +70,19 @@ function fromFastifyError(
         },
       );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError(413, 'BODY_TOO_LARGE', 'The request body is larger than the limit of 1 MiB', {
-        field: 'body',
-        reason: 'exceeds 1048576 bytes',
-      });
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Request bodies must be application/json', {
+      return new ApiError(
+        413,
+        'BODY_TOO_LARGE',
+        `The request body is larger than this route's limit of ${sizeInWords(body.limit)}`,
+        { field: 'body', reason: `exceeds ${body.limit} bytes` },
+      );
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
+      const types = body.consumes.join(' or ');
+      return new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', `This route's request body must be ${types}`, {
         field: 'content-type',
-        reason: 'must be application/json',
+        reason: `must be ${types}`,
       });
+    }
   }
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
@@ -69,6 +95,7 @@ function fromFastifyError(
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
+  const serverLimit = app.initialConfig.bodyLimit ?? 1024 * 1024;
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     let apiError: ApiError;
     if (error instanceof ApiError) apiError = error;
@@ -76,7 +103,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
       apiError = validationError([
         { field: error.field, reason: 'must be unique; another entity already uses it', value: error.value },
       ]);
-    else apiError = fromFastifyError(error);
+    else apiError = fromFastifyError(error, bodyRulesOf(request, serverLimit));
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     void reply
       .status(apiError.status)
@@ -87,6 +114,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
           message: apiError.message,
           cause: apiError.cause,
           requestId: request.id,
+          // Any route's error lands here, so its params have no one schema: path parameters are strings.
           urlVars: (request.params as Record<string, string>) ?? {},
         }),
       );

@@ -1,17 +1,11 @@
-import { Type, type TProperties, type TSchema } from '@sinclair/typebox';
+import { DateTime, freeForm } from '../../src/api/schemas.js';
+import { Type, type TOptional, type TProperties, type TSchema, type TUnknown } from '@sinclair/typebox';
 
 /** Schemas shared by every route: envelopes, base entity fields, list parameters. */
 
-/** Free-form maps (tags, client info): bounded in keys and in size, whatever their shape. */
-export const freeForm = (maxProperties: number, maxJsonBytes: number) => ({
-  maxProperties,
-  propertyNames: { maxLength: 255 },
-  maxJsonBytes,
-  'x-reasons': {
-    maxProperties: `must have at most ${maxProperties} keys`,
-    maxJsonBytes: `must be at most ${maxJsonBytes} bytes as JSON`,
-  },
-});
+// Defined with the wire contract the agent shares (src/api/schemas.ts); re-exported for the routes.
+export { DateTime, freeForm } from '../../src/api/schemas.js';
+
 /** Free-form tags; `null` in a write clears them (OpenZiti's `x-nullable`). */
 export const Tags = Type.Unsafe<Record<string, unknown>>({
   type: ['object', 'null'],
@@ -25,7 +19,6 @@ export const EntityRef = Type.Object(
   { id: Type.String(), name: Type.String(), entity: Type.String(), _links: Links },
   { additionalProperties: true },
 );
-export const DateTime = Type.String({ format: 'date-time' });
 export const NullableDateTime = Type.Union([DateTime, Type.Null()]);
 
 export const BaseEntity = {
@@ -103,17 +96,18 @@ export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength:
  * defines that Postern does not implement (`openZitiOnly`) are accepted and ignored, so its clients keep
  * working.
  */
-export function writeBodies(
-  writable: TProperties,
-  openZitiOnly: readonly string[] = [],
+export function writeBodies<P extends TProperties, O extends string = never>(
+  writable: P,
+  openZitiOnly: readonly O[] = [],
   description?: string,
 ) {
+  // Typed field by field, so a route's handler reads its body with the fields' own types.
   const ignored = Object.fromEntries(
     openZitiOnly.map((f) => [
       f,
       Type.Optional(Type.Unknown({ description: 'accepted for OpenZiti clients; not used' })),
     ]),
-  );
+  ) as { [K in O]: TOptional<TUnknown> };
   const all = { ...writable, ...ignored };
   const create = Type.Object(all, { additionalProperties: false, ...(description ? { description } : {}) });
   // A PUT takes what a create takes.

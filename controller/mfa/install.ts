@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../http/typed-app.js';
 import type { ControllerContext } from '../context.js';
 import { MfaService } from './mfa-service.js';
 import { MfaDataUnreadable, SecretBox } from './secret-box.js';
@@ -42,12 +42,12 @@ export function installMfa(ctx: ControllerContext): { close(): void } {
 }
 
 /** Routes both APIs serve for the current identity: /authenticate/mfa and /current-identity/mfa*. */
-export function registerMfaSharedRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerMfaSharedRoutes(app: Api, ctx: ControllerContext): void {
   registerSharedRoutes(app, serviceOf(ctx));
 }
 
 /** Management API: admin removal of an identity's MFA, the MFA audit log. */
-export function registerMfaManagementRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerMfaManagementRoutes(app: Api, ctx: ControllerContext): void {
   registerManagementRoutes(app, ctx, serviceOf(ctx));
 }
 

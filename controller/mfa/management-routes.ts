@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Api } from '../http/typed-app.js';
 import type { ControllerContext } from '../context.js';
 import { authOf } from '../auth/guard.js';
 import { notFound } from '../http/api-error.js';
@@ -17,11 +17,7 @@ const DEFAULT_LIMIT = 10;
 
 type ListParams = { limit?: number; offset?: number; filter?: string };
 
-export function registerManagementRoutes(
-  app: FastifyInstance,
-  ctx: ControllerContext,
-  mfa: MfaService,
-): void {
+export function registerManagementRoutes(app: Api, ctx: ControllerContext, mfa: MfaService): void {
   app.delete(
     '/identities/:id/mfa',
     {
@@ -34,13 +30,12 @@ export function registerManagementRoutes(
       },
     },
     async (request) => {
-      mfa.adminRemove({ ...authOf(request), sourceIp: request.ip }, (request.params as { id: string }).id);
+      mfa.adminRemove({ ...authOf(request), sourceIp: request.ip }, request.params.id);
       return empty();
     },
   );
 
-  const listAudit = (request: FastifyRequest, scope: MfaAuditFilter = {}) => {
-    const q = request.query as ListParams;
+  const listAudit = (q: ListParams, scope: MfaAuditFilter = {}) => {
     const limit = q.limit || DEFAULT_LIMIT;
     const offset = q.offset ?? 0;
     const page = ctx.store.mfa.listAudit({ ...parseAuditFilter(q.filter), ...scope, limit, offset });
@@ -68,17 +63,17 @@ export function registerManagementRoutes(
           'Every MFA enrollment, verification, failure, removal and recovery-code use, newest first. Never holds a code.',
       },
     },
-    async (request) => listAudit(request),
+    async (request) => listAudit(request.query),
   );
 
   app.get(
     '/identities/:id/mfa-audit-events',
     { config: { access: 'admin' }, schema: { ...auditSchema(404), params: IdParams } },
     async (request) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       // Deleted identities keep their trail; it stays readable through /mfa-audit-events?filter=identityId="...".
       if (!ctx.store.identities.get(id)) throw notFound(`identities/${id}`);
-      return listAudit(request, { identityId: id });
+      return listAudit(request.query, { identityId: id });
     },
   );
 }

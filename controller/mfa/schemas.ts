@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { MfaCodeSchema, OptionalMfaCodeSchema } from '../../src/api/schemas.js';
 import { iso } from '../http/envelope.js';
 import { BaseEntity, DateTime, Links, Meta, PaginationMeta } from '../http/schemas.js';
 import { MFA_AUDIT_EVENT_TYPES, type MfaAuditEvent, type MfaEnrollment } from './mfa-repository.js';
@@ -6,13 +7,10 @@ import type { MfaStatus } from './mfa-service.js';
 
 /** The MFA routes' request and response shapes (published in /openapi.json) and the wire views. */
 
-const Code = Type.String({
-  maxLength: 64,
-  description: 'a 6-digit TOTP code or, where accepted, a recovery code',
-});
-/** `mfaCode` of the OpenZiti spec: a missing `code` fails validation (400 COULD_NOT_VALIDATE). */
-export const CodeBody = Type.Object({ code: Code }, { additionalProperties: true });
-export const OptionalCodeBody = Type.Object({ code: Type.Optional(Code) }, { additionalProperties: true });
+/** `mfaCode` of the OpenZiti spec: a missing `code` fails validation (400 COULD_NOT_VALIDATE). Shared with the
+ *  agent (src/api/schemas.ts). */
+export const CodeBody = MfaCodeSchema;
+export const OptionalCodeBody = OptionalMfaCodeSchema;
 export const AnyBody = Type.Object({}, { additionalProperties: true });
 /** OpenZiti clients send the code for DELETE and GET recovery-codes in this header instead of a body. */
 export const CodeHeaders = Type.Object(

@@ -1,4 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Api } from '../http/typed-app.js';
+import type { FastifyRequest } from 'fastify';
 import { authOf } from '../auth/guard.js';
 import { detail, empty } from '../http/envelope.js';
 import { EmptyEnvelope, detailEnvelope, errorResponses } from '../http/schemas.js';
@@ -37,7 +38,7 @@ const emptyBodyIsObject = async (request: FastifyRequest) => {
   if (request.body === undefined || request.body === null) request.body = {};
 };
 
-export function registerSharedRoutes(app: FastifyInstance, mfa: MfaService): void {
+export function registerSharedRoutes(app: Api, mfa: MfaService): void {
   app.post(
     '/authenticate/mfa',
     {
@@ -51,7 +52,7 @@ export function registerSharedRoutes(app: FastifyInstance, mfa: MfaService): voi
       },
     },
     async (request) => {
-      mfa.authenticate(actorOf(request), (request.body as { code: string }).code);
+      mfa.authenticate(actorOf(request), request.body.code);
       return empty();
     },
   );
@@ -91,7 +92,7 @@ export function registerSharedRoutes(app: FastifyInstance, mfa: MfaService): voi
       },
     },
     async (request) => {
-      mfa.verify(actorOf(request), (request.body as { code: string }).code);
+      mfa.verify(actorOf(request), request.body.code);
       return empty();
     },
   );
@@ -133,7 +134,7 @@ export function registerSharedRoutes(app: FastifyInstance, mfa: MfaService): voi
       },
     },
     async (request) => {
-      mfa.remove(actorOf(request), codeOf(request.body as { code?: string }, request));
+      mfa.remove(actorOf(request), codeOf(request.body, request));
       return empty();
     },
   );
@@ -173,7 +174,7 @@ export function registerSharedRoutes(app: FastifyInstance, mfa: MfaService): voi
     async (request) => {
       const { enrollment, codes } = mfa.regenerateRecoveryCodes(
         actorOf(request),
-        codeOf(request.body as { code?: string }, request),
+        codeOf(request.body, request),
       );
       return detail(recoveryCodesToWire(enrollment, codes));
     },

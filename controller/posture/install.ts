@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../http/typed-app.js';
 import type { ControllerContext } from '../context.js';
 import { PostureEngine } from './engine/posture-engine.js';
 import { wirePostureEvents } from './engine/posture-events.js';
@@ -43,7 +43,7 @@ function engineOf(ctx: ControllerContext): PostureEngine {
 }
 
 /** Client API: services with posture queries, sessions, posture responses, service updates. */
-export function registerPostureClientRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerPostureClientRoutes(app: Api, ctx: ControllerContext): void {
   const engine = engineOf(ctx);
   registerPostureResponseRoutes(app, ctx, engine);
   registerServiceRoutes(app, ctx, engine);
@@ -51,7 +51,7 @@ export function registerPostureClientRoutes(app: FastifyInstance, ctx: Controlle
 }
 
 /** Management API: posture data and failed service requests of an identity; access explained and summarised. */
-export function registerPostureManagementRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerPostureManagementRoutes(app: Api, ctx: ControllerContext): void {
   registerPostureManagement(app, ctx);
   registerAccessRoutes(app, ctx);
   registerOverviewRoutes(app, ctx);

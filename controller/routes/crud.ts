@@ -1,6 +1,6 @@
+import type { Api } from '../http/typed-app.js';
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import type { Entity } from '../model.js';
 import type { ControllerContext } from '../context.js';
 import type { EntityRepository } from '../store/repository.js';
@@ -28,8 +28,12 @@ export interface CrudResource<T extends Entity> {
   collection: string;
   tag: string;
   repo: EntityRepository<T>;
-  schemas: { create: TSchema; update: TSchema; patch: TSchema; detail: TSchema };
-  /** Validates the body (throwing `validationError`) and returns the entity to store. */
+  /** Write bodies are objects, so a handler's body is a `Record<string, unknown>` without a cast. */
+  schemas: { create: TObject; update: TObject; patch: TObject; detail: TSchema };
+  /**
+   * Validates the body (throwing `validationError`) and returns the entity to store. The body is the create,
+   * PUT or PATCH schema's, depending on `mode`, so it arrives as a plain object (fields read with `pick`).
+   */
   build(
     body: Record<string, unknown>,
     mode: WriteMode,
@@ -52,11 +56,7 @@ export interface DeleteOptions {
 }
 const DeleteQuerystring = Type.Object({ cascade: Type.Optional(Type.Boolean()) });
 
-export function registerCrud<T extends Entity>(
-  app: FastifyInstance,
-  ctx: ControllerContext,
-  r: CrudResource<T>,
-): void {
+export function registerCrud<T extends Entity>(app: Api, ctx: ControllerContext, r: CrudResource<T>): void {
   const path = `/${r.collection}`;
   const tags = [r.tag];
   const load = (id: string) => {
@@ -75,7 +75,7 @@ export function registerCrud<T extends Entity>(
       },
     },
     async (request) => {
-      const query = parseListQuery(request.query as Record<string, never>, { fullGrammar: true });
+      const query = parseListQuery(request.query, { fullGrammar: true });
       if (query.id !== undefined) {
         const one = r.repo.get(query.id);
         const items = one && query.offset === 0 ? [one] : [];
@@ -105,7 +105,7 @@ export function registerCrud<T extends Entity>(
         response: { 200: detailEnvelope(r.schemas.detail), ...errorResponses(401, 404) },
       },
     },
-    async (request) => detail(r.toWire(load((request.params as { id: string }).id))),
+    async (request) => detail(r.toWire(load(request.params.id))),
   );
 
   app.post(
@@ -119,13 +119,7 @@ export function registerCrud<T extends Entity>(
     },
     async (request, reply) => {
       const now = ctx.clock.now();
-      const entity = await r.build(
-        request.body as Record<string, unknown>,
-        'create',
-        undefined,
-        randomUUID(),
-        now,
-      );
+      const entity = await r.build(request.body, 'create', undefined, randomUUID(), now);
       ctx.store.transaction(() => {
         r.repo.create(entity);
         r.afterWrite?.(entity, 'create');
@@ -150,14 +144,8 @@ export function registerCrud<T extends Entity>(
         },
       },
       async (request) => {
-        const existing = load((request.params as { id: string }).id);
-        const entity = await r.build(
-          request.body as Record<string, unknown>,
-          mode,
-          existing,
-          existing.id,
-          ctx.clock.now(),
-        );
+        const existing = load(request.params.id);
+        const entity = await r.build(request.body, mode, existing, existing.id, ctx.clock.now());
         ctx.store.transaction(() => {
           if (!r.repo.update(entity)) throw notFound(`${r.collection}/${existing.id}`);
           r.afterWrite?.(entity, mode);
@@ -178,8 +166,8 @@ export function registerCrud<T extends Entity>(
       },
     },
     async (request) => {
-      const entity = load((request.params as { id: string }).id);
-      const cascade = (request.query as { cascade?: boolean }).cascade === true;
+      const entity = load(request.params.id);
+      const cascade = request.query.cascade === true;
       ctx.store.transaction(() => {
         r.beforeDelete?.(entity, { cascade });
         r.repo.delete(entity.id);

@@ -15,6 +15,7 @@ import { outbox } from './migrations/006-outbox.js';
 import { usedRecoveryCodes } from './migrations/007-used-recovery-codes.js';
 import { enrollmentSession } from './migrations/008-enrollment-session.js';
 import { enrollments } from './migrations/009-enrollments.js';
+import { identitySortIndexes } from './migrations/010-identity-sort-indexes.js';
 
 export const MIGRATIONS: readonly string[] = [
   initial,
@@ -26,4 +27,5 @@ export const MIGRATIONS: readonly string[] = [
   usedRecoveryCodes,
   enrollmentSession,
   enrollments,
+  identitySortIndexes,
 ];

@@ -98,7 +98,8 @@ export interface EnrollmentRepository {
   /** a refresh: new nonce, token hash, issue and expiry times; false when not outstanding */
   update(enrollment: Enrollment): boolean;
   /** marks it used; false when it already was (or is gone): of two redemptions, exactly one gets true */
-  markUsed(id: string, at: Date): boolean;
+  /** spends the token: false when it was used, refreshed or expired meanwhile */
+  markUsed(redeemed: Pick<Enrollment, 'id' | 'tokenHash'>, at: Date): boolean;
   delete(id: string): boolean;
 }
 

@@ -25,9 +25,6 @@ interface Outstanding {
 }
 type Enrollments = Partial<Record<Method, Outstanding>>;
 
-/** How long a reissued token lasts unless --expires-in says otherwise. */
-const DEFAULT_LIFETIME_MS = 24 * 3_600_000;
-
 async function requireEnrollmentSupport(api: ManagementApi): Promise<void> {
   try {
     await api.list('enrollments', { limit: 1 });
@@ -75,7 +72,11 @@ function methodFor(ctx: AdminContext, outstanding: Enrollments): Method {
 async function reissue(ctx: AdminContext): Promise<void> {
   refuseOptionsOutside(ctx.args, { expiresIn: true, fields: ['ott', 'updb'] });
   const target = targetOf(ctx.args, 'an identity id or name');
-  const expiresAt = new Date(Date.now() + (ctx.args.expiresInMs ?? DEFAULT_LIFETIME_MS)).toISOString();
+  // Without --expires-in the controller's own lifetime (its --enrollment-ttl) applies, not one of ours.
+  const expiry =
+    ctx.args.expiresInMs === undefined
+      ? {}
+      : { expiresAt: new Date(Date.now() + ctx.args.expiresInMs).toISOString() };
   const { identity, method, enrollment } = await withManagementApi(ctx, async (api) => {
     await requireEnrollmentSupport(api);
     const identity = await api.resolve(IDENTITIES.collection, target, IDENTITIES.singular);
@@ -86,13 +87,13 @@ async function reissue(ctx: AdminContext): Promise<void> {
         throw new UsageError(
           'an updb enrollment is outstanding: reissue refreshes it with its username; leave out the USERNAME',
         );
-      await api.post(['enrollments', outstanding.id, 'refresh'], { expiresAt });
+      await api.post(['enrollments', outstanding.id, 'refresh'], expiry);
     } else {
       const username = ctx.args.fields.updb;
       await api.create('enrollments', {
         method,
         identityId: identity.id,
-        expiresAt,
+        ...expiry,
         ...(method === 'updb' ? { username } : {}),
       });
     }

@@ -1,33 +1,20 @@
 /** Authentication and the current API session (POST /authenticate, /current-api-session). */
+import type { Static } from '@sinclair/typebox';
 import type { BaseEntity, EntityRef } from './envelopes.js';
+// Types only: the schemas are the controller's to run (see schemas.ts).
+import type { AuthenticateBodySchema, EnvInfoSchema, MfaCodeSchema, SdkInfoSchema } from './schemas.js';
 
 /** Facts about the device, sent at login and shown to administrators on the identity. */
-export interface EnvInfo {
-  os?: string;
-  arch?: string;
-  osRelease?: string;
-  osVersion?: string;
-  domain?: string;
-  hostname?: string;
-}
+export type EnvInfo = Static<typeof EnvInfoSchema>;
 
 /** Who the client is. The controller's MFA-timeout rules depend on `type` (Postern's agent is not "legacy"). */
-export interface SdkInfo {
-  type?: string;
-  branch?: string;
-  version?: string;
-  revision?: string;
-  appId?: string;
-  appVersion?: string;
-}
+export type SdkInfo = Static<typeof SdkInfoSchema>;
 
-export interface PasswordAuthenticateRequest {
+/** Body of POST /authenticate?method=password: the schema's body with the username and password it needs. */
+export type PasswordAuthenticateRequest = Static<typeof AuthenticateBodySchema> & {
   username: string;
   password: string;
-  envInfo?: EnvInfo;
-  sdkInfo?: SdkInfo;
-  configTypes?: string[];
-}
+};
 
 /** Body of POST /authenticate?method=cert: who the device is comes from its TLS client certificate. */
 export type CertAuthenticateRequest = Omit<PasswordAuthenticateRequest, 'username' | 'password'>;
@@ -62,9 +49,7 @@ export interface CurrentApiSession extends BaseEntity {
 }
 
 /** Body of POST /authenticate/mfa, verify, recovery-codes and friends. */
-export interface MfaCodeBody {
-  code: string;
-}
+export type MfaCodeBody = Static<typeof MfaCodeSchema>;
 
 /** The TOTP auth query this agent can answer itself (OpenZiti's legacy `MFA` or the newer `TOTP`). */
 export function isTotpQuery(query: AuthQuery): boolean {

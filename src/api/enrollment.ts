@@ -21,8 +21,8 @@ export const ENROLL_PATHS = {
 export const PEM_CONTENT_TYPE = 'application/x-pem-file';
 
 /**
- * The claims of an enrollment JWT (ES256, signed by the controller CA's key; `kid` is the CA certificate's
- * SHA-256). OpenZiti's clients read `iss`, `jti` and `em`; `sub` is the identity's id.
+ * The claims of an enrollment JWT (signed with the controller's TLS key, or its CA's over plain HTTP; `kid` is
+ * that certificate's SHA-256). OpenZiti's clients read `iss`, `jti` and `em`; `sub` is the identity's id.
  */
 export interface EnrollmentClaims {
   /** the controller's URL: where to enroll (`<iss>/edge/client/v1/enroll`) */
@@ -43,9 +43,13 @@ export interface EnrollmentClaims {
   tlsCertSha256?: string;
 }
 
-/** The JWT's header: ES256 with the signing key's id. */
+/** The algorithms an enrollment JWT is signed with: the signing key's (EC P-256/384/521 or RSA). */
+export const ENROLLMENT_JWT_ALGORITHMS = ['ES256', 'ES384', 'ES512', 'RS256'] as const;
+export type EnrollmentJwtAlgorithm = (typeof ENROLLMENT_JWT_ALGORITHMS)[number];
+
+/** The JWT's header: the algorithm with the signing key's id. */
 export interface EnrollmentJwtHeader {
-  alg: 'ES256';
+  alg: EnrollmentJwtAlgorithm;
   typ: 'JWT';
   kid: string;
 }

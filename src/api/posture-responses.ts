@@ -3,6 +3,9 @@
  * `/posture-response-bulk`). `id` is always the id of the posture check (query) being answered, except for
  * ENDPOINT_STATE, which answers no check.
  */
+import type { Static } from '@sinclair/typebox';
+// Types only: the schemas are the controller's to run (see schemas.ts).
+import type { PostureResponseReplySchema, PostureResponseServiceSchema } from './schemas.js';
 
 export interface OsPostureResponse {
   id: string;
@@ -55,14 +58,6 @@ export type PostureResponse =
 export type AnyPostureResponse = PostureResponse | EndpointStatePostureResponse;
 
 /** A service whose timers changed because of the response (after a wake/unlock: MFA grace, 300 s). */
-export interface PostureResponseService {
-  id: string;
-  name: string;
-  postureQueryType: string;
-  timeout: number;
-  timeoutRemaining: number;
-}
+export type PostureResponseService = Static<typeof PostureResponseServiceSchema>;
 
-export interface PostureResponseReply {
-  services: PostureResponseService[];
-}
+export type PostureResponseReply = Static<typeof PostureResponseReplySchema>;

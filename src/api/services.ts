@@ -1,5 +1,8 @@
 /** Client services with their posture queries, sessions and service updates. */
+import type { Static } from '@sinclair/typebox';
 import type { SessionEdgeRouter, ServiceConfigMap } from './data-plane.js';
+// Types only: the schemas are the controller's to run (see schemas.ts).
+import type { ServiceUpdatesSchema, SessionCreateSchema } from './schemas.js';
 import type { BaseEntity, EntityRef } from './envelopes.js';
 import type { PostureFailureReason } from './posture-reasons.js';
 
@@ -56,15 +59,10 @@ export interface ServiceDetail extends BaseEntity {
   postureQueries: PolicyPostureQueries[];
 }
 
-export interface ServiceUpdates {
-  /** moves whenever the access state of one of the identity's services changes */
-  lastChangeAt: string;
-}
+/** `lastChangeAt` moves whenever the access state of one of the identity's services changes. */
+export type ServiceUpdates = Static<typeof ServiceUpdatesSchema>;
 
-export interface SessionCreateRequest {
-  serviceId: string;
-  type?: 'Dial' | 'Bind';
-}
+export type SessionCreateRequest = Static<typeof SessionCreateSchema>;
 
 export interface SessionDetail extends BaseEntity {
   type: string;

@@ -24,9 +24,9 @@ import { createIpcHandlers, type DesktopShell } from '../../main/ipc-handlers.js
 import { resolveAppFile } from '../../main/app-protocol.js';
 import { CONTENT_SECURITY_POLICY } from '../../main/security.js';
 import { syncViews } from '../../src/agent/desktop/view-sync.js';
-import type { Api } from './api.js';
+import { Api } from './api.js';
 import { adminApi, shiftControllerClock } from './agent-setup.js';
-import { startTestBundle, type TestController } from './controller.js';
+import { ADMIN_PASSWORD, startTestBundle, type TestController } from './controller.js';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html',
@@ -55,12 +55,25 @@ async function serveRenderer(dir: string): Promise<{ server: Server; origin: str
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
+/** The administrator's API client for a controller on HTTPS, trusting its self-signed certificate. */
+async function httpsAdminApi(controller: TestController): Promise<Api> {
+  const admin = new Api(controller.url, undefined, controller.tls!.cert);
+  const res = await admin.login('admin', ADMIN_PASSWORD);
+  if (res.status !== 200) throw new Error(`admin login failed: ${JSON.stringify(res.body)}`);
+  return admin;
+}
+
 export interface WorldOptions {
   rendererDir: string;
   /** The preload bundled for a browser page (global-setup.ts). */
   browserPreload: string;
   /** The agent's collector (default: this machine's, as the app has). */
   collector?: PostureCollector;
+  /**
+   * The controller on HTTPS with its own CA (default: plain HTTP on loopback), for what needs TLS: a device
+   * that enrolled with a one-time token signs in with its client certificate.
+   */
+  https?: boolean;
 }
 
 export class DesktopE2eWorld {
@@ -108,8 +121,8 @@ export class DesktopE2eWorld {
   }
 
   static async start(options: WorldOptions): Promise<DesktopE2eWorld> {
-    const controller = await startTestBundle();
-    const admin = await adminApi(controller.url);
+    const controller = await startTestBundle(options.https ? { https: true } : {});
+    const admin = options.https ? await httpsAdminApi(controller) : await adminApi(controller.url);
     const web = await serveRenderer(options.rendererDir);
     return new DesktopE2eWorld(controller, admin, web, mkdtempSync(join(tmpdir(), 'postern-e2e-')), options);
   }

@@ -45,7 +45,8 @@ async function named(collection: string, name: string): Promise<any> {
 }
 
 beforeAll(async () => {
-  tc = await startTestController();
+  // a token lifetime of its own, so the CLI's reissue can be seen to keep the controller's
+  tc = await startTestController({ enrollmentSeconds: 3 * 3600 });
   // codes come from a clock the test moves, so a login never reuses the step its enrollment used
   clock = new FakeClock(tc.ctx);
   api = new Api(tc.url);
@@ -408,8 +409,14 @@ describe('postern-admin', { timeout: 120_000 }, () => {
         );
       return;
     }
+    // the controller's clock (which this file moves), not this process's
+    const controllerNow = () => tc.ctx.clock.now().getTime();
+    const issuing = controllerNow();
     const issued = JSON.parse(ok(await kept('enroll', 'reissue', 'carol', '--ott', '--json')).stdout);
     expect(issued).toMatchObject({ method: 'ott', id: expect.any(String), token: expect.any(String) });
+    // No --expires-in: the controller's lifetime (3 hours here), not one the CLI picks.
+    expect(Date.parse(issued.expiresAt)).toBeGreaterThanOrEqual(issuing + 3 * 3_600_000);
+    expect(Date.parse(issued.expiresAt)).toBeLessThanOrEqual(controllerNow() + 3 * 3_600_000);
     const shown = JSON.parse(ok(await kept('enroll', 'show', carol, '--json')).stdout);
     expect(shown.ott).toMatchObject({ id: issued.id, token: issued.token });
     const before = Date.now();

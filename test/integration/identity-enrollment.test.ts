@@ -5,6 +5,11 @@
  * which then signs in (`POST /authenticate?method=cert`). The token works once (also under a parallel race),
  * expires, and a refresh replaces it; `updb` enrollment sets a password login the same way.
  */
+import type { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as x509 from '@peculiar/x509';
+import { connect } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, CLIENT, MGMT } from '../helpers/api.js';
 import { ADMIN_PASSWORD, startTestController, type TestController } from '../helpers/controller.js';
@@ -61,6 +66,18 @@ const enroll = (token: string, body: string, query = 'method=ott', headers: Reco
 const certLogin = (client: { cert: string; key: string } | undefined, prefix = CLIENT) =>
   tlsRequest(`${tc.url}${prefix}/authenticate?method=cert`, { ca, client, body: '{}' });
 
+/** The certificate a TLS server presents first (what OpenZiti's enroller verifies the JWT with), unverified. */
+function presentedCertificate(url: string): Promise<X509Certificate> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port), rejectUnauthorized: false }, () => {
+      resolve(socket.getPeerX509Certificate()!);
+      socket.end();
+    });
+    socket.on('error', reject);
+  });
+}
+
 async function ottIdentity() {
   const identity = await createIdentity({ ott: true });
   const ott = identity.detail.enrollment.ott as { id: string; token: string; jwt: string; expiresAt: string };
@@ -68,7 +85,7 @@ async function ottIdentity() {
 }
 
 describe('ott enrollment end to end', () => {
-  it('shows a token and a JWT signed by the controller CA, trades a CSR for a certificate, and signs in with it', async () => {
+  it('shows a token and a JWT signed with the TLS key, trades a CSR for a certificate, and signs in with it', async () => {
     const { id, name, ott } = await ottIdentity();
     expect(ott.token).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const { header, claims } = decodeEnrollmentJwt(ott.jwt);
@@ -87,6 +104,23 @@ describe('ott enrollment end to end', () => {
     const key = jwks.body.keys[0];
     expect(header).toEqual({ alg: 'ES256', typ: 'JWT', kid: key.kid });
     expect(jwtVerifies(ott.jwt, key)).toBe(true);
+    // As OpenZiti's clients check it: with the key of the certificate the issuer presents over TLS.
+    expect(key.kid).toBe(tc.tls!.fingerprint);
+    const presented = await presentedCertificate(claims.iss);
+    expect(jwtVerifies(ott.jwt, presented.publicKey.export({ format: 'jwk' }) as never)).toBe(true);
+    // Then, trusting that certificate, they fetch what else to trust: the TLS certificate and the CA (PKCS#7).
+    const est = await tlsRequest(`${claims.iss}/.well-known/est/cacerts`, {
+      ca: presented.toString(),
+      method: 'GET',
+    });
+    expect(est.status).toBe(200);
+    expect(est.headers.get('content-type')).toBe('application/pkcs7-mime');
+    const trusted = new x509.X509Certificates(Buffer.from(est.body as string, 'base64'));
+    expect(trusted.map((c) => c.toString('pem').replace(/\r/g, '').trim())).toEqual(
+      [tc.tls!.cert, readFileSync(join(tc.dataDir, 'ca-cert.pem'), 'utf8')].map((pem) =>
+        pem.replace(/\r/g, '').trim(),
+      ),
+    );
     expect(
       jwtVerifies(
         ott.jwt.replace(
@@ -382,6 +416,35 @@ describe('updb enrollment', () => {
     const after = (await admin.get(`${MGMT}/identities/${id}`)).body.data;
     expect(after.authenticators.updb.username).toBe(username);
     expect(after.enrollment).toEqual({});
+  });
+
+  it('a refresh while a redemption hashes its password leaves exactly one of them standing', async () => {
+    const username = unique('dave');
+    const { detail } = await createIdentity({ updb: username });
+    const updb = detail.enrollment.updb;
+    const redemption = tlsRequest(`${tc.url}${CLIENT}/enroll?method=updb&token=${updb.token}`, {
+      ca,
+      body: JSON.stringify({ password: 'dave-password' }),
+    });
+    // The password hash takes long enough that the refresh lands while the redemption is under way.
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    const refresh = await admin.post(`${MGMT}/enrollments/${updb.id}/refresh`, {});
+    const redeemed = await redemption;
+    const fresh = (await admin.get(`${MGMT}/enrollments/${updb.id}`)).body.data;
+    if (refresh.status === 200) {
+      // The administrator's "the old token stops working at once" holds: the old token set nothing, the new works.
+      expect(redeemed.status, JSON.stringify(redeemed.body)).toBe(400);
+      const login = await new Api(tc.url, undefined, ca).login(username, 'dave-password', CLIENT);
+      expect(login.status).toBe(401);
+      const withNew = await tlsRequest(`${tc.url}${CLIENT}/enroll?method=updb&token=${fresh.token}`, {
+        ca,
+        body: JSON.stringify({ password: 'dave-password-2' }),
+      });
+      expect(withNew.status, JSON.stringify(withNew.body)).toBe(200);
+    } else {
+      // The redemption won: the refresh found nothing outstanding to replace.
+      expect(redeemed.status, JSON.stringify(redeemed.body)).toBe(200);
+    }
   });
 });
 

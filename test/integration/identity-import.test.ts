@@ -129,8 +129,13 @@ describe('CSV import', () => {
     expect(many.body.error.cause.reason).toMatch(/1001 rows; at most 1000/);
     const large = await importCsv(rows(900, 'x'.repeat(1200)));
     expect(large.status).toBe(413);
+    expect(large.body.error.message).toMatch(/limit of 1 MiB/);
     const json = await importCsv(JSON.stringify({ csv: rows(1) }), 'application/json');
     expect(json.status).toBe(415);
+    // A type no parser takes is told what the route reads, not the API's usual JSON.
+    const plain = await importCsv(rows(1), 'application/vnd.ms-excel');
+    expect(plain.status).toBe(415);
+    expect(plain.body.error.cause).toMatchObject({ field: 'content-type', reason: 'must be text/csv' });
     expect(await identityCount()).toBe(before);
   });
 

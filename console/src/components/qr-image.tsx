@@ -1,4 +1,8 @@
-/** A QR code drawn in the page as a data: URL (the CSP allows `img-src data:` for exactly this). */
+/**
+ * A QR code drawn in the page as a data: URL (the CSP allows `img-src data:` for exactly this), shown at its
+ * own size: whole pixels per module, so a screenshot of it reads in any decoder (a JWT makes a dense code, and
+ * a code squeezed into a fixed width gets uneven modules that decoders lose).
+ */
 import QRCode from 'qrcode';
 import { useEffect, useState } from 'react';
 
@@ -6,7 +10,7 @@ export function QrImage({ text, label }: { text: string; label: string }) {
   const [url, setUrl] = useState<string | null>(null);
   useEffect(() => {
     let current = true;
-    QRCode.toDataURL(text, { margin: 1, width: 200, errorCorrectionLevel: 'M' }).then(
+    QRCode.toDataURL(text, { margin: 2, scale: 4, errorCorrectionLevel: 'M' }).then(
       (made) => current && setUrl(made),
       () => current && setUrl(null),
     );
@@ -14,5 +18,5 @@ export function QrImage({ text, label }: { text: string; label: string }) {
       current = false;
     };
   }, [text]);
-  return url ? <img className="qr" src={url} alt={label} width={200} height={200} /> : null;
+  return url ? <img className="qr" src={url} alt={label} /> : null;
 }

@@ -6,8 +6,8 @@
  *   that do not select the identity (the answer to "why is this blocked?" when no policy applies at all).
  * Both take `apiSessionId` to evaluate one particular API session (MFA checks are per session).
  */
+import type { Api } from '../../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import type { Identity } from '../../model.js';
 import { notFound } from '../../http/api-error.js';
@@ -36,7 +36,7 @@ export function accessToWire(e: AccessExplanation) {
   };
 }
 
-export function registerAccessRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerAccessRoutes(app: Api, ctx: ControllerContext): void {
   const tags = ['Identity'];
   const { store } = ctx;
   const identityOf = (id: string): Identity => {
@@ -68,8 +68,8 @@ export function registerAccessRoutes(app: FastifyInstance, ctx: ControllerContex
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
-      const q = request.query as { apiSessionId?: string; limit?: number; offset?: number; filter?: string };
+      const { id } = request.params;
+      const q = request.query;
       const query = parseListQuery(q);
       const explainer = explainerFor(identityOf(id), q.apiSessionId);
       const services = explainer.resolver
@@ -103,8 +103,8 @@ export function registerAccessRoutes(app: FastifyInstance, ctx: ControllerContex
       },
     },
     async (request) => {
-      const { id, serviceId } = request.params as { id: string; serviceId: string };
-      const { apiSessionId } = request.query as { apiSessionId?: string };
+      const { id, serviceId } = request.params;
+      const { apiSessionId } = request.query;
       const identity = identityOf(id);
       const service = store.services.get(serviceId);
       if (!service) throw notFound(`services/${serviceId}`);

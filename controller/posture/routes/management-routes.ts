@@ -1,5 +1,5 @@
 /** Management API: an identity's posture data and its recent failed service requests. */
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../../http/typed-app.js';
 import type { ControllerContext } from '../../context.js';
 import { notFound } from '../../http/api-error.js';
 import { detail, list } from '../../http/envelope.js';
@@ -9,11 +9,11 @@ import { postureDataToWire } from '../views/posture-data-view.js';
 import { failedRequestToWire } from '../views/record-views.js';
 import { FailedServiceRequest, PostureData } from './wire-schemas.js';
 
-export function registerPostureManagement(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerPostureManagement(app: Api, ctx: ControllerContext): void {
   const tags = ['Identity'];
   // OpenZiti answers an empty structure for an unknown id; a 404 tells a typo from a device that never reported.
-  const identityId = (request: { params: unknown }) => {
-    const { id } = request.params as { id: string };
+  const identityId = (request: { params: { id: string } }) => {
+    const { id } = request.params;
     if (!ctx.store.identities.get(id)) throw notFound(`identities/${id}`);
     return id;
   };

@@ -4,8 +4,8 @@
  * - `GET /failed-service-requests`: every identity's refused session requests, newest first (each identity
  *   keeps its last 50; `/identities/:id/failed-service-requests` lists one identity's).
  */
+import type { Api } from '../../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import { detail, iso, list } from '../../http/envelope.js';
 import { parseListQuery } from '../../http/list-query.js';
@@ -15,7 +15,7 @@ import { summariseAccess } from '../access/access-summary.js';
 import { failedRequestToWire } from '../views/record-views.js';
 import { AccessSummary, RecentFailedServiceRequest } from './access-schemas.js';
 
-export function registerOverviewRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerOverviewRoutes(app: Api, ctx: ControllerContext): void {
   const { store } = ctx;
 
   app.get(
@@ -48,7 +48,7 @@ export function registerOverviewRoutes(app: FastifyInstance, ctx: ControllerCont
       },
     },
     async (request) => {
-      const query = parseListQuery(request.query as { limit?: number; offset?: number });
+      const query = parseListQuery(request.query);
       const records = store.posture.failures.recent(query.limit, query.offset);
       const names = new Map(
         store.identities.getMany([...new Set(records.map((r) => r.identityId))]).map((i) => [i.id, i.name]),

@@ -5,8 +5,8 @@
  * lastChangeAt moved). Only binaries some check asks about are kept, so what a user can store is bounded
  * by the administrator's checks.
  */
+import type { Api } from '../../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import { authOf } from '../../auth/guard.js';
 import { validationError } from '../../http/api-error.js';
@@ -18,11 +18,7 @@ import { MAX_BULK_ITEMS, parseResponses } from '../responses/response-items.js';
 import { AskedProcesses } from '../responses/asked-processes.js';
 import { PostureResponseCreate, PostureResponseReply } from './wire-schemas.js';
 
-export function registerPostureResponseRoutes(
-  app: FastifyInstance,
-  ctx: ControllerContext,
-  engine: PostureEngine,
-): void {
+export function registerPostureResponseRoutes(app: Api, ctx: ControllerContext, engine: PostureEngine): void {
   const tags = ['Posture'];
   const asked = new AskedProcesses(ctx);
   app.addHook('onClose', async () => asked.close());
@@ -69,6 +65,6 @@ export function registerPostureResponseRoutes(
         response: { 201: PostureResponseReply, ...errorResponses(400, 401) },
       },
     },
-    async (request, reply) => reply.status(201).send(await respond(request, request.body as unknown[], true)),
+    async (request, reply) => reply.status(201).send(await respond(request, request.body, true)),
   );
 }

@@ -2,7 +2,7 @@
  * The caller's services (`GET /services`, `/services/<id>`) with their posture queries evaluated for the
  * caller's API session, and `GET /current-api-session/service-updates`, which tells an agent when to list again.
  */
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../../http/typed-app.js';
 import type { ControllerContext } from '../../context.js';
 import { authOf } from '../../auth/guard.js';
 import { notFound } from '../../http/api-error.js';
@@ -21,13 +21,11 @@ import { clientServiceToWire } from '../views/service-view.js';
 import { ClientServiceDetail, ServiceUpdates } from './wire-schemas.js';
 import { configMapOf, requestedConfigTypes } from '../../configs/service-configs.js';
 
-export function registerServiceRoutes(
-  app: FastifyInstance,
-  ctx: ControllerContext,
-  engine: PostureEngine,
-): void {
+export function registerServiceRoutes(app: Api, ctx: ControllerContext, engine: PostureEngine): void {
   const tags = ['Service'];
   // OpenZiti: the config types named on the request, plus those the API session was created with.
+  // `configTypes` is outside the routes' querystring schemas (read as given: one value, a list or a CSV), so
+  // the raw query is read here rather than a typed one.
   const configTypesOf = (query: unknown, fromSession: readonly string[] = []) =>
     requestedConfigTypes(ctx.store, (query as { configTypes?: unknown }).configTypes, fromSession);
 
@@ -42,7 +40,7 @@ export function registerServiceRoutes(
     },
     async (request) => {
       const { session, identity } = authOf(request);
-      const query = parseListQuery(request.query as Record<string, never>);
+      const query = parseListQuery(request.query);
       const resolver = new AccessResolver(ctx.store);
       const needle = query.nameContains?.toLowerCase();
       const matching = resolver
@@ -76,7 +74,7 @@ export function registerServiceRoutes(
     },
     async (request) => {
       const { session, identity } = authOf(request);
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const resolver = new AccessResolver(ctx.store);
       const service = resolver.service(id);
       const policies = service ? resolver.policiesFor(identity, service) : [];

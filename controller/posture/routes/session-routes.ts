@@ -2,9 +2,8 @@
  * Edge sessions on the client API: create (posture decides), list, read and delete the caller's own. Another
  * identity's session answers 404, like one that does not exist.
  */
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../../http/typed-app.js';
 import type { ControllerContext } from '../../context.js';
-import type { PolicyType } from '../../model.js';
 import { authOf } from '../../auth/guard.js';
 import { ApiError, notFound } from '../../http/api-error.js';
 import { detail, empty, list } from '../../http/envelope.js';
@@ -23,11 +22,7 @@ import { edgeSessionToWire } from '../views/record-views.js';
 import { SessionCreate, SessionDetail } from './wire-schemas.js';
 import { routerToSessionWire, routersFor } from '../../edge-routers/router-access.js';
 
-export function registerSessionRoutes(
-  app: FastifyInstance,
-  ctx: ControllerContext,
-  engine: PostureEngine,
-): void {
+export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: PostureEngine): void {
   const tags = ['Session'];
   const { store } = ctx;
   // Each session names the routers its identity and service may use, with the fingerprint agents pin.
@@ -41,9 +36,9 @@ export function registerSessionRoutes(
       routers.map((r) => routerToSessionWire(ctx, r)),
     );
   };
-  const own = (request: Parameters<typeof authOf>[0]) => {
+  const own = (request: Parameters<typeof authOf>[0] & { params: { id: string } }) => {
     const { identity } = authOf(request);
-    const { id } = request.params as { id: string };
+    const { id } = request.params;
     const session = store.posture.sessions.get(id);
     if (!session || session.identityId !== identity.id) throw notFound(`sessions/${id}`);
     return session;
@@ -59,7 +54,7 @@ export function registerSessionRoutes(
       },
     },
     async (request, reply) => {
-      const body = request.body as { serviceId: string; type?: PolicyType };
+      const { body } = request;
       // Group commit: the session (or the failure record of a refusal) shares one fsync with concurrent
       // requests. A refusal is returned, not thrown, so its failure record is kept, not rolled back.
       const outcome = await store.batch(() => {
@@ -87,7 +82,7 @@ export function registerSessionRoutes(
       },
     },
     async (request) => {
-      const query = parseListQuery(request.query as Record<string, never>);
+      const query = parseListQuery(request.query);
       const mine = store.posture.sessions
         .listByIdentity(authOf(request).identity.id)
         .filter((s) => query.id === undefined || s.id === query.id);

@@ -3,6 +3,11 @@
  * what fastify serialises with and what /openapi.json publishes, so the two cannot drift apart.
  */
 import { Type } from '@sinclair/typebox';
+import {
+  PostureResponseReplySchema,
+  ServiceUpdatesSchema,
+  SessionCreateSchema,
+} from '../../../src/api/schemas.js';
 import { POLICY_TYPES } from '../../model.js';
 import { BaseEntity, DateTime, EntityRef, NullableDateTime } from '../../http/schemas.js';
 import { ServiceDetail } from '../../routes/management/services.js';
@@ -63,14 +68,8 @@ export const SessionDetail = Type.Object(
   open,
 );
 
-export const SessionCreate = Type.Object(
-  {
-    serviceId: Type.String({ minLength: 1, maxLength: 255 }),
-    type: Type.Optional(DialBind),
-    tags: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  },
-  open,
-);
+/** Shared with the agent (src/api/schemas.ts). */
+export const SessionCreate = SessionCreateSchema;
 
 /** Loose on purpose: each item is validated in code so a problem names `[index].field` precisely. */
 export const PostureResponseCreate = Type.Object(
@@ -86,21 +85,11 @@ export const PostureResponseCreate = Type.Object(
 );
 
 export const PostureResponseReply = Type.Object({
-  data: Type.Object({
-    services: Type.Array(
-      Type.Object({
-        id: Type.String(),
-        name: Type.String(),
-        postureQueryType: Type.String(),
-        timeout: Type.Integer(),
-        timeoutRemaining: Type.Integer(),
-      }),
-    ),
-  }),
+  data: PostureResponseReplySchema,
   meta: Type.Object({}, open),
 });
 
-export const ServiceUpdates = Type.Object({ lastChangeAt: DateTime });
+export const ServiceUpdates = ServiceUpdatesSchema;
 
 const Slot = { postureCheckId: Type.String(), lastUpdatedAt: NullableDateTime, timedOut: Type.Boolean() };
 

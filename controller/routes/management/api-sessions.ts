@@ -3,8 +3,8 @@
  * an administrator sees who is signed in, from where, with MFA or not, and ends one session (its sessions and
  * tunnels end with it). The token is never shown: only its hash is stored, so `token` is always empty.
  */
+import type { Api } from '../../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import type { ApiSession } from '../../model.js';
 import { deleteApiSession } from '../../auth/api-sessions.js';
@@ -55,7 +55,7 @@ function identityFilter(filter: string | undefined): string | undefined {
   return m ? m[1]!.replace(/\\(.)/g, '$1') : undefined;
 }
 
-export function registerApiSessions(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerApiSessions(app: Api, ctx: ControllerContext): void {
   const toWire = (session: ApiSession) => ({
     id: session.id,
     createdAt: iso(session.createdAt),
@@ -93,7 +93,7 @@ export function registerApiSessions(app: FastifyInstance, ctx: ControllerContext
       },
     },
     async (request) => {
-      const q = request.query as Parameters<typeof parseListQuery>[0];
+      const q = request.query;
       const identityId = identityFilter(q.filter);
       if (identityId !== undefined) {
         const query = parseListQuery({ ...q, filter: undefined });
@@ -124,7 +124,7 @@ export function registerApiSessions(app: FastifyInstance, ctx: ControllerContext
         response: { 200: detailEnvelope(ApiSessionDetail), ...errorResponses(401, 404) },
       },
     },
-    async (request) => ({ data: toWire(load((request.params as { id: string }).id)), meta: {} }),
+    async (request) => ({ data: toWire(load(request.params.id)), meta: {} }),
   );
 
   app.delete(
@@ -134,7 +134,7 @@ export function registerApiSessions(app: FastifyInstance, ctx: ControllerContext
       schema: { tags, params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses(401, 404) } },
     },
     async (request) => {
-      deleteApiSession(ctx, load((request.params as { id: string }).id));
+      deleteApiSession(ctx, load(request.params.id));
       return empty();
     },
   );

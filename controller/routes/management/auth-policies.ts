@@ -1,5 +1,5 @@
+import type { Api } from '../../http/typed-app.js';
 import { Type, type TObject, type TProperties } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import type { AuthPolicy } from '../../model.js';
 import { ApiError, validationError } from '../../http/api-error.js';
@@ -68,7 +68,7 @@ function merge<T>(base: T, patch: unknown): T {
   return out as T;
 }
 
-export function registerAuthPolicies(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerAuthPolicies(app: Api, ctx: ControllerContext): void {
   registerCrud<AuthPolicy>(app, ctx, {
     collection: 'auth-policies',
     tag: 'Auth Policy',

@@ -1,6 +1,6 @@
+import type { Api } from '../../http/typed-app.js';
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import type { Authenticator } from '../../model.js';
 import { hashPassword } from '../../auth/passwords.js';
@@ -57,7 +57,7 @@ const Detail = Type.Object({
  * Authenticators: `updb` (username + password; passwords go in, never come out) made here, and `cert` (a
  * client certificate) made by enrollment. Deleting a `cert` one revokes its certificate.
  */
-export function registerAuthenticators(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
   const tags = ['Authenticator'];
   const { authenticators, identities } = ctx.store;
   const toWire = (a: Authenticator) => ({
@@ -98,7 +98,7 @@ export function registerAuthenticators(app: FastifyInstance, ctx: ControllerCont
       },
     },
     async (request) => {
-      const q = parseListQuery(request.query as Record<string, never>);
+      const q = parseListQuery(request.query);
       const page = authenticators.list(q);
       return list(page.items.map(toWire), { limit: q.limit, offset: q.offset, totalCount: page.totalCount });
     },
@@ -113,14 +113,14 @@ export function registerAuthenticators(app: FastifyInstance, ctx: ControllerCont
         response: { 200: detailEnvelope(Detail), ...errorResponses(401, 404) },
       },
     },
-    async (request) => detail(toWire(load((request.params as { id: string }).id))),
+    async (request) => detail(toWire(load(request.params.id))),
   );
 
   app.post(
     '/authenticators',
     { schema: { tags, body: Create, response: { 201: CreateEnvelope, ...errorResponses(400, 401) } } },
     async (request, reply) => {
-      const body = request.body as { identityId: string; username: string; password: string };
+      const { body } = request;
       if (!identities.get(body.identityId)) {
         throw validationError([
           { field: 'identityId', reason: `no identity with id '${body.identityId}'`, value: body.identityId },
@@ -172,7 +172,7 @@ export function registerAuthenticators(app: FastifyInstance, ctx: ControllerCont
         },
       },
       async (request) => {
-        const existing = load((request.params as { id: string }).id);
+        const existing = load(request.params.id);
         if (existing.method !== 'updb')
           throw validationError([
             {
@@ -181,7 +181,7 @@ export function registerAuthenticators(app: FastifyInstance, ctx: ControllerCont
               value: existing.method,
             },
           ]);
-        const body = request.body as { username?: string; password?: string };
+        const { body } = request;
         if (body.password !== undefined) checkPassword(existing.identityId, body.password);
         authenticators.update({
           ...existing,
@@ -202,7 +202,7 @@ export function registerAuthenticators(app: FastifyInstance, ctx: ControllerCont
     '/authenticators/:id',
     { schema: { tags, params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses(401, 404) } } },
     async (request) => {
-      const existing = load((request.params as { id: string }).id);
+      const existing = load(request.params.id);
       authenticators.delete(existing.id);
       endApiSessionsOf(ctx, existing.identityId, authOf(request).session.id);
       return empty();

@@ -1,5 +1,5 @@
+import type { Api } from '../../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import { IDENTITY_TYPES, type Identity } from '../../model.js';
 import { ApiError, validationError, type FieldCause } from '../../http/api-error.js';
@@ -112,7 +112,7 @@ export function identityToWire(ctx: ControllerContext, identity: Identity): Reco
   };
 }
 
-export function registerIdentities(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerIdentities(app: Api, ctx: ControllerContext): void {
   // The enrollment a create asked for, stored by afterWrite in the create's own transaction.
   const requestedEnrollment = new WeakMap<Identity, RequestedEnrollment>();
   registerCrud<Identity>(app, ctx, {

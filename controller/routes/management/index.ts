@@ -1,5 +1,5 @@
+import type { Api } from '../../http/typed-app.js';
 import { registerApiSessions } from './api-sessions.js';
-import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import { registerIdentities } from './identities.js';
 import { registerAuthenticators } from './authenticators.js';
@@ -13,7 +13,7 @@ import { registerEdgeRouterRoutes } from '../../edge-routers/edge-router-routes.
 import { registerRelatedLists } from './related-lists.js';
 
 /** The management API's own routes (admin only, by the guard's default). */
-export function registerManagementRoutes(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerManagementRoutes(app: Api, ctx: ControllerContext): void {
   registerIdentities(app, ctx);
   registerAuthenticators(app, ctx);
   registerServices(app, ctx);

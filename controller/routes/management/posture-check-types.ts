@@ -1,5 +1,5 @@
+import type { Api } from '../../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../http/api-error.js';
 import { detail, list, selfLinks } from '../../http/envelope.js';
 import { parseListQuery } from '../../http/list-query.js';
@@ -44,7 +44,7 @@ const toWire = (t: (typeof TYPES)[number]) => ({
 });
 
 /** The check types this controller evaluates (read-only). */
-export function registerPostureCheckTypes(app: FastifyInstance): void {
+export function registerPostureCheckTypes(app: Api): void {
   const tags = ['Posture Checks'];
   app.get(
     '/posture-check-types',
@@ -56,7 +56,7 @@ export function registerPostureCheckTypes(app: FastifyInstance): void {
       },
     },
     async (request) => {
-      const q = parseListQuery(request.query as Record<string, never>);
+      const q = parseListQuery(request.query);
       const matching = TYPES.filter(
         (t) => (q.id === undefined || t.id === q.id) && (q.name === undefined || t.name === q.name),
       );
@@ -77,7 +77,7 @@ export function registerPostureCheckTypes(app: FastifyInstance): void {
       },
     },
     async (request) => {
-      const type = TYPES.find((t) => t.id === (request.params as { id: string }).id);
+      const type = TYPES.find((t) => t.id === request.params.id);
       if (!type) throw notFound('posture-check-types');
       return detail(toWire(type));
     },

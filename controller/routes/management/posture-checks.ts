@@ -1,5 +1,5 @@
+import type { Api } from '../../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import { POSTURE_CHECK_TYPES, type PostureCheck } from '../../posture/types.js';
 import { getCheckModule, moduleFor } from '../../posture/checks/index.js';
@@ -121,7 +121,7 @@ function buildCheck(
   } as PostureCheck;
 }
 
-export function registerPostureChecks(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerPostureChecks(app: Api, ctx: ControllerContext): void {
   registerCrud<PostureCheck>(app, ctx, {
     collection: 'posture-checks',
     tag: 'Posture Checks',

@@ -3,8 +3,8 @@
  * use per kind, and who a policy selects (or what selects an identity or a service). Each answers a list
  * envelope of the related entities, resolved through the same role indexes that decide access.
  */
+import type { Api } from '../../http/typed-app.js';
 import { Type, type TSchema } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import type { Entity } from '../../model.js';
 import { notFound } from '../../http/api-error.js';
@@ -34,7 +34,7 @@ function page<T extends { name: string; id: string }>(items: T[], query: Record<
   };
 }
 
-export function registerRelatedLists(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
   const { store } = ctx;
 
   const attributeKinds: [string, AttributedRepository<Entity & { roleAttributes: string[] }>][] = [
@@ -56,7 +56,7 @@ export function registerRelatedLists(app: FastifyInstance, ctx: ControllerContex
       },
       async (request) => {
         const attributes = repo.attributes().map((a) => ({ id: a, name: a }));
-        const { items, pagination } = page(attributes, request.query as Record<string, unknown>);
+        const { items, pagination } = page(attributes, request.query);
         return list(
           items.map((a) => a.id),
           pagination,
@@ -85,13 +85,10 @@ export function registerRelatedLists(app: FastifyInstance, ctx: ControllerContex
         },
       },
       async (request) => {
-        const { id } = request.params as { id: string };
+        const { id } = request.params;
         const owner = load(id);
         if (owner === undefined) throw notFound(`${path.split('/')[1]}/${id}`);
-        const { items, pagination } = page(
-          find(owner, new AccessResolver(store)),
-          request.query as Record<string, unknown>,
-        );
+        const { items, pagination } = page(find(owner, new AccessResolver(store)), request.query);
         return list(items.map(toWire), pagination);
       },
     );

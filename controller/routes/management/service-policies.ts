@@ -1,5 +1,5 @@
+import type { Api } from '../../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import { POLICY_TYPES, SEMANTICS, type ServicePolicy } from '../../model.js';
 import { validationError, type FieldCause } from '../../http/api-error.js';
@@ -50,7 +50,7 @@ export function servicePolicyToWire(ctx: ControllerContext, p: ServicePolicy): R
   };
 }
 
-export function registerServicePolicies(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerServicePolicies(app: Api, ctx: ControllerContext): void {
   const { identities, services, postureChecks } = ctx.store;
   registerCrud<ServicePolicy>(app, ctx, {
     collection: 'service-policies',

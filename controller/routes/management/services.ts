@@ -1,5 +1,5 @@
+import type { Api } from '../../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import type { Service } from '../../model.js';
 import { entityBase } from '../../http/envelope.js';
@@ -53,7 +53,7 @@ export function serviceToWire(service: Service): Record<string, unknown> {
   };
 }
 
-export function registerServices(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerServices(app: Api, ctx: ControllerContext): void {
   registerCrud<Service>(app, ctx, {
     collection: 'services',
     tag: 'Service',

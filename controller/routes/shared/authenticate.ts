@@ -1,5 +1,5 @@
+import type { Api } from '../../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import type { ControllerContext } from '../../context.js';
 import { createApiSession } from '../../auth/api-sessions.js';
 import { checkPassword } from '../../auth/password-check.js';
@@ -7,26 +7,13 @@ import { checkCertificate } from '../../auth/cert-check.js';
 import { enrollmentAuthorityOf } from '../../enrollment/enrollment-authority.js';
 import { ApiError, validationError } from '../../http/api-error.js';
 import { detail } from '../../http/envelope.js';
-import { detailEnvelope, errorResponses, freeForm } from '../../http/schemas.js';
+import { detailEnvelope, errorResponses } from '../../http/schemas.js';
+import { AuthenticateBodySchema } from '../../../src/api/schemas.js';
 import { SESSION_HEADER } from '../../auth/guard.js';
 import { CurrentApiSessionDetail, currentSessionToWire, sessionHeaders } from './session-view.js';
 
-const Info = (fields: string[]) =>
-  Type.Object(Object.fromEntries(fields.map((f) => [f, Type.Optional(Type.String({ maxLength: 255 }))])), {
-    additionalProperties: true,
-    ...freeForm(32, 4096),
-  });
-// username and password are required for method=password (checked there); cert sign-in needs neither.
-const AuthenticateBody = Type.Object(
-  {
-    username: Type.Optional(Type.String({ minLength: 4, maxLength: 100 })),
-    password: Type.Optional(Type.String({ minLength: 5, maxLength: 100 })),
-    envInfo: Type.Optional(Info(['os', 'arch', 'osRelease', 'osVersion', 'domain', 'hostname'])),
-    sdkInfo: Type.Optional(Info(['type', 'branch', 'version', 'revision', 'appId', 'appVersion'])),
-    configTypes: Type.Optional(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 })),
-  },
-  { additionalProperties: true },
-);
+// The body is the agent's too: one definition in src/api.
+const AuthenticateBody = AuthenticateBodySchema;
 const AuthenticateQuery = Type.Object({ method: Type.String() });
 
 const stringsOnly = (o: Record<string, unknown> | undefined) =>
@@ -39,7 +26,7 @@ const stringsOnly = (o: Record<string, unknown> | undefined) =>
  * POST /authenticate?method=password (a username and password) or ?method=cert (the client certificate the
  * HTTPS connection presented, issued at enrollment): a new API session, partial while TOTP is owed.
  */
-export function registerAuthenticate(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerAuthenticate(app: Api, ctx: ControllerContext): void {
   app.post(
     '/authenticate',
     {
@@ -52,7 +39,7 @@ export function registerAuthenticate(app: FastifyInstance, ctx: ControllerContex
       },
     },
     async (request, reply) => {
-      const { method } = request.query as { method: string };
+      const { method } = request.query;
       if (method !== 'password' && method !== 'cert') {
         throw new ApiError(
           400,
@@ -65,13 +52,7 @@ export function registerAuthenticate(app: FastifyInstance, ctx: ControllerContex
           },
         );
       }
-      const body = (request.body ?? {}) as {
-        username?: string;
-        password?: string;
-        envInfo?: object;
-        sdkInfo?: object;
-        configTypes?: string[];
-      };
+      const body = request.body ?? {};
       const { authenticator, identity } =
         method === 'cert'
           ? checkCertificate(ctx, enrollmentAuthorityOf(ctx).ca, request.raw.socket, request.log)
@@ -89,8 +70,8 @@ export function registerAuthenticate(app: FastifyInstance, ctx: ControllerContex
         identity,
         authenticatorId: authenticator.id,
         ipAddress: request.ip,
-        envInfo: stringsOnly(body.envInfo as Record<string, unknown>),
-        sdkInfo: stringsOnly(body.sdkInfo as Record<string, unknown>),
+        envInfo: stringsOnly(body.envInfo),
+        sdkInfo: stringsOnly(body.sdkInfo),
         configTypes: body.configTypes ?? [],
       });
       request.log.info({ identityId: identity.id, apiSessionId: session.id }, 'API session created');

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { Api } from '../../http/typed-app.js';
 import type { ControllerContext } from '../../context.js';
 import { authOf } from '../../auth/guard.js';
 import { deleteApiSession } from '../../auth/api-sessions.js';
@@ -8,7 +8,7 @@ import { CurrentApiSessionDetail, currentSessionToWire, sessionHeaders } from '.
 import { IdentityDetail, identityToWire } from '../management/identities.js';
 
 /** The caller's own API session and identity; the same on the client and management APIs. */
-export function registerCurrentSession(app: FastifyInstance, ctx: ControllerContext): void {
+export function registerCurrentSession(app: Api, ctx: ControllerContext): void {
   const tags = ['Current API Session'];
   app.get(
     '/current-api-session',

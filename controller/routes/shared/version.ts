@@ -1,5 +1,5 @@
+import type { Api } from '../../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { detail } from '../../http/envelope.js';
 import { detailEnvelope } from '../../http/schemas.js';
 import { POSTERN_VERSION } from '../../version.js';
@@ -19,7 +19,7 @@ const VersionDetail = Type.Object({
 });
 
 /** GET /version: what this controller is and which APIs it serves (OpenZiti's shape). */
-export function registerVersion(app: FastifyInstance, path = '/version'): void {
+export function registerVersion(app: Api, path = '/version'): void {
   app.get(
     path,
     {

@@ -99,7 +99,11 @@ export class DocumentRepository<
     const total = this.sql(`SELECT COUNT(*) AS n FROM ${this.table} ${clause}`).get(...compiled.params) as {
       n: number;
     };
-    const order = compiled.orderBy ? `${compiled.orderBy}, ${this.table}.id` : `${this.table}.name`;
+    // Ties break by id in the direction of the last sort term, so one index on (field, id) serves both ways.
+    const tieBreak = /\bDESC$/i.test(compiled.orderBy) ? 'DESC' : 'ASC';
+    const order = compiled.orderBy
+      ? `${compiled.orderBy}, ${this.table}.id ${tieBreak}`
+      : `${this.table}.name`;
     const rows = this.sql(`SELECT * FROM ${this.table} ${clause} ORDER BY ${order} LIMIT ? OFFSET ?`).all(
       ...compiled.params,
       limit,

@@ -64,8 +64,11 @@ export class SqliteEnrollmentRepository implements EnrollmentRepository {
         `UPDATE enrollments SET token_hash = @token_hash, nonce = @nonce, issued_at = @issued_at,
            expires_at = @expires_at, updated_at = @updated_at WHERE id = @id AND ${OUTSTANDING}`,
       ),
+      // The token redeemed must still be this enrollment's and unexpired when it is spent: a refresh or
+      // the expiry may land while a redemption hashes its password.
       markUsed: db.prepare(
-        `UPDATE enrollments SET used_at = ?, updated_at = ? WHERE id = ? AND ${OUTSTANDING}`,
+        `UPDATE enrollments SET used_at = @at, updated_at = @at
+         WHERE id = @id AND token_hash = @tokenHash AND expires_at > @at AND ${OUTSTANDING}`,
       ),
       delete: db.prepare(`DELETE FROM enrollments WHERE id = ? AND ${OUTSTANDING}`),
     };
@@ -109,8 +112,9 @@ export class SqliteEnrollmentRepository implements EnrollmentRepository {
     return this.stmts.update.run(toParams(e)).changes > 0;
   }
 
-  markUsed(id: string, at: Date): boolean {
-    return this.stmts.markUsed.run(at.toISOString(), at.toISOString(), id).changes > 0;
+  markUsed(redeemed: Pick<Enrollment, 'id' | 'tokenHash'>, at: Date): boolean {
+    const { id, tokenHash } = redeemed;
+    return this.stmts.markUsed.run({ id, tokenHash, at: at.toISOString() }).changes > 0;
   }
 
   delete(id: string): boolean {

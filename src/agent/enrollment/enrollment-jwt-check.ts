@@ -1,12 +1,15 @@
 /**
  * Checks an enrollment JWT the way a client must before trusting it: an enrollment token at all, not expired,
- * and signed (ES256) by the key the controller it names publishes at `/enroll/jwks`. The signature is
- * checked with node:crypto against that key, never by trusting the header's algorithm.
+ * and signed by the key the controller it names publishes at `/enroll/jwks` (the controller's TLS key: EC
+ * P-256/384/521 or RSA, as OpenZiti's). The signature is checked with node:crypto against that key, with the
+ * algorithm that key's type and curve call for: the header's `alg` must agree with it, never choose it.
  */
-import { createPublicKey, verify, type JsonWebKey } from 'node:crypto';
+import { createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
 import {
+  ENROLLMENT_JWT_ALGORITHMS,
   decodeEnrollmentJwt,
   type EnrollmentClaims,
+  type EnrollmentJwtAlgorithm,
   type EnrollmentJwtHeader,
 } from '../../api/enrollment.js';
 import { EnrollmentRefused } from './enrollment-refused.js';
@@ -35,9 +38,9 @@ export function readEnrollmentJwt(text: string, now: Date): DecodedEnrollmentJwt
     throw new EnrollmentRefused(`this is not an enrollment token (${reason})`);
   }
   const { header, claims } = decoded;
-  if (header?.alg !== 'ES256')
+  if (!(ENROLLMENT_JWT_ALGORITHMS as readonly unknown[]).includes(header?.alg))
     throw new EnrollmentRefused(
-      `this is not an enrollment token (it is signed with ${String(header?.alg)}, not ES256)`,
+      `this is not an enrollment token (it is signed with ${String(header?.alg)}, not ${ENROLLMENT_JWT_ALGORITHMS.join(', ')})`,
     );
   if (claims.exp * 1000 <= now.getTime())
     throw new EnrollmentRefused(
@@ -59,19 +62,25 @@ export function checkEnrollmentSignature(token: DecodedEnrollmentJwt, jwks: unkn
     throw new EnrollmentRefused(
       `the controller at ${token.claims.iss} does not publish the key this token was signed with; it was not issued there`,
     );
-  if (key.kty !== 'EC' || key.crv !== 'P-256' || (key.alg !== undefined && key.alg !== 'ES256'))
-    throw new EnrollmentRefused(`the controller's enrollment key is not an ES256 (EC P-256) key`);
+  let publicKey: KeyObject;
+  try {
+    publicKey = createPublicKey({ key: publicPartOf(key), format: 'jwk' });
+  } catch {
+    throw new EnrollmentRefused(`the controller's enrollment key is not a key this agent can read`);
+  }
+  const expected = algorithmOf(publicKey);
+  if (!expected || expected.alg !== token.header.alg || (key.alg !== undefined && key.alg !== expected.alg))
+    throw new EnrollmentRefused(
+      `this enrollment token is signed with ${token.header.alg}, which the controller's key (${key.alg ?? key.kty}) does not sign with`,
+    );
   const [header, payload, signature] = token.jwt.split('.') as [string, string, string];
   let valid = false;
   try {
     valid = verify(
-      'sha256',
+      expected.hash,
       Buffer.from(`${header}.${payload}`),
-      // JWS carries the raw r||s form (IEEE P1363), not DER.
-      {
-        key: createPublicKey({ key: { kty: key.kty, crv: key.crv, x: key.x, y: key.y }, format: 'jwk' }),
-        dsaEncoding: 'ieee-p1363',
-      },
+      // JWS carries an ECDSA signature in the raw r||s form (IEEE P1363), not DER.
+      { key: publicKey, dsaEncoding: 'ieee-p1363' },
       Buffer.from(signature, 'base64url'),
     );
   } catch {
@@ -81,6 +90,25 @@ export function checkEnrollmentSignature(token: DecodedEnrollmentJwt, jwks: unkn
     throw new EnrollmentRefused(
       `this enrollment token's signature does not verify with the key of ${token.claims.iss}; it was altered or not issued there`,
     );
+}
+
+const CURVES: Record<string, { alg: EnrollmentJwtAlgorithm; hash: string }> = {
+  prime256v1: { alg: 'ES256', hash: 'sha256' },
+  secp384r1: { alg: 'ES384', hash: 'sha384' },
+  secp521r1: { alg: 'ES512', hash: 'sha512' },
+};
+
+/** The one algorithm a public key verifies enrollment tokens with. */
+function algorithmOf(key: KeyObject): { alg: EnrollmentJwtAlgorithm; hash: string } | undefined {
+  if (key.asymmetricKeyType === 'rsa') return { alg: 'RS256', hash: 'sha256' };
+  if (key.asymmetricKeyType === 'ec') return CURVES[key.asymmetricKeyDetails?.namedCurve ?? ''];
+  return undefined;
+}
+
+/** Only the public members of a JWK (never a private `d` a careless server might publish). */
+function publicPartOf(key: JsonWebKey): JsonWebKey {
+  const { kty, crv, x, y, n, e } = key;
+  return Object.fromEntries(Object.entries({ kty, crv, x, y, n, e }).filter(([, v]) => v !== undefined));
 }
 
 function isKeySet(value: unknown): value is JsonWebKeySet {

@@ -1,14 +1,22 @@
 /**
  * The agent's check of an enrollment JWT, against JWTs and key sets the controller's own code makes (its CA,
  * `signEnrollmentJwt`, `enrollmentJwks`): a genuine token passes; one altered anywhere, signed by another
- * key, expired, or not an ES256 enrollment JWT at all is refused with one sentence.
+ * key, expired, or not an enrollment JWT at all is refused with one sentence. Tokens signed with the TLS keys
+ * a controller may serve with (EC P-384, RSA) check as OpenZiti's clients check them: the key decides the
+ * algorithm, and a header claiming another is refused.
  */
+import { X509Certificate, generateKeyPairSync, webcrypto, type KeyObject } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadOrCreateControllerCa, type ControllerCa } from '../../../controller/enrollment/controller-ca.js';
-import { enrollmentJwks, signEnrollmentJwt } from '../../../controller/enrollment/enrollment-jwt.js';
+import * as x509 from '@peculiar/x509';
+import {
+  enrollmentJwks,
+  signEnrollmentJwt,
+  type JwtSigner,
+} from '../../../controller/enrollment/enrollment-jwt.js';
 import type { EnrollmentClaims } from '../../../src/api/enrollment.js';
 import {
   checkEnrollmentSignature,
@@ -66,7 +74,7 @@ describe('readEnrollmentJwt', () => {
     );
   });
 
-  it('refuses what is not an ES256 enrollment JWT', () => {
+  it('refuses what is not an enrollment JWT', () => {
     expect(refusal(() => readEnrollmentJwt('hello', NOW))).toMatch(
       /^this is not an enrollment token \(not a JWT/,
     );
@@ -78,7 +86,7 @@ describe('readEnrollmentJwt', () => {
     expect(refusal(() => readEnrollmentJwt(noMethod, NOW))).toMatch(/it needs iss, sub, jti, exp and em/);
     const hmac = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims())}.sig`;
     expect(refusal(() => readEnrollmentJwt(hmac, NOW))).toBe(
-      'this is not an enrollment token (it is signed with HS256, not ES256)',
+      'this is not an enrollment token (it is signed with HS256, not ES256, ES384, ES512, RS256)',
     );
     const none = `${part({ alg: 'none' })}.${part(claims())}.`;
     expect(refusal(() => readEnrollmentJwt(none, NOW))).toMatch(/signed with none/);
@@ -128,6 +136,67 @@ describe('checkEnrollmentSignature', () => {
     for (const jwks of [undefined, {}, { keys: [] }, { keys: 'x' }, '<html>'])
       expect(refusal(check(jwt, jwks))).toMatch(/does not publish the key/);
     const rsa = { keys: [{ kty: 'RSA', n: 'AQAB', e: 'AQAB', kid: ca.fingerprint }] };
-    expect(refusal(check(jwt, rsa))).toMatch(/not an ES256 \(EC P-256\) key/);
+    expect(refusal(check(jwt, rsa))).toMatch(/is not a key this agent can read|does not sign with/);
+    const secret = { keys: [{ kty: 'oct', k: 'c2VjcmV0', kid: ca.fingerprint }] };
+    expect(refusal(check(jwt, secret))).toMatch(/is not a key this agent can read|does not sign with/);
+  });
+});
+
+/** A signer as a controller's TLS identity may be: the key with a self-signed certificate for it. */
+async function tlsSigner(keys: { privateKey: KeyObject; publicKey: KeyObject }, algorithm: object) {
+  x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+  const pair = {
+    privateKey: await webcrypto.subtle.importKey(
+      'pkcs8',
+      keys.privateKey.export({ format: 'der', type: 'pkcs8' }),
+      algorithm as never,
+      true,
+      ['sign'],
+    ),
+    publicKey: await webcrypto.subtle.importKey(
+      'spki',
+      keys.publicKey.export({ format: 'der', type: 'spki' }),
+      algorithm as never,
+      true,
+      ['verify'],
+    ),
+  };
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: '01',
+    name: 'CN=controller.example',
+    keys: pair as CryptoKeyPair,
+    signingAlgorithm: algorithm as never,
+  });
+  const parsed = new X509Certificate(cert.toString('pem'));
+  return { privateKey: keys.privateKey, cert: parsed, fingerprint: parsed.fingerprint256 } as JwtSigner;
+}
+
+describe('tokens signed with a TLS key, as OpenZiti clients check them', () => {
+  it('RS256 for an RSA key and ES384 for a P-384 key; the header cannot pick another algorithm', async () => {
+    const rsa = await tlsSigner(generateKeyPairSync('rsa', { modulusLength: 2048 }), {
+      name: 'RSASSA-PKCS1-v1_5',
+      hash: 'SHA-256',
+    });
+    const p384 = await tlsSigner(generateKeyPairSync('ec', { namedCurve: 'P-384' }), {
+      name: 'ECDSA',
+      namedCurve: 'P-384',
+      hash: 'SHA-384',
+    });
+    for (const [signer, alg] of [
+      [rsa, 'RS256'],
+      [p384, 'ES384'],
+    ] as const) {
+      const jwt = signEnrollmentJwt(signer, claims());
+      const token = readEnrollmentJwt(jwt, NOW);
+      expect(token.header.alg).toBe(alg);
+      expect(enrollmentJwks(signer).keys[0]).toMatchObject({ alg, kid: signer.fingerprint });
+      expect(() => checkEnrollmentSignature(token, enrollmentJwks(signer))).not.toThrow();
+      // The same signature presented under another algorithm is refused before it is checked.
+      const [, payload, signature] = jwt.split('.');
+      const relabelled = `${part({ alg: alg === 'RS256' ? 'ES256' : 'ES512', typ: 'JWT', kid: signer.fingerprint })}.${payload}.${signature}`;
+      expect(
+        refusal(() => checkEnrollmentSignature(readEnrollmentJwt(relabelled, NOW), enrollmentJwks(signer))),
+      ).toMatch(/does not sign with/);
+    }
   });
 });

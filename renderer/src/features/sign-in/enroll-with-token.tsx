@@ -1,12 +1,13 @@
 /**
- * "Enroll with a token": the token pasted or opened from a file, the controller it names shown before
- * anything is sent, then one call to main, which checks the token against that controller, makes this
- * device's key (or sets the new password) and signs in. QR codes are not read here (no camera access).
+ * "Enroll with a token": the token pasted, opened from a file or read from a picture of its QR code, the
+ * controller it names shown before anything is sent, then one call to main, which checks the token against
+ * that controller, makes this device's key (or sets the new password) and signs in.
  */
 import { useRef, useState } from 'react';
 import type { SessionView } from '../../../../src/ipc/views.js';
 import { useAction } from '../../lib/hooks.js';
 import { postern } from '../../lib/postern.js';
+import { OpenQrImage } from './open-qr-image.js';
 import { summariseToken } from './token-summary.js';
 
 /** A token file is a few hundred bytes; anything much larger is not one. */
@@ -53,7 +54,11 @@ export function EnrollWithToken({ session, onCancel }: { session: SessionView; o
         spellCheck={false}
         placeholder="Paste the token your administrator sent (it starts with eyJ)"
         value={token}
-        onChange={(e) => setToken(e.target.value)}
+        onChange={(e) => {
+          setToken(e.target.value);
+          // A problem with a file or picture opened before is not about the token now in the box.
+          setFileProblem(null);
+        }}
       />
       <div className="actions">
         <button type="button" className="secondary" onClick={() => fileInput.current?.click()}>
@@ -67,6 +72,7 @@ export function EnrollWithToken({ session, onCancel }: { session: SessionView; o
           aria-label="Token file"
           onChange={(e) => void openFile(e.target.files?.[0])}
         />
+        <OpenQrImage onToken={setToken} onProblem={setFileProblem} />
       </div>
       {summary?.ok === false && <p className="notice">{summary.problem}</p>}
       {summary?.ok && (

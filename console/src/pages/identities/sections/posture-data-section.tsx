@@ -12,7 +12,9 @@ export function PostureDataSection({ identityId, tick }: { identityId: string; t
   const d = data.value;
   const sessions = d ? Object.entries(d.apiSessionPostureData) : [];
   const reported =
-    d && (d.os.lastUpdatedAt || d.mac.lastUpdatedAt || d.domain.lastUpdatedAt || d.processes.length);
+    d !== null &&
+    d !== undefined &&
+    Boolean(d.os.lastUpdatedAt || d.mac.lastUpdatedAt || d.domain.lastUpdatedAt || d.processes.length > 0);
   return (
     <section className="card" aria-labelledby="posture-heading">
       <h2 id="posture-heading">Posture data</h2>
