@@ -17,6 +17,12 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ControllerContext } from '../context.js';
 import { PEM_CONTENT_TYPE } from '../../src/api/enrollment.js';
+import {
+  ENROLL_BODY_LIMIT,
+  EnrollBodySchema,
+  EnrollTokenSchema,
+  EnrollmentCertsSchema,
+} from '../../src/api/schemas-enrollment.js';
 import { rateLimited } from '../http/api-error.js';
 import { empty } from '../http/envelope.js';
 import { Meta, errorResponses } from '../http/schemas.js';
@@ -28,56 +34,23 @@ import {
   redeemUpdb,
   type Redeemer,
 } from './enrollment-redemption.js';
-import { Username } from './identity-enrollment.js';
 
-/** A CSR of the largest accepted key (RSA 8192) is about 3 KiB as PEM; this leaves room and no more. */
-const BODY_LIMIT = 64 * 1024;
+// The body, its size limit and the answer are defined with the wire contract the agent shares
+// (src/api/schemas-enrollment.ts).
 
-const Pem = Type.String({
-  minLength: 1,
-  maxLength: BODY_LIMIT,
-  description: 'a PEM PKCS#10 certificate request',
-});
-const Token = Type.String({ minLength: 1, maxLength: 100, description: 'the `jti` of the enrollment JWT' });
-const ignored = Type.Optional(Type.Unknown({ description: 'accepted for OpenZiti clients; not used' }));
-const EnrollJson = Type.Object(
-  {
-    csr: Type.Optional(Pem),
-    clientCsr: Type.Optional(Pem),
-    token: Type.Optional(Token),
-    username: Type.Optional(Username),
-    // Its least length is the identity's auth policy's (5 at least), checked with the enrollment.
-    password: Type.Optional(Type.String({ maxLength: 100 })),
-    name: ignored,
-    serverCertCsr: ignored,
-    certCsr: ignored,
-  },
-  {
-    additionalProperties: false,
-    description:
-      "JSON as here; a PEM body (`application/x-pem-file` or `text/plain`, what OpenZiti's SDKs send) is read as " +
-      'its `csr`',
-  },
-);
 /** Every enroll route's query: the token, and on `/enroll` the method. */
 const enrollQuery = (withMethod: boolean) =>
   Type.Object({
     ...(withMethod ? { method: Type.Optional(Type.String({ maxLength: 20 })) } : {}),
-    token: Type.Optional(Token),
+    token: Type.Optional(EnrollTokenSchema),
   });
 /** The request as the three routes share it: typed from their schemas (a PEM body arrives as `{csr}`). */
 type EnrollRequest = FastifyRequest & {
   query: Static<ReturnType<typeof enrollQuery>> & { method?: string };
-  body: Static<typeof EnrollJson> | undefined;
+  body: Static<typeof EnrollBodySchema> | undefined;
 };
 
-const EnrollmentCertsEnvelope = Type.Object({
-  data: Type.Object({
-    cert: Type.Optional(Type.String({ description: 'the client certificate (PEM)' })),
-    ca: Type.Optional(Type.String({ description: "the controller CA's certificate (PEM)" })),
-  }),
-  meta: Meta,
-});
+const EnrollmentCertsEnvelope = Type.Object({ data: EnrollmentCertsSchema, meta: Meta });
 const Jwks = Type.Object({
   keys: Type.Array(Type.Object({ kty: Type.String(), kid: Type.String() }, { additionalProperties: true })),
 });
@@ -140,12 +113,12 @@ export function registerEnrollRoutes(app: Api, ctx: ControllerContext): void {
       consumes: [PEM_CONTENT_TYPE, 'text/plain', 'application/json'],
       produces: ['application/json', PEM_CONTENT_TYPE],
       querystring: enrollQuery(withMethod),
-      body: EnrollJson,
+      body: EnrollBodySchema,
       response: { 200: EnrollmentCertsEnvelope, ...errorResponses(400, 409, 413, 415, 429) },
     });
     const options = (description: string, withMethod = false) => ({
       config: { access: 'public' as const },
-      bodyLimit: BODY_LIMIT,
+      bodyLimit: ENROLL_BODY_LIMIT,
       schema: schema(description, withMethod),
     });
 

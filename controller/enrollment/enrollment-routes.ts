@@ -5,7 +5,11 @@
  * listed; a used one is gone from here, as in OpenZiti. A refused write stores nothing.
  */
 import type { Api } from '../http/typed-app.js';
-import { Type } from '@sinclair/typebox';
+import {
+  EnrollmentCreateSchema,
+  EnrollmentDetailSchema,
+  EnrollmentRefreshSchema,
+} from '../../src/api/schemas-enrollment.js';
 import type { ControllerContext } from '../context.js';
 import type { Enrollment } from '../model.js';
 import { notFound, validationError } from '../http/api-error.js';
@@ -13,7 +17,6 @@ import { created, detail, empty, list } from '../http/envelope.js';
 import { parseListQuery } from '../http/list-query.js';
 import {
   CreateEnvelope,
-  DateTime,
   EmptyEnvelope,
   IdParams,
   ListQuerystring,
@@ -22,38 +25,11 @@ import {
   listEnvelope,
 } from '../http/schemas.js';
 import { enrollmentAuthorityOf } from './enrollment-authority.js';
-import { EnrollmentDetail, enrollmentToWire } from './enrollment-views.js';
-import { Username, addEnrollment } from './identity-enrollment.js';
+import { enrollmentToWire } from './enrollment-views.js';
+import { addEnrollment } from './identity-enrollment.js';
 
 /** Far enough for a token posted to someone on leave; a longer-lived secret is better issued again. */
 const MAX_LIFETIME_MS = 365 * 24 * 3600 * 1000;
-
-const EnrollmentCreate = Type.Object(
-  {
-    method: Type.Union([Type.Literal('ott'), Type.Literal('updb'), Type.Literal('ottca')]),
-    identityId: Type.String({ minLength: 1, maxLength: 255 }),
-    expiresAt: Type.Optional(DateTime),
-    username: Type.Optional(Type.Union([Username, Type.Null()])),
-    caId: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
-    tags: Type.Optional(Type.Unknown({ description: 'accepted for OpenZiti clients; not used' })),
-  },
-  {
-    additionalProperties: false,
-    description:
-      'A new enrollment for an identity: `ott` (a client certificate for a CSR) or `updb` (a password login, ' +
-      "with `username`). `expiresAt` defaults to the controller's enrollment lifetime (24 hours unless " +
-      '--enrollment-ttl) and may be at most a year ahead. 409 when one of the method is outstanding or the ' +
-      'identity already has that kind of authenticator.',
-  },
-);
-const EnrollmentRefresh = Type.Object(
-  { expiresAt: Type.Optional(DateTime) },
-  {
-    additionalProperties: false,
-    description:
-      'A new token and expiry (default: the enrollment lifetime from now); the old token stops working',
-  },
-);
 
 export function registerEnrollmentRoutes(app: Api, ctx: ControllerContext): void {
   const { store } = ctx;
@@ -102,7 +78,7 @@ export function registerEnrollmentRoutes(app: Api, ctx: ControllerContext): void
         tags,
         description: 'Outstanding (unused) enrollments, expired ones included',
         querystring: ListQuerystring,
-        response: { 200: listEnvelope(EnrollmentDetail), ...errorResponses(400, 401) },
+        response: { 200: listEnvelope(EnrollmentDetailSchema), ...errorResponses(400, 401) },
       },
     },
     async (request) => page(request.query),
@@ -113,7 +89,7 @@ export function registerEnrollmentRoutes(app: Api, ctx: ControllerContext): void
     {
       schema: {
         tags,
-        body: EnrollmentCreate,
+        body: EnrollmentCreateSchema,
         response: { 201: CreateEnvelope, ...errorResponses(400, 401, 409) },
       },
     },
@@ -160,7 +136,7 @@ export function registerEnrollmentRoutes(app: Api, ctx: ControllerContext): void
       schema: {
         tags,
         params: IdParams,
-        response: { 200: detailEnvelope(EnrollmentDetail), ...errorResponses(401, 404) },
+        response: { 200: detailEnvelope(EnrollmentDetailSchema), ...errorResponses(401, 404) },
       },
     },
     async (request) => detail(toWire(load(request.params.id))),
@@ -189,7 +165,7 @@ export function registerEnrollmentRoutes(app: Api, ctx: ControllerContext): void
       schema: {
         tags,
         params: IdParams,
-        body: EnrollmentRefresh,
+        body: EnrollmentRefreshSchema,
         response: { 200: CreateEnvelope, ...errorResponses(400, 401, 404) },
       },
     },
@@ -210,7 +186,7 @@ export function registerEnrollmentRoutes(app: Api, ctx: ControllerContext): void
         description: "The identity's outstanding enrollments",
         params: IdParams,
         querystring: ListQuerystring,
-        response: { 200: listEnvelope(EnrollmentDetail), ...errorResponses(400, 401, 404) },
+        response: { 200: listEnvelope(EnrollmentDetailSchema), ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {

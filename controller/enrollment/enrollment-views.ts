@@ -4,44 +4,17 @@
  * until it is used, expired ones included, with their past `expiresAt`: the administrator sees that it must
  * be refreshed (`POST /enrollments/<id>/refresh`), and the old token is refused anyway.
  */
-import { Type } from '@sinclair/typebox';
 import type { ControllerContext } from '../context.js';
 import type { Enrollment } from '../model.js';
 import { iso, selfLinks } from '../http/envelope.js';
-import { BaseEntity, DateTime, EntityRef } from '../http/schemas.js';
 import { ref } from '../routes/management/refs.js';
 import { maybeEnrollmentAuthorityOf, type EnrollmentAuthority } from './enrollment-authority.js';
 
-export const EnrollmentDetail = Type.Object(
-  {
-    ...BaseEntity,
-    method: Type.String(),
-    token: Type.String(),
-    jwt: Type.String(),
-    expiresAt: DateTime,
-    issuedAt: DateTime,
-    identityId: Type.String(),
-    identity: EntityRef,
-    caId: Type.Null(),
-    username: Type.Optional(Type.String()),
-  },
-  { additionalProperties: true },
-);
-
-const IdentityEnrollment = Type.Object({
-  id: Type.String(),
-  token: Type.String(),
-  jwt: Type.String(),
-  expiresAt: DateTime,
-  issuedAt: DateTime,
-  username: Type.Optional(Type.String()),
-});
-export const IdentityEnrollments = Type.Object(
-  { ott: Type.Optional(IdentityEnrollment), updb: Type.Optional(IdentityEnrollment) },
-  {
-    description: 'outstanding enrollments by method: token and JWT until used (expired ones too, to refresh)',
-  },
-);
+// Defined with the wire contract the agent and the console share (src/api/schemas-enrollment.ts).
+export {
+  EnrollmentDetailSchema as EnrollmentDetail,
+  IdentityEnrollmentsSchema as IdentityEnrollments,
+} from '../../src/api/schemas-enrollment.js';
 
 export function enrollmentToWire(ctx: ControllerContext, authority: EnrollmentAuthority, e: Enrollment) {
   const identityName = ctx.store.identities.get(e.identityId)?.name ?? e.identityId;

@@ -35,6 +35,19 @@ function sizeInWords(bytes: number): string {
   return `${bytes} bytes`;
 }
 
+/**
+ * A union of literals (`type`: User, Device, …) fails every branch with its own `const` issue, and the first
+ * alone reads "must be equal to constant": the allowed values, listed, say what to send instead.
+ */
+function literalChoices(issues: readonly AjvIssue[], first: AjvIssue): string | undefined {
+  if (first.keyword !== 'const') return undefined;
+  const allowed = issues
+    .filter((i) => i.keyword === 'const' && i.instancePath === first.instancePath)
+    .map((i) => i.params.allowedValue)
+    .filter((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean');
+  return allowed.length > 1 ? allowed.map(String).join(', ') : undefined;
+}
+
 function fromFastifyError(
   error: FastifyError & { validation?: AjvIssue[]; validationContext?: string },
   body: BodyRules,
@@ -49,12 +62,15 @@ function fromFastifyError(
           : undefined;
     let field = pointerToField(issue.instancePath, named);
     if (!field) field = error.validationContext === 'body' ? 'body' : (error.validationContext ?? 'request');
+    const choices = literalChoices(error.validation, issue);
     const reason =
       issue.keyword === 'required'
         ? 'is required'
         : issue.keyword === 'additionalProperties'
           ? 'is not a field of this request (check its spelling)'
-          : (issue.parentSchema?.['x-reasons']?.[issue.keyword] ?? issue.message ?? 'is invalid');
+          : choices
+            ? `must be one of ${choices}`
+            : (issue.parentSchema?.['x-reasons']?.[issue.keyword] ?? issue.message ?? 'is invalid');
     return validationError([{ field, reason, value: undefined }]);
   }
   switch (error.code) {

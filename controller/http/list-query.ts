@@ -38,6 +38,13 @@ export function parseListQuery(
       value: q.offset,
     });
   }
+  // A route whose schema does not declare them passes repeated parameters on as arrays: refuse, never crash.
+  for (const name of ['filter', 'sort'] as const)
+    if (q[name] !== undefined && typeof q[name] !== 'string')
+      throw new ApiError(400, 'COULD_NOT_VALIDATE', `${name} must be given once, as text`, {
+        field: name,
+        reason: 'must be a single string',
+      });
   const query: ListQuery & { id?: string } = { limit: limit === 0 ? DEFAULT_LIMIT : limit, offset };
   let filter = q.filter === undefined || q.filter.trim() === '' ? undefined : q.filter;
   // OpenZiti's `sort` parameter (`sort=name asc`, as its console sends it) orders the list when the filter

@@ -1,33 +1,24 @@
-import { DateTime, freeForm } from '../../src/api/schemas.js';
+import {
+  BaseEntityFields,
+  EntityRefSchema,
+  LinkSchema,
+  LinksSchema,
+  TagsSchema,
+} from '../../src/api/schemas.js';
 import { Type, type TOptional, type TProperties, type TSchema, type TUnknown } from '@sinclair/typebox';
 
 /** Schemas shared by every route: envelopes, base entity fields, list parameters. */
 
 // Defined with the wire contract the agent shares (src/api/schemas.ts); re-exported for the routes.
-export { DateTime, freeForm } from '../../src/api/schemas.js';
+export { DateTime, NullableDateTime, freeForm } from '../../src/api/schemas.js';
 
 /** Free-form tags; `null` in a write clears them (OpenZiti's `x-nullable`). */
-export const Tags = Type.Unsafe<Record<string, unknown>>({
-  type: ['object', 'null'],
-  additionalProperties: true,
-  description: 'free-form tags',
-  ...freeForm(100, 16_384),
-});
-export const Link = Type.Object({ href: Type.String(), method: Type.Optional(Type.String()) });
-export const Links = Type.Record(Type.String(), Link);
-export const EntityRef = Type.Object(
-  { id: Type.String(), name: Type.String(), entity: Type.String(), _links: Links },
-  { additionalProperties: true },
-);
-export const NullableDateTime = Type.Union([DateTime, Type.Null()]);
-
-export const BaseEntity = {
-  id: Type.String(),
-  createdAt: DateTime,
-  updatedAt: DateTime,
-  _links: Links,
-  tags: Tags,
-};
+export const Tags = TagsSchema;
+export const Link = LinkSchema;
+export const Links = LinksSchema;
+export const EntityRef = EntityRefSchema;
+/** The fields every entity starts with (spread into each entity's schema). */
+export const BaseEntity = BaseEntityFields;
 
 /** Text a person reads in a list or a log: no control or formatting characters (which can hide or reorder). */
 const printable = {

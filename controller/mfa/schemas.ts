@@ -1,7 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { MfaCodeSchema, OptionalMfaCodeSchema } from '../../src/api/schemas.js';
+import {
+  MfaCodeSchema,
+  MfaCreatedSchema,
+  MfaDetailSchema,
+  MfaRecoveryCodesSchema,
+  OptionalMfaCodeSchema,
+} from '../../src/api/schemas.js';
 import { iso } from '../http/envelope.js';
-import { BaseEntity, DateTime, Links, Meta, PaginationMeta } from '../http/schemas.js';
+import { DateTime, Meta, PaginationMeta } from '../http/schemas.js';
 import { MFA_AUDIT_EVENT_TYPES, type MfaAuditEvent, type MfaEnrollment } from './mfa-repository.js';
 import type { MfaStatus } from './mfa-service.js';
 
@@ -18,40 +24,11 @@ export const CodeHeaders = Type.Object(
   { additionalProperties: true },
 );
 
-const Strings = Type.Array(Type.String());
-
-export const MfaDetail = Type.Object(
-  {
-    ...BaseEntity,
-    isVerified: Type.Boolean(),
-    verifiedAt: Type.Union([DateTime, Type.Null()]),
-    recoveryCodesRemaining: Type.Integer({ description: 'unused recovery codes left' }),
-    recoveryCodes: Type.Optional(
-      Type.Array(Type.String(), { description: 'only while isVerified is false' }),
-    ),
-    provisioningUrl: Type.Optional(
-      Type.String({ description: 'otpauth:// URI; only while isVerified is false' }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
+// Defined with the wire contract the agent shares (src/api/schemas.ts).
+export const MfaDetail = MfaDetailSchema;
 /** 201 of POST /current-identity/mfa: OpenZiti's createResponse plus the recovery codes and provisioning URL. */
-export const MfaCreatedEnvelope = Type.Object({
-  data: Type.Object({
-    id: Type.String(),
-    _links: Links,
-    isVerified: Type.Boolean(),
-    recoveryCodes: Strings,
-    provisioningUrl: Type.String(),
-  }),
-  meta: Meta,
-});
-
-export const RecoveryCodesDetail = Type.Object(
-  { ...BaseEntity, recoveryCodes: Strings },
-  { additionalProperties: false },
-);
+export const MfaCreatedEnvelope = Type.Object({ data: MfaCreatedSchema, meta: Meta });
+export const RecoveryCodesDetail = MfaRecoveryCodesSchema;
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 export const MfaAuditEventDetail = Type.Object({

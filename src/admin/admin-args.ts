@@ -1,5 +1,6 @@
 /** The admin CLI's command line: `<noun> <verb> [words]` and the options, read once with node:util parseArgs. */
 import { parseArgs } from 'node:util';
+import { optionErrorText } from '../agent/cli/option-errors.js';
 import { fingerprintArg, UsageError } from '../agent/cli/cli-args.js';
 import { FIELD_FLAGS, type FieldFlag } from './resources.js';
 
@@ -92,6 +93,25 @@ const fieldOptions = Object.fromEntries(
   Object.entries(FIELD_FLAGS).map(([flag, spec]) => [flag, { type: spec.type, multiple: spec.multiple }]),
 ) as Record<FieldFlag, { type: 'string' | 'boolean'; multiple: boolean }>;
 
+const OPTIONS = {
+  controller: { type: 'string' },
+  ca: { type: 'string' },
+  'controller-fingerprint': { type: 'string' },
+  insecure: { type: 'boolean', default: false },
+  'credential-store': { type: 'string' },
+  'config-dir': { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+  filter: { type: 'string' },
+  limit: { type: 'string' },
+  offset: { type: 'string' },
+  data: { type: 'string' },
+  file: { type: 'string' },
+  cascade: { type: 'boolean', default: false },
+  'expires-in': { type: 'string' },
+  ...fieldOptions,
+} as const;
+
 export function parseAdminArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): AdminArgs {
   let parsed;
   try {
@@ -99,27 +119,10 @@ export function parseAdminArgs(argv: string[], env: NodeJS.ProcessEnv = process.
       args: argv,
       allowPositionals: true,
       strict: true,
-      options: {
-        controller: { type: 'string' },
-        ca: { type: 'string' },
-        'controller-fingerprint': { type: 'string' },
-        insecure: { type: 'boolean', default: false },
-        'credential-store': { type: 'string' },
-        'config-dir': { type: 'string' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-        filter: { type: 'string' },
-        limit: { type: 'string' },
-        offset: { type: 'string' },
-        data: { type: 'string' },
-        file: { type: 'string' },
-        cascade: { type: 'boolean', default: false },
-        'expires-in': { type: 'string' },
-        ...fieldOptions,
-      },
+      options: OPTIONS,
     });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(optionErrorText(error, Object.keys(OPTIONS)));
   }
   const { values, positionals } = parsed;
   const [noun = '', verb = '', ...words] = positionals;

@@ -90,12 +90,17 @@ async function reissue(ctx: AdminContext): Promise<void> {
       await api.post(['enrollments', outstanding.id, 'refresh'], expiry);
     } else {
       const username = ctx.args.fields.updb;
-      await api.create('enrollments', {
-        method,
-        identityId: identity.id,
-        ...expiry,
-        ...(method === 'updb' ? { username } : {}),
-      });
+      try {
+        await api.create('enrollments', {
+          method,
+          identityId: identity.id,
+          ...expiry,
+          ...(method === 'updb' ? { username } : {}),
+        });
+      } catch (error) {
+        if (isControllerError(error, 'IDENTITY_ALREADY_ENROLLED')) throw alreadyEnrolled(identity, method);
+        throw error;
+      }
     }
     const reissued = enrollmentsOf(await api.get(IDENTITIES.collection, identity.id))[method];
     if (!reissued)
@@ -105,6 +110,17 @@ async function reissue(ctx: AdminContext): Promise<void> {
   if (ctx.args.json) return ctx.print(json({ method, ...enrollment }));
   ctx.print(`New ${method} enrollment for the ${named(identity)}:`);
   ctx.print(fieldLines({ method, ...enrollment }));
+}
+
+/** The login the new enrollment would add exists: say which, and the command that removes it. */
+function alreadyEnrolled(identity: Entity, method: Method): CliError {
+  const kind = method === 'ott' ? 'cert' : 'updb';
+  const login = (identity.authenticators as Record<string, { id?: string }> | undefined)?.[kind];
+  const what = kind === 'cert' ? 'a certificate login (an enrolled device)' : 'a password login';
+  return new CliError(
+    `the ${named(identity)} already has ${what}; to enroll it again, remove that first: ` +
+      `npm run admin -- authenticators delete ${login?.id ?? '<authenticator id>'}`,
+  );
 }
 
 const VERBS: Record<string, (ctx: AdminContext) => Promise<void>> = { show, reissue };

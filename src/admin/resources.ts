@@ -184,6 +184,21 @@ export const RESOURCES: readonly Resource[] = [
     ],
     fieldFlags: { semantic: 'semantic', 'service-role': 'serviceRoles', 'router-role': 'edgeRouterRoles' },
   },
+  {
+    // Logins: a password (`updb`) or an enrolled certificate (`cert`). Deleting a certificate login lets the
+    // identity enroll again (`enroll reissue`), as a lost or re-imaged device needs.
+    noun: 'authenticators',
+    collection: 'authenticators',
+    aliases: ['authenticator', 'logins'],
+    singular: 'authenticator',
+    columns: [
+      text('METHOD', 'method'),
+      refName('IDENTITY', 'identity'),
+      text('USERNAME', 'username'),
+      text('FINGERPRINT', 'fingerprint'),
+    ],
+    fieldFlags: {},
+  },
 ];
 
 export function findResource(noun: string): Resource | undefined {

@@ -2,7 +2,14 @@
 import type { Static } from '@sinclair/typebox';
 import type { BaseEntity, EntityRef } from './envelopes.js';
 // Types only: the schemas are the controller's to run (see schemas.ts).
-import type { AuthenticateBodySchema, EnvInfoSchema, MfaCodeSchema, SdkInfoSchema } from './schemas.js';
+import type {
+  AuthQuerySchema,
+  AuthenticateBodySchema,
+  CurrentApiSessionSchema,
+  EnvInfoSchema,
+  MfaCodeSchema,
+  SdkInfoSchema,
+} from './schemas.js';
 
 /** Facts about the device, sent at login and shown to administrators on the identity. */
 export type EnvInfo = Static<typeof EnvInfoSchema>;
@@ -19,34 +26,34 @@ export type PasswordAuthenticateRequest = Static<typeof AuthenticateBodySchema> 
 /** Body of POST /authenticate?method=cert: who the device is comes from its TLS client certificate. */
 export type CertAuthenticateRequest = Omit<PasswordAuthenticateRequest, 'username' | 'password'>;
 
-/** A factor the session still owes. `typeId` MFA/TOTP with provider `ziti` is answered by POST /authenticate/mfa. */
-export interface AuthQuery {
-  typeId: 'MFA' | 'TOTP' | 'EXT-JWT' | string;
-  provider: 'ziti' | 'url' | string;
-  httpMethod?: string;
-  httpUrl?: string;
-  minLength?: number;
-  maxLength?: number;
-  format?: 'numeric' | 'alpha' | 'alphaNumeric' | string;
-  id?: string;
-  /** Postern sets it; OpenZiti leaves it out. `false` means the identity must enroll before it can answer. */
-  isTotpEnrolled?: boolean;
-}
+type WireAuthQuery = Static<typeof AuthQuerySchema>;
 
-export interface CurrentApiSession extends BaseEntity {
-  token: string;
-  identity: EntityRef;
-  identityId: string;
-  authenticatorId?: string;
-  configTypes?: string[];
-  ipAddress?: string;
-  authQueries: AuthQuery[];
-  isMfaRequired: boolean;
-  isMfaComplete: boolean;
-  expiresAt?: string;
-  expirationSeconds?: number;
-  lastActivityAt?: string;
-}
+/**
+ * A factor the session still owes. `typeId` MFA/TOTP with provider `ziti` is answered by POST /authenticate/mfa.
+ * Only `typeId` and `provider` are sure: OpenZiti leaves the others out where they do not apply, and
+ * `isTotpEnrolled` is Postern's (`false`: the identity must enroll before it can answer). OpenZiti's queries
+ * also carry an `id`, which Postern's schema does not publish.
+ */
+export type AuthQuery = Pick<WireAuthQuery, 'typeId' | 'provider'> &
+  Partial<Omit<WireAuthQuery, 'typeId' | 'provider'>> & { id?: string };
+
+type WireCurrentApiSession = Static<typeof CurrentApiSessionSchema>;
+
+/**
+ * What POST /authenticate and GET /current-api-session answer, as the agent reads it: the token, who, and
+ * which factors are still owed; the rest may be absent (older controllers, test fakes).
+ */
+export type CurrentApiSession = BaseEntity &
+  Pick<WireCurrentApiSession, 'token' | 'identityId' | 'isMfaRequired' | 'isMfaComplete'> &
+  Partial<
+    Pick<
+      WireCurrentApiSession,
+      'authenticatorId' | 'configTypes' | 'ipAddress' | 'expiresAt' | 'expirationSeconds' | 'lastActivityAt'
+    >
+  > & {
+    identity: EntityRef;
+    authQueries: AuthQuery[];
+  };
 
 /** Body of POST /authenticate/mfa, verify, recovery-codes and friends. */
 export type MfaCodeBody = Static<typeof MfaCodeSchema>;

@@ -1,9 +1,18 @@
 /**
  * Identity enrollment on the wire: the enrollment JWT an administrator hands to a user, what
  * `POST /enroll?method=ott|updb&token=` takes and answers, the enrollments the management API shows, and the
- * per-row answer of the CSV import. Pure TypeScript (no Node imports), for the agent and the renderer.
+ * per-row answer of the CSV import. Pure TypeScript (no Node imports), for the agent and the renderer; the
+ * bodies are typed from the controller's schemas (`schemas-enrollment.ts`, imported as types only).
  */
+import type { Static } from '@sinclair/typebox';
 import type { BaseEntity, EntityRef } from './envelopes.js';
+import type {
+  EnrollBodySchema,
+  EnrollmentCertsSchema,
+  EnrollmentCreateSchema,
+  EnrollmentDetailSchema,
+  IdentityEnrollmentSchema,
+} from './schemas-enrollment.js';
 
 export const ENROLLMENT_METHODS = ['ott', 'updb'] as const;
 export type EnrollmentMethod = (typeof ENROLLMENT_METHODS)[number];
@@ -89,63 +98,48 @@ function base64UrlDecode(text: string): string {
   return new TextDecoder().decode(bytes);
 }
 
-/** Body of `POST /enroll?method=ott` as JSON (a bare PEM body with `application/x-pem-file` works too). */
-export interface OttEnrollRequest {
-  /** a PEM PKCS#10 request: EC P-256 or P-384, or RSA of 2048 bits or more */
-  csr?: string;
-  /** OpenZiti's name for the same */
-  clientCsr?: string;
-}
+type EnrollBody = Static<typeof EnrollBodySchema>;
+
+/**
+ * Body of `POST /enroll?method=ott` as JSON (a bare PEM body with `application/x-pem-file` works too): `csr`, a
+ * PEM PKCS#10 request (EC P-256 or P-384, or RSA of 2048 bits or more), or `clientCsr`, OpenZiti's name for it.
+ */
+export type OttEnrollRequest = Pick<EnrollBody, 'csr' | 'clientCsr'>;
 
 /** Body of `POST /enroll?method=updb`: the username is the enrollment's (given, it must match). */
-export interface UpdbEnrollRequest {
-  password: string;
-  username?: string;
-}
+export type UpdbEnrollRequest = Pick<EnrollBody, 'username'> & Required<Pick<EnrollBody, 'password'>>;
 
-/** What `POST /enroll?method=ott` answers in `data` (OpenZiti's `enrollmentCerts`). */
-export interface EnrollmentCerts {
-  /** the client certificate (PEM), common name the identity's id, valid for client authentication */
-  cert: string;
-  /** the controller CA's certificate (PEM), which issued it */
-  ca: string;
-}
+/**
+ * What `POST /enroll?method=ott` answers in `data` (OpenZiti's `enrollmentCerts`): `cert`, the client
+ * certificate (PEM, common name the identity's id, valid for client authentication), and `ca`, the controller
+ * CA's certificate (PEM), which issued it. Optional in the schema; the controller always sends both.
+ */
+export type EnrollmentCerts = Required<Static<typeof EnrollmentCertsSchema>>;
 
-/** One outstanding enrollment, as the identity's `enrollment` field shows it (by method). */
-export interface IdentityEnrollment {
-  id: string;
-  token: string;
-  jwt: string;
-  expiresAt: string;
-  issuedAt: string;
-  /** `updb` only */
-  username?: string;
-}
+/** One outstanding enrollment, as the identity's `enrollment` field shows it (by method; `username`: `updb`). */
+export type IdentityEnrollment = Static<typeof IdentityEnrollmentSchema>;
 
 export type IdentityEnrollments = Partial<Record<EnrollmentMethod, IdentityEnrollment>>;
 
-/** `GET /edge/management/v1/enrollments[/<id>]`. */
-export interface EnrollmentDetail extends BaseEntity {
-  method: EnrollmentMethod;
-  token: string;
-  jwt: string;
-  expiresAt: string;
-  issuedAt: string;
-  identityId: string;
-  identity: EntityRef;
-  caId: null;
-  username?: string;
-}
+type WireEnrollment = Static<typeof EnrollmentDetailSchema>;
 
-/** `POST /edge/management/v1/enrollments`. */
-export interface EnrollmentCreate {
+/** `GET /edge/management/v1/enrollments[/<id>]`. */
+export type EnrollmentDetail = BaseEntity &
+  Pick<WireEnrollment, 'token' | 'jwt' | 'expiresAt' | 'issuedAt' | 'identityId' | 'caId' | 'username'> & {
+    method: EnrollmentMethod;
+    identity: EntityRef;
+  };
+
+type WireEnrollmentCreate = Static<typeof EnrollmentCreateSchema>;
+
+/**
+ * `POST /edge/management/v1/enrollments`. `expiresAt`: ISO date-time, in the future (the controller's lifetime
+ * when left out); `username`: `updb` only, required there. (`ottca` is refused.)
+ */
+export type EnrollmentCreate = Pick<WireEnrollmentCreate, 'identityId' | 'expiresAt'> & {
   method: EnrollmentMethod;
-  identityId: string;
-  /** ISO date-time, in the future */
-  expiresAt: string;
-  /** `updb` only, required there */
   username?: string;
-}
+};
 
 /** The CSV `POST /edge/management/v1/identities/import` takes: this header line, then one identity a row. */
 export const IDENTITY_IMPORT_COLUMNS = ['name', 'type', 'roleAttributes', 'isAdmin', 'enrollment'] as const;

@@ -2,6 +2,9 @@
  * OpenZiti's response envelopes and error body. Every success is `{data, meta}`; every error
  * is `{error:{code,message,cause,...}, meta}`, where `cause` may name the offending field.
  */
+import type { Static, TObject } from '@sinclair/typebox';
+// Types only: the schemas are the controller's to run (see schemas.ts).
+import type { BaseEntityFields, EntityRefSchema, LinkSchema } from './schemas.js';
 
 export interface Pagination {
   limit: number;
@@ -21,11 +24,8 @@ export interface Envelope<T> {
   meta: Meta;
 }
 
-export interface Link {
-  href: string;
-  method?: string;
-  comment?: string;
-}
+/** OpenZiti's links also carry a `comment`, which Postern's do not. */
+export type Link = Static<typeof LinkSchema> & { comment?: string };
 
 /** What a create (HTTP 201) answers. */
 export interface CreatedEntity {
@@ -33,19 +33,16 @@ export interface CreatedEntity {
   _links?: Record<string, Link>;
 }
 
-export interface BaseEntity {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
-  _links?: Record<string, Link>;
-  tags?: Record<string, unknown> | null;
-}
+type WireEntity = Static<TObject<typeof BaseEntityFields>>;
 
-export interface EntityRef {
-  id?: string;
-  name?: string;
-  entity?: string;
-}
+/** The fields every entity starts with; a client does without `_links` and `tags` (which may be `null`). */
+export type BaseEntity = Pick<WireEntity, 'id' | 'createdAt' | 'updatedAt'> & {
+  _links?: Record<string, Link>;
+  tags?: WireEntity['tags'] | null;
+};
+
+/** Another entity named by an entity; a client reads what it needs of it. */
+export type EntityRef = Partial<Pick<Static<typeof EntityRefSchema>, 'id' | 'name' | 'entity'>>;
 
 export interface ApiErrorCause {
   field?: string;

@@ -1,18 +1,20 @@
 /** MFA TOTP enrollment of the current identity: /current-identity/mfa and its verify, QR-code and recovery-code routes. */
+import type { Static } from '@sinclair/typebox';
 import type { BaseEntity } from './envelopes.js';
+// Types only: the schemas are the controller's to run (see schemas.ts).
+import type { MfaDetailSchema, MfaRecoveryCodesSchema } from './schemas.js';
 
-/** GET /current-identity/mfa. While unverified it also carries the provisioning URL and recovery codes. */
-export interface MfaDetail extends BaseEntity {
-  isVerified: boolean;
-  provisioningUrl?: string;
-  recoveryCodes?: string[];
-  /** Postern: recovery codes left after verification */
-  recoveryCodesRemaining?: number;
-}
+type WireMfaDetail = Static<typeof MfaDetailSchema>;
 
-export interface MfaRecoveryCodes extends BaseEntity {
-  recoveryCodes: string[];
-}
+/**
+ * GET /current-identity/mfa. While unverified it also carries the provisioning URL and recovery codes.
+ * `verifiedAt` and `recoveryCodesRemaining` (recovery codes left after verification) are Postern's.
+ */
+export type MfaDetail = BaseEntity &
+  Pick<WireMfaDetail, 'isVerified' | 'provisioningUrl' | 'recoveryCodes'> &
+  Partial<Pick<WireMfaDetail, 'verifiedAt' | 'recoveryCodesRemaining'>>;
+
+export type MfaRecoveryCodes = BaseEntity & Pick<Static<typeof MfaRecoveryCodesSchema>, 'recoveryCodes'>;
 
 /** The enrollment states (none, started but unverified, verified), as the agent tells them apart. */
 export type MfaState = 'not-enrolled' | 'unverified' | 'enrolled';

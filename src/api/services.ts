@@ -2,77 +2,87 @@
 import type { Static } from '@sinclair/typebox';
 import type { SessionEdgeRouter, ServiceConfigMap } from './data-plane.js';
 // Types only: the schemas are the controller's to run (see schemas.ts).
-import type { ServiceUpdatesSchema, SessionCreateSchema } from './schemas.js';
+import type {
+  ClientServiceDetailSchema,
+  DialBindSchema,
+  PostureQueryProcessSchema,
+  PostureQuerySchema,
+  PostureQuerySetSchema,
+  ServiceUpdatesSchema,
+  SessionCreateSchema,
+  SessionDetailSchema,
+} from './schemas.js';
 import type { BaseEntity, EntityRef } from './envelopes.js';
 import type { PostureFailureReason } from './posture-reasons.js';
 
 export const POSTURE_QUERY_TYPES = ['OS', 'MAC', 'DOMAIN', 'PROCESS', 'PROCESS_MULTI', 'MFA'] as const;
 export type PostureQueryType = (typeof POSTURE_QUERY_TYPES)[number];
 
-export type PolicyType = 'Dial' | 'Bind' | 'Invalid';
+/** `Invalid`: OpenZiti's name for a policy of neither type (Postern's are Dial or Bind). */
+export type PolicyType = Static<typeof DialBindSchema> | 'Invalid';
 
-export interface PostureQueryProcess {
-  osType?: string;
-  path?: string;
-}
+export type PostureQueryProcess = Static<typeof PostureQueryProcessSchema>;
 
-/** One posture check as a client sees it: `id` is the posture check id a response must carry. */
-export interface PostureQuery {
-  id: string;
-  queryType: PostureQueryType | string;
-  isPassing: boolean;
-  /** -1: no timeout (everything but MFA with a timeout) */
-  timeout: number;
-  /** -1: none; 0: MFA not passed on this API session; else seconds left */
-  timeoutRemaining: number;
-  timeoutAt?: string | null;
-  promptOnWake?: boolean;
-  promptOnUnlock?: boolean;
-  promptGracePeriodSeconds?: number;
-  process?: PostureQueryProcess;
-  processes?: PostureQueryProcess[];
-  updatedAt?: string;
-  /** Postern: why the query fails for this device (also on a passing MFA query while a wake or unlock grace
-   *  period runs); absent when it passes or from a controller that does not say */
-  reason?: PostureFailureReason;
-  /** Postern: the administrator's own advice for this check, shown to the user as written */
-  remediation?: string;
-}
+type WirePostureQuery = Static<typeof PostureQuerySchema>;
+
+/**
+ * One posture check as a client sees it: `id` is the posture check id a response must carry. `queryType` is
+ * one of `POSTURE_QUERY_TYPES` (a string: a newer controller may know more). `timeout`: -1 for none (everything
+ * but MFA with a timeout); `timeoutRemaining`: -1 none, 0 MFA not passed on this API session, else seconds left.
+ */
+export type PostureQuery = Pick<
+  WirePostureQuery,
+  'id' | 'queryType' | 'isPassing' | 'timeout' | 'timeoutRemaining'
+> &
+  Partial<
+    Pick<
+      WirePostureQuery,
+      'name' | 'timeoutAt' | 'promptOnWake' | 'promptOnUnlock' | 'process' | 'processes' | 'updatedAt'
+    >
+  > & {
+    // Postern's, beyond the published schema (which lets more fields through):
+    promptGracePeriodSeconds?: number;
+    /** why the query fails for this device (also on a passing MFA query while a wake or unlock grace period
+     *  runs); absent when it passes or from a controller that does not say */
+    reason?: PostureFailureReason;
+    /** the administrator's own advice for this check, shown to the user as written */
+    remediation?: string;
+  };
 
 /** The checks of one service policy that grants the service; the policy passes when all of them do. */
-export interface PolicyPostureQueries {
-  policyId: string;
+export type PolicyPostureQueries = Pick<Static<typeof PostureQuerySetSchema>, 'policyId' | 'isPassing'> & {
   policyType?: PolicyType;
-  isPassing: boolean;
   postureQueries: PostureQuery[];
-}
+};
 
-export interface ServiceDetail extends BaseEntity {
-  name: string;
-  permissions?: PolicyType[];
-  roleAttributes?: string[] | null;
-  encryptionRequired?: boolean;
-  /** config ids attached to the service */
-  configs?: string[];
-  /** config type name → data, for the types asked for with `?configTypes=` (`all` for every type) */
-  config?: ServiceConfigMap;
-  postureQueries: PolicyPostureQueries[];
-}
+type WireService = Static<typeof ClientServiceDetailSchema>;
+
+/** A service of `GET /services`, as the agent reads it (OpenZiti's controllers may leave fields out). */
+export type ServiceDetail = BaseEntity &
+  Pick<WireService, 'name'> &
+  Partial<Pick<WireService, 'encryptionRequired' | 'configs'>> & {
+    permissions?: PolicyType[];
+    roleAttributes?: WireService['roleAttributes'] | null;
+    /** config type name → data, for the types asked for with `?configTypes=` (`all` for every type) */
+    config?: ServiceConfigMap;
+    postureQueries: PolicyPostureQueries[];
+  };
 
 /** `lastChangeAt` moves whenever the access state of one of the identity's services changes. */
 export type ServiceUpdates = Static<typeof ServiceUpdatesSchema>;
 
 export type SessionCreateRequest = Static<typeof SessionCreateSchema>;
 
-export interface SessionDetail extends BaseEntity {
-  type: string;
-  serviceId: string;
-  service?: EntityRef;
-  apiSessionId?: string;
-  token?: string;
-  /** the routers this session may use, each with its URLs and certificate fingerprint */
-  edgeRouters?: SessionEdgeRouter[];
-}
+type WireSession = Static<typeof SessionDetailSchema>;
+
+/** What `POST /sessions` answers, as the agent reads it. */
+export type SessionDetail = BaseEntity &
+  Pick<WireSession, 'type' | 'serviceId'> &
+  Partial<Pick<WireSession, 'apiSessionId' | 'token'>> & {
+    service?: EntityRef;
+    /** the routers this session may use, each with its URLs and certificate fingerprint */
+    edgeRouters?: SessionEdgeRouter[];
+  };
 
 /** `cause.data` of a 409 INVALID_POSTURE: failing checks per policy id. */
 export type InvalidPostureData = Record<string, { id: string; typeId: string; isPassing: boolean }[]>;

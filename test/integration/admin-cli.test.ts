@@ -430,6 +430,33 @@ describe('postern-admin', { timeout: 120_000 }, () => {
     expect(expires).toBeLessThanOrEqual(Date.now() + 2 * 3_600_000 + 1000);
   });
 
+  it('enroll reissue on an identity that already has that login names the command that removes it', async () => {
+    const erin = (await api.post(`${MGMT}/identities`, { name: 'erin', type: 'User', isAdmin: false })).body
+      .data.id as string;
+    const login = await api.post(`${MGMT}/authenticators`, {
+      method: 'updb',
+      identityId: erin,
+      username: 'erin-login',
+      password: 'erin-password',
+    });
+    expect(login.status, JSON.stringify(login.body)).toBe(201);
+    const loginId = login.body.data.id as string;
+    expect(failed(await kept('enroll', 'reissue', 'erin', '--updb', 'erin-new'), 1)).toBe(
+      `postern-admin: the identity 'erin' (${erin}) already has a password login; to enroll it again, remove ` +
+        `that first: npm run admin -- authenticators delete ${loginId}`,
+    );
+    expect(ok(await kept('authenticators', 'list')).stdout).toMatch(
+      new RegExp(`^ +${loginId} +updb +erin +erin-login`, 'm'),
+    );
+    expect(ok(await kept('authenticators', 'delete', loginId)).stdout).toBe(
+      `Deleted authenticator '${loginId}' (${loginId}).\n`,
+    );
+    const issued = JSON.parse(
+      ok(await kept('enroll', 'reissue', 'erin', '--updb', 'erin-new', '--json')).stdout,
+    );
+    expect(issued).toMatchObject({ method: 'updb', username: 'erin-new' });
+  });
+
   it('runs as `npm run admin` runs it, through tsx', async () => {
     const run = await runNode(['--import', 'tsx', 'src/admin/cli.ts', '--help'], {
       cwd: join(import.meta.dirname, '..', '..'),

@@ -40,15 +40,20 @@ export function registerOverviewRoutes(app: Api, ctx: ControllerContext): void {
       schema: {
         tags: ['Posture Checks'],
         description: "Every identity's session requests refused for posture, newest first",
-        querystring: Type.Object({
-          limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 500 })),
-          offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
-        }),
+        // Newest first and no filter (one identity's list is /identities/{id}/failed-service-requests): a
+        // filter given here is refused by name rather than ignored.
+        querystring: Type.Object(
+          {
+            limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 500 })),
+            offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
+          },
+          { additionalProperties: false },
+        ),
         response: { 200: listEnvelope(RecentFailedServiceRequest), ...errorResponses(400, 401) },
       },
     },
     async (request) => {
-      const query = parseListQuery(request.query);
+      const query = parseListQuery({ limit: request.query.limit, offset: request.query.offset });
       const records = store.posture.failures.recent(query.limit, query.offset);
       const names = new Map(
         store.identities.getMany([...new Set(records.map((r) => r.identityId))]).map((i) => [i.id, i.name]),

@@ -18,7 +18,7 @@ import {
 import { AccessResolver } from '../access/access-resolver.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
 import { clientServiceToWire } from '../views/service-view.js';
-import { ClientServiceDetail, ServiceUpdates } from './wire-schemas.js';
+import { ClientServiceDetailSchema, ServiceUpdatesSchema } from '../../../src/api/schemas.js';
 import { configMapOf, requestedConfigTypes } from '../../configs/service-configs.js';
 
 export function registerServiceRoutes(app: Api, ctx: ControllerContext, engine: PostureEngine): void {
@@ -35,7 +35,7 @@ export function registerServiceRoutes(app: Api, ctx: ControllerContext, engine: 
       schema: {
         tags,
         querystring: ListQuerystring,
-        response: { 200: listEnvelope(ClientServiceDetail), ...errorResponses(400, 401) },
+        response: { 200: listEnvelope(ClientServiceDetailSchema), ...errorResponses(400, 401) },
       },
     },
     async (request) => {
@@ -69,7 +69,7 @@ export function registerServiceRoutes(app: Api, ctx: ControllerContext, engine: 
       schema: {
         tags,
         params: IdParams,
-        response: { 200: detailEnvelope(ClientServiceDetail), ...errorResponses(401, 404) },
+        response: { 200: detailEnvelope(ClientServiceDetailSchema), ...errorResponses(401, 404) },
       },
     },
     async (request) => {
@@ -93,7 +93,7 @@ export function registerServiceRoutes(app: Api, ctx: ControllerContext, engine: 
     {
       schema: {
         tags: ['Current API Session'],
-        response: { 200: detailEnvelope(ServiceUpdates), ...errorResponses(401) },
+        response: { 200: detailEnvelope(ServiceUpdatesSchema), ...errorResponses(401) },
       },
     },
     async (request) => {

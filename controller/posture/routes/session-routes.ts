@@ -19,7 +19,7 @@ import {
 import { requestSession } from '../access/session-requests.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
 import { edgeSessionToWire } from '../views/record-views.js';
-import { SessionCreate, SessionDetail } from './wire-schemas.js';
+import { SessionCreateSchema, SessionDetailSchema } from '../../../src/api/schemas.js';
 import { routerToSessionWire, routersFor } from '../../edge-routers/router-access.js';
 
 export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: PostureEngine): void {
@@ -49,8 +49,8 @@ export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: 
     {
       schema: {
         tags,
-        body: SessionCreate,
-        response: { 201: detailEnvelope(SessionDetail), ...errorResponses(400, 401, 409) },
+        body: SessionCreateSchema,
+        response: { 201: detailEnvelope(SessionDetailSchema), ...errorResponses(400, 401, 409) },
       },
     },
     async (request, reply) => {
@@ -78,7 +78,7 @@ export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: 
       schema: {
         tags,
         querystring: ListQuerystring,
-        response: { 200: listEnvelope(SessionDetail), ...errorResponses(400, 401) },
+        response: { 200: listEnvelope(SessionDetailSchema), ...errorResponses(400, 401) },
       },
     },
     async (request) => {
@@ -97,7 +97,7 @@ export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: 
       schema: {
         tags,
         params: IdParams,
-        response: { 200: detailEnvelope(SessionDetail), ...errorResponses(401, 404) },
+        response: { 200: detailEnvelope(SessionDetailSchema), ...errorResponses(401, 404) },
       },
     },
     async (request) => detail(toWire(own(request))),

@@ -3,73 +3,13 @@
  * what fastify serialises with and what /openapi.json publishes, so the two cannot drift apart.
  */
 import { Type } from '@sinclair/typebox';
-import {
-  PostureResponseReplySchema,
-  ServiceUpdatesSchema,
-  SessionCreateSchema,
-} from '../../../src/api/schemas.js';
-import { POLICY_TYPES } from '../../model.js';
-import { BaseEntity, DateTime, EntityRef, NullableDateTime } from '../../http/schemas.js';
-import { ServiceDetail } from '../../routes/management/services.js';
+import { DialBindSchema as DialBind, PostureResponseReplySchema } from '../../../src/api/schemas.js';
+import { DateTime, NullableDateTime } from '../../http/schemas.js';
 
-const DialBind = Type.Union(POLICY_TYPES.map((t) => Type.Literal(t)));
+// The client API's services, sessions and service updates are defined with the wire contract the agent
+// shares (src/api/schemas.ts: ClientServiceDetailSchema, SessionDetailSchema, ...); the routes import them
+// from there. What is left here is the controller's own.
 const open = { additionalProperties: true };
-
-const PostureQueryProcess = Type.Object({
-  osType: Type.Optional(Type.String()),
-  path: Type.Optional(Type.String()),
-});
-
-export const PostureQuery = Type.Object(
-  {
-    ...BaseEntity,
-    name: Type.String(),
-    queryType: Type.String(),
-    isPassing: Type.Boolean(),
-    timeout: Type.Integer(),
-    timeoutRemaining: Type.Integer(),
-    timeoutAt: Type.Optional(NullableDateTime),
-    promptOnWake: Type.Optional(Type.Boolean()),
-    promptOnUnlock: Type.Optional(Type.Boolean()),
-    process: Type.Optional(PostureQueryProcess),
-    processes: Type.Optional(Type.Array(PostureQueryProcess)),
-  },
-  open,
-);
-
-export const PostureQuerySet = Type.Object({
-  policyId: Type.String(),
-  policyType: DialBind,
-  isPassing: Type.Boolean(),
-  postureQueries: Type.Array(PostureQuery),
-});
-
-export const ClientServiceDetail = Type.Object(
-  {
-    ...ServiceDetail.properties,
-    permissions: Type.Array(DialBind),
-    postureQueries: Type.Array(PostureQuerySet),
-  },
-  open,
-);
-
-export const SessionDetail = Type.Object(
-  {
-    ...BaseEntity,
-    type: DialBind,
-    token: Type.String(),
-    apiSessionId: Type.String(),
-    apiSession: EntityRef,
-    serviceId: Type.String(),
-    service: EntityRef,
-    identityId: Type.String(),
-    edgeRouters: Type.Array(Type.Object({}, open)),
-  },
-  open,
-);
-
-/** Shared with the agent (src/api/schemas.ts). */
-export const SessionCreate = SessionCreateSchema;
 
 /** Loose on purpose: each item is validated in code so a problem names `[index].field` precisely. */
 export const PostureResponseCreate = Type.Object(
@@ -88,8 +28,6 @@ export const PostureResponseReply = Type.Object({
   data: PostureResponseReplySchema,
   meta: Type.Object({}, open),
 });
-
-export const ServiceUpdates = ServiceUpdatesSchema;
 
 const Slot = { postureCheckId: Type.String(), lastUpdatedAt: NullableDateTime, timedOut: Type.Boolean() };
 

@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox';
 import type { ControllerContext } from '../../context.js';
 import type { Service } from '../../model.js';
 import { entityBase } from '../../http/envelope.js';
-import { Attributes, BaseEntity, Name, Tags, writeBodies } from '../../http/schemas.js';
+import { ServiceDetailSchema } from '../../../src/api/schemas.js';
+import { Attributes, Name, Tags, writeBodies } from '../../http/schemas.js';
 import { releasePolicyReferences } from './policy-references.js';
 import { registerCrud, pick } from '../crud.js';
 import { normaliseAttributes } from './roles.js';
@@ -21,21 +22,8 @@ const writable = {
   tags: Type.Optional(Tags),
 };
 const { create: ServiceCreate, patch: ServicePatch } = writeBodies(writable);
-export const ServiceDetail = Type.Object(
-  {
-    ...BaseEntity,
-    name: Type.String(),
-    roleAttributes: Type.Array(Type.String()),
-    encryptionRequired: Type.Boolean(),
-    terminatorStrategy: Type.String(),
-    maxIdleTimeMillis: Type.Integer(),
-    configs: Type.Array(Type.String()),
-    config: Type.Object({}, { additionalProperties: true }),
-    permissions: Type.Array(Type.String()),
-    postureQueries: Type.Array(Type.Unknown()),
-  },
-  { additionalProperties: true },
-);
+// Defined with the wire contract the agent shares (src/api/schemas.ts), as the client API's services extend it.
+export const ServiceDetail = ServiceDetailSchema;
 
 export function serviceToWire(service: Service): Record<string, unknown> {
   return {

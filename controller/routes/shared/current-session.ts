@@ -4,7 +4,8 @@ import { authOf } from '../../auth/guard.js';
 import { deleteApiSession } from '../../auth/api-sessions.js';
 import { detail, empty } from '../../http/envelope.js';
 import { EmptyEnvelope, detailEnvelope, errorResponses } from '../../http/schemas.js';
-import { CurrentApiSessionDetail, currentSessionToWire, sessionHeaders } from './session-view.js';
+import { CurrentApiSessionSchema } from '../../../src/api/schemas.js';
+import { currentSessionToWire, sessionHeaders } from './session-view.js';
 import { IdentityDetail, identityToWire } from '../management/identities.js';
 
 /** The caller's own API session and identity; the same on the client and management APIs. */
@@ -14,7 +15,7 @@ export function registerCurrentSession(app: Api, ctx: ControllerContext): void {
     '/current-api-session',
     {
       config: { access: 'partial' },
-      schema: { tags, response: { 200: detailEnvelope(CurrentApiSessionDetail), ...errorResponses(401) } },
+      schema: { tags, response: { 200: detailEnvelope(CurrentApiSessionSchema), ...errorResponses(401) } },
     },
     async (request, reply) => {
       const { session, identity, token } = authOf(request);

@@ -1,44 +1,15 @@
-import { Type } from '@sinclair/typebox';
 import type { ControllerContext } from '../../context.js';
 import type { ApiSession, Identity } from '../../model.js';
 import { expiresAt } from '../../auth/api-sessions.js';
 import { outstandingAuthQueries } from '../../auth/auth-queries.js';
 import { iso, selfLinks } from '../../http/envelope.js';
-import { BaseEntity, DateTime, EntityRef } from '../../http/schemas.js';
 import { ref } from '../management/refs.js';
 
-export const AuthQueryDetail = Type.Object({
-  typeId: Type.String(),
-  provider: Type.String(),
-  httpMethod: Type.String(),
-  httpUrl: Type.String(),
-  minLength: Type.Integer(),
-  maxLength: Type.Integer(),
-  format: Type.String(),
-  isTotpEnrolled: Type.Boolean(),
-});
-
-export const CurrentApiSessionDetail = Type.Object(
-  {
-    ...BaseEntity,
-    token: Type.String(),
-    identity: EntityRef,
-    identityId: Type.String(),
-    authenticatorId: Type.String(),
-    configTypes: Type.Array(Type.String()),
-    ipAddress: Type.String(),
-    authQueries: Type.Array(AuthQueryDetail),
-    isMfaRequired: Type.Boolean(),
-    isMfaComplete: Type.Boolean(),
-    isCertExtendable: Type.Boolean(),
-    expiresAt: DateTime,
-    expirationSeconds: Type.Integer(),
-    lastActivityAt: DateTime,
-    cachedLastActivityAt: DateTime,
-    cachedUpdatedAt: DateTime,
-  },
-  { additionalProperties: true },
-);
+// Defined with the wire contract the agent shares (src/api/schemas.ts).
+export {
+  AuthQuerySchema as AuthQueryDetail,
+  CurrentApiSessionSchema as CurrentApiSessionDetail,
+} from '../../../src/api/schemas.js';
 
 /** The current API session as OpenZiti's `currentApiSessionDetail`. */
 export function currentSessionToWire(

@@ -1,5 +1,6 @@
 /** The CLI's command line: one command (with its words) and the options every command shares. */
 import { parseArgs } from 'node:util';
+import { optionErrorText } from './option-errors.js';
 
 export const USAGE = `Usage: postern-agent [options] <command>
        npm run agent -- [options] <command>
@@ -73,6 +74,24 @@ export interface CliArgs {
   help: boolean;
 }
 
+const OPTIONS = {
+  controller: { type: 'string' },
+  username: { type: 'string' },
+  'credential-store': { type: 'string' },
+  'config-dir': { type: 'string' },
+  ca: { type: 'string' },
+  'controller-fingerprint': { type: 'string' },
+  token: { type: 'string' },
+  insecure: { type: 'boolean', default: false },
+  interval: { type: 'string' },
+  'socks-port': { type: 'string' },
+  'no-tunnel': { type: 'boolean', default: false },
+  regenerate: { type: 'boolean', default: false },
+  json: { type: 'boolean', default: false },
+  verbose: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
 export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): CliArgs {
   let parsed;
   try {
@@ -80,26 +99,10 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
       args: argv,
       allowPositionals: true,
       strict: true,
-      options: {
-        controller: { type: 'string' },
-        username: { type: 'string' },
-        'credential-store': { type: 'string' },
-        'config-dir': { type: 'string' },
-        ca: { type: 'string' },
-        'controller-fingerprint': { type: 'string' },
-        token: { type: 'string' },
-        insecure: { type: 'boolean', default: false },
-        interval: { type: 'string' },
-        'socks-port': { type: 'string' },
-        'no-tunnel': { type: 'boolean', default: false },
-        regenerate: { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-        verbose: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
+      options: OPTIONS,
     });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(optionErrorText(error, Object.keys(OPTIONS)));
   }
   const { values, positionals } = parsed;
   const [command = '', ...words] = positionals;

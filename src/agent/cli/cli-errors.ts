@@ -84,7 +84,9 @@ export function explainError(error: unknown): { message: string; exitCode: ExitC
   if (error instanceof CliError) return { message: error.message, exitCode: error.exitCode };
   if (error instanceof NotSignedInError) {
     return {
-      message: 'not signed in: run `postern-agent login` (or set POSTERN_PASSWORD)',
+      message:
+        'not signed in: run `postern-agent login` (or set POSTERN_PASSWORD), or enroll this device with ' +
+        '`postern-agent enroll --token FILE`',
       exitCode: EXIT.auth,
     };
   }

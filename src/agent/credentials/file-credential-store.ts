@@ -66,6 +66,11 @@ export class FileCredentialStore implements CredentialStore {
 /**
  * The keychain, and the file when the keychain cannot be used here (no Secret Service, say): the first
  * keychain failure switches to the file for the rest of the process, with one warning.
+ *
+ * A keychain that cannot be used does not always say so at once: without a D-Bus session the first read of
+ * a process answers "nothing stored" and only later calls fail. So a read the keychain answers with nothing
+ * also looks in the file (where an earlier process that met the failure kept the secret), and a delete clears
+ * both, so a sign-out never leaves a secret behind in the other.
  */
 export class KeychainOrFile implements CredentialStore {
   private usingFile = false;
@@ -76,9 +81,16 @@ export class KeychainOrFile implements CredentialStore {
     private readonly warn: (text: string) => void,
   ) {}
 
-  get = (account: string) => this.call((store) => store.get(account));
+  get = async (account: string) =>
+    (await this.call((store) => store.get(account))) ?? (this.usingFile ? undefined : this.file.get(account));
+
   set = (account: string, secret: string) => this.call((store) => store.set(account, secret));
-  delete = (account: string) => this.call((store) => store.delete(account));
+
+  delete = async (account: string) => {
+    const removed = await this.call((store) => store.delete(account));
+    const alsoFromFile = this.usingFile ? false : await this.file.delete(account);
+    return removed || alsoFromFile;
+  };
 
   private async call<T>(operation: (store: CredentialStore) => Promise<T>): Promise<T> {
     if (!this.usingFile) {

@@ -142,7 +142,7 @@ export class DeviceEnrollment {
     const existing = await devices.load();
     if (existing)
       throw new EnrollmentRefused(
-        `this device is already enrolled with ${existing.controllerUrl}; remove that identity before enrolling again`,
+        `this device is already enrolled with ${existing.controllerUrl}; run \`postern-agent unenroll\` first to enroll it again`,
       );
     const request = await createDeviceKeyRequest(identityId);
     await devices.saveKey({ controllerUrl, identityId, privateKeyPem: request.privateKeyPem });

@@ -64,4 +64,28 @@ describe('KeychainOrFile', () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('mode 0600');
   });
+
+  // Without a D-Bus session the keychain's first read answers "nothing" and only later calls fail: a new
+  // process must still find what an earlier one kept in the file, and a sign-out must clear it there.
+  it('finds in the file what an earlier process kept there when the keychain first answers nothing', async () => {
+    const path = fileIn();
+    await new KeychainOrFile(broken, new FileCredentialStore(path, ['agent-session']), () => {}).set(
+      'agent-session',
+      'kept',
+    );
+    let calls = 0;
+    const flaky: CredentialStore = {
+      get: () =>
+        calls++ === 0
+          ? Promise.resolve(undefined)
+          : Promise.reject(new CredentialStoreError('get', 'agent-session', 'AccessDenied')),
+      set: broken.set,
+      delete: () => Promise.resolve(false),
+    };
+    const next = new KeychainOrFile(flaky, new FileCredentialStore(path, ['agent-session']), () => {});
+    expect(await next.get('agent-session')).toBe('kept');
+    expect(await next.delete('agent-session')).toBe(true);
+    const after = new KeychainOrFile(flaky, new FileCredentialStore(path, ['agent-session']), () => {});
+    expect(await after.get('agent-session')).toBeUndefined();
+  });
 });
