@@ -7,7 +7,6 @@ import type {
   AuthenticateBodySchema,
   CurrentApiSessionSchema,
   EnvInfoSchema,
-  MfaCodeSchema,
   SdkInfoSchema,
 } from './schemas.js';
 
@@ -54,9 +53,6 @@ export type CurrentApiSession = BaseEntity &
     identity: EntityRef;
     authQueries: AuthQuery[];
   };
-
-/** Body of POST /authenticate/mfa, verify, recovery-codes and friends. */
-export type MfaCodeBody = Static<typeof MfaCodeSchema>;
 
 /** The TOTP auth query this agent can answer itself (OpenZiti's legacy `MFA` or the newer `TOTP`). */
 export function isTotpQuery(query: AuthQuery): boolean {

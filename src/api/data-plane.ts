@@ -6,7 +6,6 @@
 
 /** Built-in config type names, as OpenZiti names them. */
 export const INTERCEPT_V1 = 'intercept.v1';
-export const HOST_V1 = 'host.v1';
 
 export type TransportProtocol = 'tcp' | 'udp';
 
@@ -46,13 +45,6 @@ export interface SessionEdgeRouter {
    * over the authenticated API so the agent can pin it. The agent never connects to a router it cannot verify.
    */
   fingerprint: string;
-}
-
-/** `GET /current-identity/edge-routers`: the routers the caller's identity may use. */
-export interface CurrentIdentityEdgeRouter extends SessionEdgeRouter {
-  id: string;
-  createdAt: string;
-  updatedAt: string;
 }
 
 // ---- Router enrollment (client API) -------------------------------------------------------------------

@@ -7,9 +7,7 @@
 import type { Static } from '@sinclair/typebox';
 import type { BaseEntity, EntityRef } from './envelopes.js';
 import type {
-  EnrollBodySchema,
   EnrollmentCertsSchema,
-  EnrollmentCreateSchema,
   EnrollmentDetailSchema,
   IdentityEnrollmentSchema,
 } from './schemas-enrollment.js';
@@ -83,12 +81,6 @@ export function decodeEnrollmentJwt(jwt: string): { header: EnrollmentJwtHeader;
   return { header: header as EnrollmentJwtHeader, claims: c as EnrollmentClaims };
 }
 
-/** Where a JWT's token is redeemed: `<iss>/edge/client/v1/enroll?method=<em>&token=<jti>`. */
-export function enrollmentUrl(claims: Pick<EnrollmentClaims, 'iss' | 'em' | 'jti'>): string {
-  const query = `method=${encodeURIComponent(claims.em)}&token=${encodeURIComponent(claims.jti)}`;
-  return `${claims.iss.replace(/\/+$/, '')}/edge/client/v1${ENROLL_PATHS.enroll}?${query}`;
-}
-
 function base64UrlDecode(text: string): string {
   const base64 = text
     .replace(/-/g, '+')
@@ -97,17 +89,6 @@ function base64UrlDecode(text: string): string {
   const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
   return new TextDecoder().decode(bytes);
 }
-
-type EnrollBody = Static<typeof EnrollBodySchema>;
-
-/**
- * Body of `POST /enroll?method=ott` as JSON (a bare PEM body with `application/x-pem-file` works too): `csr`, a
- * PEM PKCS#10 request (EC P-256 or P-384, or RSA of 2048 bits or more), or `clientCsr`, OpenZiti's name for it.
- */
-export type OttEnrollRequest = Pick<EnrollBody, 'csr' | 'clientCsr'>;
-
-/** Body of `POST /enroll?method=updb`: the username is the enrollment's (given, it must match). */
-export type UpdbEnrollRequest = Pick<EnrollBody, 'username'> & Required<Pick<EnrollBody, 'password'>>;
 
 /**
  * What `POST /enroll?method=ott` answers in `data` (OpenZiti's `enrollmentCerts`): `cert`, the client
@@ -129,17 +110,6 @@ export type EnrollmentDetail = BaseEntity &
     method: EnrollmentMethod;
     identity: EntityRef;
   };
-
-type WireEnrollmentCreate = Static<typeof EnrollmentCreateSchema>;
-
-/**
- * `POST /edge/management/v1/enrollments`. `expiresAt`: ISO date-time, in the future (the controller's lifetime
- * when left out); `username`: `updb` only, required there. (`ottca` is refused.)
- */
-export type EnrollmentCreate = Pick<WireEnrollmentCreate, 'identityId' | 'expiresAt'> & {
-  method: EnrollmentMethod;
-  username?: string;
-};
 
 /** The CSV `POST /edge/management/v1/identities/import` takes: this header line, then one identity a row. */
 export const IDENTITY_IMPORT_COLUMNS = ['name', 'type', 'roleAttributes', 'isAdmin', 'enrollment'] as const;

@@ -82,8 +82,6 @@ export const ERROR_CODES = {
   rateLimited: 'RATE_LIMITED',
 } as const;
 
-export type KnownErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
-
 export function isErrorEnvelope(body: unknown): body is ApiErrorEnvelope {
   return (
     typeof body === 'object' &&

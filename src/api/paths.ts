@@ -32,15 +32,3 @@ export const PATHS = {
   agentEvents: '/current-api-session/events',
   routerEnroll: '/enroll/erott',
 } as const;
-
-/** Management-only paths for one identity (used by the demo seeding and by tests). */
-export const identityPaths = (identityId: string) => ({
-  postureData: `/identities/${encodeURIComponent(identityId)}/posture-data`,
-  failedServiceRequests: `/identities/${encodeURIComponent(identityId)}/failed-service-requests`,
-  mfa: `/identities/${encodeURIComponent(identityId)}/mfa`,
-});
-
-/** Joins an API prefix and a path, tolerating a trailing slash on the base URL. */
-export function apiUrl(baseUrl: string, prefix: string, path: string): string {
-  return `${baseUrl.replace(/\/+$/, '')}${prefix}${path}`;
-}

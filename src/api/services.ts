@@ -9,14 +9,12 @@ import type {
   PostureQuerySchema,
   PostureQuerySetSchema,
   ServiceUpdatesSchema,
-  SessionCreateSchema,
   SessionDetailSchema,
 } from './schemas.js';
 import type { BaseEntity, EntityRef } from './envelopes.js';
 import type { PostureFailureReason } from './posture-reasons.js';
 
 export const POSTURE_QUERY_TYPES = ['OS', 'MAC', 'DOMAIN', 'PROCESS', 'PROCESS_MULTI', 'MFA'] as const;
-export type PostureQueryType = (typeof POSTURE_QUERY_TYPES)[number];
 
 /** `Invalid`: OpenZiti's name for a policy of neither type (Postern's are Dial or Bind). */
 export type PolicyType = Static<typeof DialBindSchema> | 'Invalid';
@@ -71,8 +69,6 @@ export type ServiceDetail = BaseEntity &
 /** `lastChangeAt` moves whenever the access state of one of the identity's services changes. */
 export type ServiceUpdates = Static<typeof ServiceUpdatesSchema>;
 
-export type SessionCreateRequest = Static<typeof SessionCreateSchema>;
-
 type WireSession = Static<typeof SessionDetailSchema>;
 
 /** What `POST /sessions` answers, as the agent reads it. */
@@ -83,6 +79,3 @@ export type SessionDetail = BaseEntity &
     /** the routers this session may use, each with its URLs and certificate fingerprint */
     edgeRouters?: SessionEdgeRouter[];
   };
-
-/** `cause.data` of a 409 INVALID_POSTURE: failing checks per policy id. */
-export type InvalidPostureData = Record<string, { id: string; typeId: string; isPassing: boolean }[]>;
