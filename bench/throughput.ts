@@ -4,8 +4,19 @@
  * its own process answering the same status with a JSON body of the same size. One connection per simulated
  * agent (50 identities, each with its own API session and TOTP passed). Runs alternate controller and
  * baseline and each figure is the median of its rounds, so a noisy neighbour hurts both sides alike.
+ *
+ * On Linux with two or more cores the bench process, which generates the load, is pinned to the last core and
+ * the server under test (controller or baseline) to the others (`taskset`), so the ratio compares servers
+ * with the same cores rather than servers fighting the load generator; the notes say so, with the CPU the
+ * generator itself used (near 100 % would mean the generator, not the server, set the pace).
  */
-import { adminOf, startBaseline, startControllerChild, type Child } from './lib/children.js';
+import {
+  adminOf,
+  pinLoadGenerator,
+  startBaseline,
+  startControllerChild,
+  type Child,
+} from './lib/children.js';
 import {
   bulkResponse,
   clientUser,
@@ -53,9 +64,12 @@ async function measure(
 }
 
 export async function throughputFigures(options: BenchOptions): Promise<Figure[]> {
+  const pinning = pinLoadGenerator();
+  process.stdout.write(`(${pinning ? pinning.describe() : 'unpinned'}) `);
   const controller = await startControllerChild();
   const baselines: Child[] = [];
   try {
+    pinning?.pinServer(controller.pid);
     const admin = await adminOf(controller.url);
     const checks = await mixedChecks(admin, 'tp');
     const serviceId = await created(admin, 'services', { name: 'tp-service' });
@@ -117,6 +131,7 @@ export async function throughputFigures(options: BenchOptions): Promise<Figure[]
     for (const target of targets) {
       const baseline = await startBaseline(sizes[target.key as keyof typeof sizes], target.status);
       baselines.push(baseline);
+      pinning?.pinServer(baseline.pid);
       // Warm both (JIT, SQLite page cache) before anything counts.
       await measure(controller.url, target, tokens, 2);
       await measure(baseline.url, target, undefined, 2);
@@ -127,7 +142,12 @@ export async function throughputFigures(options: BenchOptions): Promise<Figure[]
         ours.push(await measure(controller.url, target, tokens, seconds));
       }
       await baseline.stop();
-      const note = `${CONNECTIONS} connections, ${rounds} x ${seconds} s alternating with the baseline, median; response ${sizes[target.key as keyof typeof sizes]} bytes`;
+      const generatorCpu = (runs: LoadResult[]) =>
+        `${median(runs.map((r) => r.generatorCpuPercent)).toFixed(0)} %`;
+      const placement = pinning
+        ? `${pinning.describe()}; generator CPU ${generatorCpu(ours)} of its core against the controller, ${generatorCpu(theirs)} against the baseline`
+        : 'unpinned: load generator and server share the cores';
+      const note = `${CONNECTIONS} connections, ${rounds} x ${seconds} s alternating with the baseline, median; response ${sizes[target.key as keyof typeof sizes]} bytes; ${placement}`;
       figures.push(
         figure({
           name: `${target.key}.throughput`,
@@ -154,5 +174,6 @@ export async function throughputFigures(options: BenchOptions): Promise<Figure[]
   } finally {
     for (const b of baselines) await b.stop();
     await controller.stop();
+    pinning?.release();
   }
 }

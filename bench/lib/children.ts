@@ -3,7 +3,8 @@
  * and the bare fastify baseline, also in its own child, so load generation never shares an event loop with
  * the server it measures.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { spawnController, tempDir, ADMIN_PASSWORD } from '../../test/helpers/controller.js';
 import { Api } from '../../test/helpers/api.js';
@@ -72,4 +73,41 @@ export function spawnListening(script: string, args: string[] = []): Promise<Chi
 /** The bare fastify server answering every POST/GET with a fixed JSON body of `bytes` bytes. */
 export function startBaseline(bytes: number, status = 200): Promise<Child> {
   return spawnListening(join(import.meta.dirname, 'baseline-server.ts'), [String(bytes), String(status)]);
+}
+
+/**
+ * CPU affinity for load benches on Linux (`taskset` from util-linux): the bench process, which generates the
+ * load, takes the last core and the servers it measures share the others, so the load generator does not
+ * compete with the server for the same cores. Returns a description for the figures' notes, or null when
+ * the machine has a single core or no `taskset` (the run is then unpinned, as before).
+ */
+export interface Pinning {
+  generator: string;
+  servers: string;
+  /** pins every thread of `pid` (a server child) to the server cores */
+  pinServer(pid: number): void;
+  /** gives the bench process every core back (the benches after this one run unpinned) */
+  release(): void;
+  describe(): string;
+}
+
+export function pinLoadGenerator(): Pinning | null {
+  const cores = availableParallelism();
+  if (process.platform !== 'linux' || cores < 2) return null;
+  const generator = String(cores - 1);
+  const servers = cores === 2 ? '0' : `0-${cores - 2}`;
+  const pin = (pid: number, cpus: string) =>
+    execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', cpus, String(pid)], { stdio: 'ignore' });
+  try {
+    pin(process.pid, generator);
+  } catch {
+    return null;
+  }
+  return {
+    generator,
+    servers,
+    pinServer: (pid) => pin(pid, servers),
+    release: () => pin(process.pid, `0-${cores - 1}`),
+    describe: () => `load generator pinned to CPU ${generator}, server to CPU ${servers} (taskset)`,
+  };
 }

@@ -12,6 +12,8 @@ export interface LoadResult {
   /** non-2xx answers and connection errors: a correct run has none */
   failures: number;
   statusCounts: Record<string, number>;
+  /** CPU the bench process (the load generator) used meanwhile, in % of one core */
+  generatorCpuPercent: number;
 }
 
 export interface LoadOptions {
@@ -28,6 +30,8 @@ export interface LoadOptions {
 export function runLoad(options: LoadOptions): Promise<LoadResult> {
   let next = 0;
   const baseHeaders = { 'content-type': 'application/json', ...options.headers };
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
   return new Promise((resolve, reject) => {
     autocannon(
       {
@@ -46,12 +50,20 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
               })
           : undefined,
       },
-      (err, result) => (err ? reject(err) : resolve(summarise(result))),
+      (err, result) => {
+        if (err) return reject(err);
+        const cpu = process.cpuUsage(cpuBefore);
+        const elapsedMs = performance.now() - started;
+        resolve({
+          ...summarise(result),
+          generatorCpuPercent: ((cpu.user + cpu.system) / 1000 / elapsedMs) * 100,
+        });
+      },
     );
   });
 }
 
-function summarise(result: Result): LoadResult {
+function summarise(result: Result): Omit<LoadResult, 'generatorCpuPercent'> {
   const statusCounts: Record<string, number> = {};
   for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {}))
     statusCounts[code] = Number(count);

@@ -47,14 +47,24 @@ const serviceMayUse = (ctx: ControllerContext, router: EdgeRouter, service: Serv
 const allRouters = (ctx: ControllerContext) => ctx.store.edgeRouters.list(everything).items;
 
 /** The routers the identity may use at all (`GET /current-identity/edge-routers`). */
-export const routersOfIdentity = (ctx: ControllerContext, identity: Identity) =>
-  allRouters(ctx).filter((r) => usable(r) && identityMayUse(ctx, r, identity));
-
-/** The routers a session of this identity for this service may use. */
-export const routersFor = (ctx: ControllerContext, identity: Identity, service: Service) =>
-  allRouters(ctx).filter(
-    (r) => usable(r) && identityMayUse(ctx, r, identity) && serviceMayUse(ctx, r, service),
+export const routersOfIdentity = (ctx: ControllerContext, identity: Identity) => {
+  const policies = ctx.store.edgeRouterPolicies.list(everything).items;
+  return allRouters(ctx).filter(
+    (r) => usable(r) && policiesJoin(policies, (p) => p.identityRoles, identity, r),
   );
+};
+
+/** The routers a session of this identity for this service may use (policies read once, not per router). */
+export const routersFor = (ctx: ControllerContext, identity: Identity, service: Service) => {
+  const identityPolicies = ctx.store.edgeRouterPolicies.list(everything).items;
+  const servicePolicies = ctx.store.serviceEdgeRouterPolicies.list(everything).items;
+  return allRouters(ctx).filter(
+    (r) =>
+      usable(r) &&
+      policiesJoin(identityPolicies, (p) => p.identityRoles, identity, r) &&
+      policiesJoin(servicePolicies, (p) => p.serviceRoles, service, r),
+  );
+};
 
 export function routerMayCarry(
   ctx: ControllerContext,

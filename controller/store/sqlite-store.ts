@@ -20,6 +20,8 @@ import { SqlitePostureRepository } from './sqlite/posture-repository.js';
 import { SqliteMfaRepository } from './sqlite/mfa-repository.js';
 import { GroupCommit } from './sqlite/group-commit.js';
 
+const CACHED_IDENTITIES = 5_000;
+
 /** The shipped store: one SQLite file in the data dir. Other stores (e.g. PostgreSQL) implement `Store` too. */
 export class SqliteStore implements Store {
   readonly identities;
@@ -39,10 +41,16 @@ export class SqliteStore implements Store {
   readonly mfa;
 
   private readonly commits: GroupCommit;
+  /** `transaction` through one wrapper made once (better-sqlite3 builds four per `db.transaction` call) */
+  private readonly atomically: <T>(fn: () => T) => T;
 
   constructor(readonly db: Db) {
     this.commits = new GroupCommit(db, () => this.clearCaches());
+    this.atomically = db.transaction((fn: () => unknown) => fn()) as <T>(fn: () => T) => T;
+    // Every authenticated request reads its identity (the guard, then posture evaluation): the most recently
+    // read are kept, a bounded number so a large directory does not all end up in memory.
     this.identities = new DocumentRepository<Identity>(db, 'identities', 'identity', undefined, {
+      cache: CACHED_IDENTITIES,
       filterExtras: [
         ['isAdmin', 'boolean'],
         ['isDefaultAdmin', 'boolean'],
@@ -121,7 +129,7 @@ export class SqliteStore implements Store {
 
   transaction<T>(fn: () => T): T {
     try {
-      return this.db.transaction(fn)();
+      return this.atomically(fn);
     } catch (err) {
       // The rollback may have undone writes whose entities a cache already holds.
       this.clearCaches();
@@ -135,6 +143,7 @@ export class SqliteStore implements Store {
 
   private clearCaches(): void {
     for (const repo of [
+      this.identities,
       this.services,
       this.postureChecks,
       this.servicePolicies,
@@ -144,8 +153,10 @@ export class SqliteStore implements Store {
       this.edgeRouters,
       this.edgeRouterPolicies,
       this.serviceEdgeRouterPolicies,
+      this.apiSessions,
     ])
       repo.clearCache();
+    this.posture.data.clearCache();
   }
 
   close(): void {

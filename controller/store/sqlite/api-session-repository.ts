@@ -43,9 +43,32 @@ function docOf(s: ApiSession): string {
   return JSON.stringify(doc);
 }
 
-/** API sessions are stored by the SHA-256 of their token, so a copy of the database holds no usable token. */
+/** A copy the caller may change freely without touching what the cache holds. */
+const copyOf = (s: ApiSession): ApiSession => ({
+  ...s,
+  configTypes: [...s.configTypes],
+  envInfo: { ...s.envInfo },
+  sdkInfo: { ...s.sdkInfo },
+  createdAt: new Date(s.createdAt.getTime()),
+  updatedAt: new Date(s.updatedAt.getTime()),
+  lastActivityAt: new Date(s.lastActivityAt.getTime()),
+});
+
+/** Live API sessions kept in memory, at most this many (the least recently read go first). */
+const CACHED_SESSIONS = 10_000;
+
+/**
+ * API sessions are stored by the SHA-256 of their token, so a copy of the database holds no usable token.
+ *
+ * Every authenticated request looks its session up by token, so sessions read are kept in memory by token
+ * hash. Every write here (update, touch, delete, the idle sweep) drops the session's entry before it runs,
+ * so the next read goes to the database; the store clears the whole cache when a transaction rolls back,
+ * so nothing read inside a rolled-back transaction outlives it. Callers get copies, never the cached object.
+ */
 export class SqliteApiSessionRepository implements ApiSessionRepository {
   private readonly stmts;
+  private readonly byTokenHash = new Map<string, ApiSession>();
+  private readonly tokenHashById = new Map<string, string>();
 
   constructor(private readonly db: Db) {
     this.stmts = {
@@ -66,13 +89,49 @@ export class SqliteApiSessionRepository implements ApiSessionRepository {
   }
 
   getByTokenHash(tokenHash: string): ApiSession | undefined {
+    const cached = this.byTokenHash.get(tokenHash);
+    if (cached) {
+      // Most recently read last, so eviction takes the sessions idle the longest.
+      this.byTokenHash.delete(tokenHash);
+      this.byTokenHash.set(tokenHash, cached);
+      return copyOf(cached);
+    }
     const row = this.stmts.byToken.get(tokenHash) as Row | undefined;
-    return row && fromRow(row);
+    if (!row) return undefined;
+    const session = fromRow(row);
+    this.remember(tokenHash, session);
+    return copyOf(session);
   }
 
   get(id: string): ApiSession | undefined {
+    const tokenHash = this.tokenHashById.get(id);
+    const cached = tokenHash === undefined ? undefined : this.byTokenHash.get(tokenHash);
+    if (cached) return copyOf(cached);
     const row = this.stmts.byId.get(id) as Row | undefined;
     return row && fromRow(row);
+  }
+
+  /** Forgets every cached session (after a rolled-back transaction). */
+  clearCache(): void {
+    this.byTokenHash.clear();
+    this.tokenHashById.clear();
+  }
+
+  private remember(tokenHash: string, session: ApiSession): void {
+    if (this.byTokenHash.size >= CACHED_SESSIONS) {
+      const oldest = this.byTokenHash.keys().next().value!;
+      this.tokenHashById.delete(this.byTokenHash.get(oldest)!.id);
+      this.byTokenHash.delete(oldest);
+    }
+    this.byTokenHash.set(tokenHash, session);
+    this.tokenHashById.set(session.id, tokenHash);
+  }
+
+  private forget(id: string): void {
+    const tokenHash = this.tokenHashById.get(id);
+    if (tokenHash === undefined) return;
+    this.tokenHashById.delete(id);
+    this.byTokenHash.delete(tokenHash);
   }
 
   list(query: ListQuery): Page<ApiSession> {
@@ -88,6 +147,7 @@ export class SqliteApiSessionRepository implements ApiSessionRepository {
   }
 
   create(s: ApiSession, tokenHash: string): void {
+    this.forget(s.id);
     this.stmts.insert.run(
       s.id,
       tokenHash,
@@ -101,21 +161,27 @@ export class SqliteApiSessionRepository implements ApiSessionRepository {
   }
 
   update(s: ApiSession): void {
+    this.forget(s.id);
     this.stmts.update.run(docOf(s), s.updatedAt.toISOString(), s.lastActivityAt.toISOString(), s.id);
   }
 
   touch(id: string, at: Date): void {
+    this.forget(id);
     this.stmts.touch.run(at.toISOString(), id);
   }
 
   delete(id: string): boolean {
+    this.forget(id);
     return this.stmts.delete.run(id).changes > 0;
   }
 
   deleteIdleSince(cutoff: Date): { id: string; identityId: string }[] {
     return this.db.transaction(() => {
       const rows = this.stmts.idle.all(cutoff.toISOString()) as { id: string; identity_id: string }[];
-      for (const row of rows) this.stmts.delete.run(row.id);
+      for (const row of rows) {
+        this.forget(row.id);
+        this.stmts.delete.run(row.id);
+      }
       return rows.map((r) => ({ id: r.id, identityId: r.identity_id }));
     })();
   }

@@ -29,10 +29,17 @@ export class DocumentRepository<
   private readonly prepared = new Map<string, Database.Statement>();
   /**
    * Parsed entities by id, for the small catalogue kinds the access resolver reads on every request
-   * (services, policies, checks). All writes go through this repository, which drops the entry it
+   * (services, policies, checks), and a bounded number of identities (read by every authenticated
+   * request). All writes go through this repository, which drops the entry it
    * touches; the store clears every cache when a transaction fails, so a rolled-back write cannot linger.
    */
   private readonly cache: Map<string, T> | null;
+  /**
+   * With the cache on, the whole table in name order once an unfiltered list has read all of it (edge
+   * routers and their policies are listed whole for every session); dropped on every write like `cache`.
+   */
+  private everything: T[] | null = null;
+  private readonly cacheLimit: number;
   /** what an OpenZiti filter on this list may name */
   private readonly filterFields: Record<string, FilterField>;
 
@@ -41,9 +48,14 @@ export class DocumentRepository<
     private readonly table: string,
     private readonly roleKind: string | null,
     private readonly revive: DocReviver<T> = () => ({}),
-    options: { cache?: boolean; filterExtras?: readonly ExtraField[] } = {},
+    options: {
+      /** true: keep every entity read; a number: at most that many, the least recently read go first */
+      cache?: boolean | number;
+      filterExtras?: readonly ExtraField[];
+    } = {},
   ) {
     this.cache = options.cache ? new Map() : null;
+    this.cacheLimit = typeof options.cache === 'number' ? options.cache : Infinity;
     this.filterFields = documentFilterFields(table, roleKind !== null, options.filterExtras);
     this.stmts = {
       get: db.prepare(`SELECT * FROM ${table} WHERE id = ?`),
@@ -68,6 +80,12 @@ export class DocumentRepository<
 
   list(query: ListQuery): Page<T> {
     if (query.filter !== undefined) return this.listFiltered(query, query.filter);
+    const unfiltered = query.name === undefined && query.nameContains === undefined;
+    if (unfiltered && this.everything) {
+      // A copy: callers may sort what they get.
+      const items = this.everything.slice(query.offset, query.offset + query.limit);
+      return { items, totalCount: this.everything.length };
+    }
     const where: string[] = [];
     const params: unknown[] = [];
     if (query.name !== undefined) {
@@ -87,7 +105,16 @@ export class DocumentRepository<
       query.limit,
       query.offset,
     ) as Row[];
-    return { items: rows.map((r) => this.fromRow(r)), totalCount: total.n };
+    const items = rows.map((r) => this.fromRow(r));
+    if (
+      this.cache &&
+      this.cacheLimit === Infinity &&
+      unfiltered &&
+      query.offset === 0 &&
+      items.length === total.n
+    )
+      this.everything = items.slice();
+    return { items, totalCount: total.n };
   }
 
   /** A list by an OpenZiti filter: its predicate, sort and paging (within the API's limit) compiled to SQL. */
@@ -114,7 +141,14 @@ export class DocumentRepository<
 
   get(id: string): T | undefined {
     const cached = this.cache?.get(id);
-    if (cached) return cached;
+    if (cached) {
+      if (this.cacheLimit !== Infinity) {
+        // Most recently read last, so a bounded cache evicts the entities read the longest ago.
+        this.cache!.delete(id);
+        this.cache!.set(id, cached);
+      }
+      return cached;
+    }
     const row = this.stmts.get.get(id) as Row | undefined;
     return row && this.fromRow(row);
   }
@@ -153,6 +187,7 @@ export class DocumentRepository<
 
   create(entity: T): void {
     this.cache?.delete(entity.id);
+    this.everything = null;
     this.db.transaction(() => {
       const existing = this.stmts.getByName.get(entity.name);
       if (existing) throw new UniqueViolation('name', entity.name);
@@ -163,6 +198,7 @@ export class DocumentRepository<
 
   update(entity: T): boolean {
     this.cache?.delete(entity.id);
+    this.everything = null;
     return this.db.transaction(() => {
       const other = this.stmts.getByName.get(entity.name) as Row | undefined;
       if (other && other.id !== entity.id) throw new UniqueViolation('name', entity.name);
@@ -174,6 +210,7 @@ export class DocumentRepository<
 
   delete(id: string): boolean {
     this.cache?.delete(id);
+    this.everything = null;
     return this.db.transaction(() => {
       if (this.roleKind) this.stmts.clearAttributes.run(this.roleKind, id);
       return this.stmts.delete.run(id).changes > 0;
@@ -196,6 +233,7 @@ export class DocumentRepository<
   /** Forgets every cached entity (after a failed transaction). */
   clearCache(): void {
     this.cache?.clear();
+    this.everything = null;
   }
 
   protected sql(text: string): Database.Statement {
@@ -237,7 +275,11 @@ export class DocumentRepository<
       createdAt: new Date(row.created_at),
       updatedAt: new Date(row.updated_at),
     } as unknown as T;
-    this.cache?.set(row.id, entity);
+    if (this.cache) {
+      this.cache.delete(row.id);
+      if (this.cache.size >= this.cacheLimit) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.set(row.id, entity);
+    }
     return entity;
   }
 }

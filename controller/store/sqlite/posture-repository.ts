@@ -52,22 +52,94 @@ const COLUMNS: Record<keyof ApiSessionPatch, string> = {
   sdkInfo: 'sdk_info',
 };
 
-/** Identity facts as one JSON value per kind; processes and API sessions in their own tables. */
+/** A fact row into its slot of `data`; `read` and the write-through after a write share it. */
+function putFact(data: IdentityPostureData, row: FactRow): void {
+  const slot = { postureCheckId: row.posture_check_id, lastUpdatedAt: new Date(row.updated_at) };
+  const value = JSON.parse(row.value) as Record<string, unknown>;
+  if (row.kind === 'os') data.os = { ...slot, ...(value as Pick<OsData, 'type' | 'version' | 'build'>) };
+  if (row.kind === 'mac') data.mac = { ...slot, addresses: value.addresses as string[] };
+  if (row.kind === 'domain') data.domain = { ...slot, domain: value.domain as string };
+}
+
+const processOf = (r: ProcessRow): ProcessData => ({
+  postureCheckId: r.posture_check_id,
+  lastUpdatedAt: new Date(r.updated_at),
+  path: r.path,
+  isRunning: r.is_running === 1,
+  hash: r.hash,
+  signerFingerprints: JSON.parse(r.signer_fingerprints) as string[],
+});
+
+/**
+ * Whether SQLite gives these strings back unchanged (a lone surrogate comes back as U+FFFD): only then may a
+ * write update the cached data instead of dropping it.
+ */
+const roundTrips = (...texts: string[]) => texts.every((t) => !/\p{Cs}/u.test(t));
+
+const copyDate = (d: Date | null): Date | null => (d === null ? null : new Date(d.getTime()));
+
+/** A copy the caller may change freely without touching what the cache holds. */
+function copyOf(data: IdentityPostureData): IdentityPostureData {
+  const slot = <S extends { lastUpdatedAt: Date }>(s: S | null): S | null =>
+    s && { ...s, lastUpdatedAt: new Date(s.lastUpdatedAt.getTime()) };
+  const apiSessions: Record<string, ApiSessionPostureData> = {};
+  for (const [id, s] of Object.entries(data.apiSessions)) {
+    apiSessions[id] = {
+      ...s,
+      mfaPassedAt: copyDate(s.mfaPassedAt),
+      wokenAt: copyDate(s.wokenAt),
+      unlockedAt: copyDate(s.unlockedAt),
+      sdkInfo: s.sdkInfo && { ...s.sdkInfo },
+    };
+  }
+  const os = slot(data.os);
+  const mac = slot(data.mac);
+  return {
+    ...data,
+    os,
+    mac: mac && { ...mac, addresses: [...mac.addresses] },
+    domain: slot(data.domain),
+    processes: data.processes.map((p) => ({ ...slot(p)!, signerFingerprints: [...p.signerFingerprints] })),
+    apiSessions,
+  };
+}
+
+/** Identities whose posture data is kept in memory, at most (the least recently read go first). */
+const CACHED_IDENTITIES = 5_000;
+
+/**
+ * Identity facts as one JSON value per kind; processes and API sessions in their own tables.
+ *
+ * Each posture report and session request loads the identity's data, so what was loaded is kept in memory
+ * per identity. A fact or a known binary's report updates the cached entry with what `read` would build from
+ * the row just written; every other write drops the identity's entry before it runs (the next load reads the
+ * database again); the store clears the cache when a transaction rolls back. Callers get copies.
+ */
 class SqlitePostureDataRepository implements PostureDataRepository {
   private readonly stmts;
+  private readonly cache = new Map<string, IdentityPostureData>();
+  /** the identity each API session of a cached identity belongs to */
+  private readonly owners = new Map<string, string>();
 
   constructor(private readonly db: Db) {
     this.stmts = {
       facts: db.prepare(
         `SELECT kind, posture_check_id, value, updated_at FROM posture_facts WHERE identity_id = ?`,
       ),
+      // Upserts, not INSERT OR REPLACE: a report updates its row in place instead of deleting it and
+      // inserting a new one (two B-tree writes more per fact, and per report five facts).
       setFact: db.prepare(
-        `INSERT OR REPLACE INTO posture_facts (identity_id, kind, posture_check_id, value, updated_at) VALUES (?, ?, ?, ?, ?)`,
+        `INSERT INTO posture_facts (identity_id, kind, posture_check_id, value, updated_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (identity_id, kind) DO UPDATE SET posture_check_id = excluded.posture_check_id,
+           value = excluded.value, updated_at = excluded.updated_at`,
       ),
       processes: db.prepare(`SELECT * FROM posture_processes WHERE identity_id = ? ORDER BY path`),
       setProcess: db.prepare(
-        `INSERT OR REPLACE INTO posture_processes (identity_id, path, posture_check_id, is_running, hash, signer_fingerprints, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO posture_processes (identity_id, path, posture_check_id, is_running, hash, signer_fingerprints, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (identity_id, path) DO UPDATE SET posture_check_id = excluded.posture_check_id,
+           is_running = excluded.is_running, hash = excluded.hash,
+           signer_fingerprints = excluded.signer_fingerprints, updated_at = excluded.updated_at`,
       ),
       apiSessions: db.prepare(
         `SELECT * FROM posture_api_sessions WHERE identity_id = ? ORDER BY api_session_id`,
@@ -90,6 +162,40 @@ class SqlitePostureDataRepository implements PostureDataRepository {
   }
 
   load(identityId: string): IdentityPostureData {
+    let data = this.cache.get(identityId);
+    if (data) {
+      // Most recently read last, so eviction takes the identities read the longest ago.
+      this.cache.delete(identityId);
+      this.cache.set(identityId, data);
+    } else {
+      data = this.read(identityId);
+      if (this.cache.size >= CACHED_IDENTITIES) this.forget(this.cache.keys().next().value!);
+      this.cache.set(identityId, data);
+      for (const apiSessionId of Object.keys(data.apiSessions)) this.owners.set(apiSessionId, identityId);
+    }
+    return copyOf(data);
+  }
+
+  /** Forgets every cached identity (after a rolled-back transaction). */
+  clearCache(): void {
+    this.cache.clear();
+    this.owners.clear();
+  }
+
+  private forget(identityId: string): void {
+    const data = this.cache.get(identityId);
+    if (!data) return;
+    this.cache.delete(identityId);
+    for (const apiSessionId of Object.keys(data.apiSessions)) this.owners.delete(apiSessionId);
+  }
+
+  /** Forgets the cached identity holding the API session's row, if one does. */
+  private forgetApiSession(apiSessionId: string): void {
+    const owner = this.owners.get(apiSessionId);
+    if (owner !== undefined) this.forget(owner);
+  }
+
+  private read(identityId: string): IdentityPostureData {
     const data: IdentityPostureData = {
       identityId,
       os: null,
@@ -98,21 +204,8 @@ class SqlitePostureDataRepository implements PostureDataRepository {
       processes: [],
       apiSessions: {},
     };
-    for (const row of this.stmts.facts.all(identityId) as FactRow[]) {
-      const slot = { postureCheckId: row.posture_check_id, lastUpdatedAt: new Date(row.updated_at) };
-      const value = JSON.parse(row.value) as Record<string, unknown>;
-      if (row.kind === 'os') data.os = { ...slot, ...(value as Pick<OsData, 'type' | 'version' | 'build'>) };
-      if (row.kind === 'mac') data.mac = { ...slot, addresses: value.addresses as string[] };
-      if (row.kind === 'domain') data.domain = { ...slot, domain: value.domain as string };
-    }
-    data.processes = (this.stmts.processes.all(identityId) as ProcessRow[]).map((r) => ({
-      postureCheckId: r.posture_check_id,
-      lastUpdatedAt: new Date(r.updated_at),
-      path: r.path,
-      isRunning: r.is_running === 1,
-      hash: r.hash,
-      signerFingerprints: JSON.parse(r.signer_fingerprints) as string[],
-    }));
+    for (const row of this.stmts.facts.all(identityId) as FactRow[]) putFact(data, row);
+    data.processes = (this.stmts.processes.all(identityId) as ProcessRow[]).map(processOf);
     for (const r of this.stmts.apiSessions.all(identityId) as ApiSessionRow[]) {
       const session: ApiSessionPostureData = {
         apiSessionId: r.api_session_id,
@@ -139,24 +232,46 @@ class SqlitePostureDataRepository implements PostureDataRepository {
   }
 
   setProcess(identityId: string, p: ProcessData): void {
+    const row: ProcessRow = {
+      path: p.path,
+      posture_check_id: p.postureCheckId,
+      is_running: p.isRunning ? 1 : 0,
+      hash: p.hash,
+      signer_fingerprints: JSON.stringify(p.signerFingerprints),
+      updated_at: p.lastUpdatedAt.toISOString(),
+    };
+    const cached = this.cache.get(identityId);
+    // A binary reported again replaces its entry in place (the order by path stays); anything else is read
+    // again from the database.
+    const at = cached?.processes.findIndex((c) => c.path === p.path) ?? -1;
+    if (at < 0 || !roundTrips(p.postureCheckId, p.hash)) this.forget(identityId);
     this.stmts.setProcess.run(
       identityId,
-      p.path,
-      p.postureCheckId,
-      p.isRunning ? 1 : 0,
-      p.hash,
-      JSON.stringify(p.signerFingerprints),
-      p.lastUpdatedAt.toISOString(),
+      row.path,
+      row.posture_check_id,
+      row.is_running,
+      row.hash,
+      row.signer_fingerprints,
+      row.updated_at,
     );
+    const still = this.cache.get(identityId);
+    // The cached path is the one the database gave back, equal to this one.
+    if (still && at >= 0) still.processes[at] = processOf({ ...row, path: still.processes[at]!.path });
   }
 
   deleteProcess(identityId: string, path: string): void {
+    this.forget(identityId);
     this.stmts.deleteProcess.run(identityId, path);
   }
 
   updateApiSession(apiSessionId: string, identityId: string, patch: ApiSessionPatch): void {
-    this.stmts.ensureApiSession.run(apiSessionId, identityId);
     const entries = Object.entries(patch) as [keyof ApiSessionPatch, unknown][];
+    // Nothing to write when the row is known to exist and no field changes (every posture report asks).
+    if (entries.length === 0 && this.owners.get(apiSessionId) === identityId) return;
+    // The row may exist under another identity (INSERT OR IGNORE keeps it): forget that one too.
+    this.forgetApiSession(apiSessionId);
+    this.forget(identityId);
+    this.stmts.ensureApiSession.run(apiSessionId, identityId);
     if (entries.length === 0) return;
     const sets = entries.map(([key]) => `${COLUMNS[key]} = ?`).join(', ');
     const values = entries.map(([key, v]) =>
@@ -168,6 +283,7 @@ class SqlitePostureDataRepository implements PostureDataRepository {
   }
 
   clearMfa(identityId: string): void {
+    this.forget(identityId);
     this.stmts.clearMfa.run(identityId);
   }
 
@@ -191,10 +307,12 @@ class SqlitePostureDataRepository implements PostureDataRepository {
   }
 
   deleteApiSession(apiSessionId: string): void {
+    this.forgetApiSession(apiSessionId);
     this.stmts.deleteApiSession.run(apiSessionId);
   }
 
   deleteIdentity(identityId: string): void {
+    this.forget(identityId);
     this.db.transaction(() => {
       this.stmts.deleteFacts.run(identityId);
       this.stmts.deleteProcesses.run(identityId);
@@ -207,6 +325,7 @@ class SqlitePostureDataRepository implements PostureDataRepository {
       (r) => r.api_session_id,
     );
     const orphans = ids.filter((id) => !liveApiSession(id));
+    this.clearCache();
     this.db.transaction(() => orphans.forEach((id) => this.stmts.deleteApiSession.run(id)))();
     return orphans.length;
   }
@@ -217,13 +336,18 @@ class SqlitePostureDataRepository implements PostureDataRepository {
     slot: { postureCheckId: string; lastUpdatedAt: Date },
     value: object,
   ): void {
-    this.stmts.setFact.run(
-      identityId,
+    const row: FactRow = {
       kind,
-      slot.postureCheckId,
-      JSON.stringify(value),
-      slot.lastUpdatedAt.toISOString(),
-    );
+      posture_check_id: slot.postureCheckId,
+      // JSON.stringify escapes lone surrogates, so the value always comes back as written.
+      value: JSON.stringify(value),
+      updated_at: slot.lastUpdatedAt.toISOString(),
+    };
+    if (!roundTrips(row.posture_check_id)) this.forget(identityId);
+    this.stmts.setFact.run(identityId, kind, row.posture_check_id, row.value, row.updated_at);
+    // Written through: the evaluation that follows a report loads from memory what `read` would build.
+    const cached = this.cache.get(identityId);
+    if (cached) putFact(cached, row);
   }
 }
 

@@ -16,6 +16,11 @@ export class SqliteServicePolicyRepository
 {
   private readonly clearRoles;
   private readonly addRole;
+  /**
+   * The ids `selecting` found, per side and role list (every access decision asks for the caller's roles);
+   * emptied on every policy write and when the store clears its caches.
+   */
+  private readonly selected = new Map<string, string[]>();
 
   constructor(db: Db) {
     super(db, 'service_policies', null, undefined, {
@@ -30,6 +35,7 @@ export class SqliteServicePolicyRepository
   }
 
   override create(policy: ServicePolicy): void {
+    this.selected.clear();
     this.db.transaction(() => {
       super.create(policy);
       this.syncRoles(policy);
@@ -37,6 +43,7 @@ export class SqliteServicePolicyRepository
   }
 
   override update(policy: ServicePolicy): boolean {
+    this.selected.clear();
     return this.db.transaction(() => {
       const changed = super.update(policy);
       if (changed) this.syncRoles(policy);
@@ -45,6 +52,7 @@ export class SqliteServicePolicyRepository
   }
 
   override delete(id: string): boolean {
+    this.selected.clear();
     return this.db.transaction(() => {
       this.clearRoles.run(id);
       return super.delete(id);
@@ -53,10 +61,23 @@ export class SqliteServicePolicyRepository
 
   selecting(side: PolicySide, roles: readonly string[]): ServicePolicy[] {
     if (roles.length === 0) return [];
-    const ids = this.sql(
-      `SELECT DISTINCT policy_id FROM policy_roles WHERE side = ? AND role IN (${placeholders(roles.length)})`,
-    ).all(side, ...roles) as { policy_id: string }[];
-    return this.getMany(ids.map((r) => r.policy_id));
+    const key = JSON.stringify([side, roles]);
+    let ids = this.selected.get(key);
+    if (!ids) {
+      const rows = this.sql(
+        `SELECT DISTINCT policy_id FROM policy_roles WHERE side = ? AND role IN (${placeholders(roles.length)})`,
+      ).all(side, ...roles) as { policy_id: string }[];
+      ids = rows.map((r) => r.policy_id);
+      // Bounded: one entry per distinct role list, so a large directory cannot grow it without end.
+      if (this.selected.size >= 10_000) this.selected.clear();
+      this.selected.set(key, ids);
+    }
+    return this.getMany(ids);
+  }
+
+  override clearCache(): void {
+    super.clearCache();
+    this.selected.clear();
   }
 
   private syncRoles(policy: ServicePolicy): void {
