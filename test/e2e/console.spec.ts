@@ -89,6 +89,8 @@ test.beforeAll(async ({ browser }) => {
   const policy = await created('/auth-policies', authPolicyBody('administrators', true));
   await admin.patch(`${MGMT}/identities/${adminId}`, { authPolicyId: policy });
   adminSecret = await enrollTotp(admin, MGMT);
+  // Dana administers too, under the same policy, but has not set up an authenticator app yet.
+  await createUser(admin, 'dana', 'danas-password', { isAdmin: true, authPolicyId: policy });
 
   // The catalogue: a service every #staff identity reaches, and one a posture check will guard.
   ids.payroll = await created('/services', { name: 'Payroll' });
@@ -161,6 +163,17 @@ test('is served at /console with a strict CSP, and runs no injected inline scrip
   const refusals = problems.splice(0);
   expect(refusals.length).toBeGreaterThan(0);
   for (const refusal of refusals) expect(refusal).toContain('Content Security Policy');
+});
+
+test('an administrator who owes an authenticator app is told how to set one up, and can go back', async () => {
+  await page.getByLabel('Username', { exact: true }).fill('dana');
+  await page.getByLabel('Password', { exact: true }).fill('danas-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('alert')).toContainText('must set up an authenticator app');
+  await expect(page.getByRole('alert')).toContainText('npm run agent -- mfa enroll');
+  await page.getByRole('button', { name: 'Back to sign-in' }).click();
+  await expect(page.getByLabel('Password', { exact: true })).toHaveValue('');
+  await page.getByLabel('Username', { exact: true }).fill('');
 });
 
 test('signs in with a password, then the TOTP code the policy requires', async () => {
@@ -300,7 +313,7 @@ test('the overview counts devices per service, refused sessions and the MFA shar
       .getByRole('cell')
       .nth(1),
   ).toHaveText('1');
-  await expect(page.getByText('enrolled in MFA (2 of 33)')).toBeVisible();
+  await expect(page.getByText('enrolled in MFA (2 of 34)')).toBeVisible();
   const refused = page.locator('section', {
     has: page.getByRole('heading', { name: 'Recently refused sessions' }),
   });
@@ -311,7 +324,7 @@ test('the overview counts devices per service, refused sessions and the MFA shar
 
 test('lists search, sort and page on the server, in the API filter grammar', async () => {
   await nav('Identities').click();
-  await expect(page.getByText('1–25 of 33')).toBeVisible();
+  await expect(page.getByText('1–25 of 34')).toBeVisible();
   const asked = () =>
     requests
       .map((r) => new URL(r.url()))

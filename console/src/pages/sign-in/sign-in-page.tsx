@@ -128,11 +128,26 @@ export function SignInPage({
           </form>
         )}
         {step === 'enroll-first' && (
-          <p className="notice" role="alert">
-            Your account must set up an authenticator app before it can sign in here. Set it up with the agent
-            (<code>npm run agent -- mfa enroll</code>) or the API (<code>POST /current-identity/mfa</code>),
-            then sign in again.
-          </p>
+          <>
+            <p className="notice" role="alert">
+              Your account must set up an authenticator app before it can sign in here. Set it up with the
+              agent (<code>npm run agent -- mfa enroll</code>) or the API (
+              <code>POST /current-identity/mfa</code>
+              ), then sign in again.
+            </p>
+            <div className="actions">
+              <button
+                type="button"
+                onClick={() => {
+                  setPassword('');
+                  setError(null);
+                  setStep('password');
+                }}
+              >
+                Back to sign-in
+              </button>
+            </div>
+          </>
         )}
       </div>
     </main>
