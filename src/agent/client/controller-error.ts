@@ -92,9 +92,14 @@ export function transportError(error: unknown, baseUrl: string): ControllerError
     return new ControllerError({ status: 0, code: LOCAL_ERROR_CODES.aborted, message: 'request cancelled' });
   }
   const reason = typeof code === 'string' && NETWORK_CODES.has(code) ? code : text;
+  // A TLS server hangs up on a plain-HTTP request: the likeliest cause of a reset on an http:// address.
+  const hint =
+    code === 'ECONNRESET' && baseUrl.startsWith('http://')
+      ? `; if the controller serves HTTPS, use ${baseUrl.replace(/^http:/, 'https:')}`
+      : '';
   return new ControllerError({
     status: 0,
     code: LOCAL_ERROR_CODES.unreachable,
-    message: `cannot reach the controller at ${baseUrl} (${reason})`,
+    message: `cannot reach the controller at ${baseUrl} (${reason})${hint}`,
   });
 }
