@@ -72,11 +72,6 @@ export class EnrollmentAuthority {
     return undefined;
   }
 
-  /** Whether clients reach this controller over TLS (certificate sign-in, so `ott` enrollment, needs it). */
-  get servesTls(): boolean {
-    return this.tlsFingerprint !== undefined;
-  }
-
   /** The TLS certificate (and its chain) this controller serves, then its CA: what its clients should trust. */
   trustedCertificatePems(): string[] {
     const served = this.servedCertificates ?? [];

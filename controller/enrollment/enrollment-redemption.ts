@@ -74,17 +74,6 @@ export async function redeemOtt(
   enrollment: Enrollment,
   csrPem: string | undefined,
 ): Promise<{ certPem: string; caPem: string }> {
-  // A certificate signs in only over TLS: issued by a plain-HTTP controller it would spend the token and
-  // leave a device that cannot sign in. Refused before anything is spent, so the same token works once the
-  // controller serves HTTPS (its JWT then names the https address).
-  if (!r.authority.servesTls)
-    throw new ApiError(
-      409,
-      'ENROLLMENT_NEEDS_TLS',
-      'Certificate enrollment needs the controller to serve HTTPS (start it with --https, or --tls-cert and ' +
-        '--tls-key); the token was not used',
-      { field: 'token', reason: 'the controller serves plain HTTP, where a certificate cannot sign in' },
-    );
   if (!csrPem?.trim())
     throw new ApiError(400, 'COULD_NOT_PROCESS_CSR', 'The supplied csr could not be processed', {
       field: 'csr',

@@ -329,6 +329,34 @@ describe.runIf(process.platform === 'linux')('tokens refused before they are sen
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^postern-agent: 'enroll' needs --token FILE/);
   });
+
+  it('a certificate token from a plain-HTTP controller is refused unspent: a certificate signs in only over TLS', async () => {
+    const plain = await startTestController();
+    try {
+      const plainAdmin = new Api(plain.url);
+      expect((await plainAdmin.login('admin', ADMIN_PASSWORD)).status).toBe(200);
+      const made = await plainAdmin.post(`${MGMT}/identities`, {
+        name: 'plain-laptop',
+        type: 'User',
+        isAdmin: false,
+        enrollment: { ott: true },
+      });
+      const detail = (await plainAdmin.get(`${MGMT}/identities/${made.body.data.id}`)).body.data;
+      const dir = newConfigDir();
+      const run = await cli(dir, ['enroll', '--token', tokenFile(dir, detail.enrollment.ott.jwt)]);
+      expect(run.code).toBe(4);
+      expect(run.stderr).toBe(
+        `postern-agent: this token enrolls a certificate with ${plain.url}, which serves plain HTTP, where a ` +
+          'certificate cannot sign in; the token was not used: ask your administrator to start the controller ' +
+          'with --https and to send the token again\n',
+      );
+      const after = (await plainAdmin.get(`${MGMT}/identities/${made.body.data.id}`)).body.data;
+      expect(after.enrollment.ott.token).toBe(detail.enrollment.ott.token);
+      expect(after.authenticators).toEqual({});
+    } finally {
+      await plain.dispose();
+    }
+  });
 });
 
 describe.runIf(process.platform === 'linux')('postern-agent enroll with a password token (updb)', () => {

@@ -111,6 +111,14 @@ export class DeviceEnrollment {
         );
       }
       checkEnrollmentSignature(token, keys);
+      // A certificate signs in only over TLS: enrolling one with a plain-HTTP controller would spend the token
+      // and leave a device that cannot sign in. Refused once the token is known genuine, before it is redeemed.
+      if (claims.em === 'ott' && controllerUrl.startsWith('http://'))
+        throw new EnrollmentRefused(
+          `this token enrolls a certificate with ${controllerUrl}, which serves plain HTTP, where a certificate ` +
+            'cannot sign in; the token was not used: ask your administrator to start the controller with ' +
+            '--https and to send the token again',
+        );
     } catch (error) {
       client.close();
       throw error;
