@@ -10,7 +10,7 @@ import { fork } from 'node:child_process';
 import { connect as h2connect } from 'node:http2';
 import { fileURLToPath } from 'node:url';
 import WebSocket, { createWebSocketStream } from 'ws';
-import { createSelfSignedCertificate } from '../src/shared/self-signed-certificate.js';
+import { createSelfSignedCertificate } from '../src/common/self-signed-certificate.js';
 import { percentile } from './lib/figure.js';
 import { rssMiB, sleep } from './lib/proc-stats.js';
 

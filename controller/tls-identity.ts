@@ -9,7 +9,7 @@ import { hostname, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { isIP } from 'node:net';
 import type { ControllerConfig } from './config.js';
-import { createSelfSignedCertificate, fingerprintOf } from '../src/shared/self-signed-certificate.js';
+import { createSelfSignedCertificate, fingerprintOf } from '../src/common/self-signed-certificate.js';
 
 export const SELF_SIGNED_CERT_FILE = 'tls-cert.pem';
 export const SELF_SIGNED_KEY_FILE = 'tls-key.pem';

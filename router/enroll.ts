@@ -6,7 +6,7 @@
 import { ControllerClient } from '../src/agent/client/controller-client.js';
 import { isControllerError, LOCAL_ERROR_CODES } from '../src/agent/client/controller-error.js';
 import { ROUTER_ENROLL_PATH, type RouterEnrollReply, type RouterEnrollRequest } from '../src/api/index.js';
-import { createSelfSignedCertificate } from '../src/shared/self-signed-certificate.js';
+import { createSelfSignedCertificate } from '../src/common/self-signed-certificate.js';
 import type { RouterFiles } from './router-files.js';
 
 export class EnrollmentError extends Error {}

@@ -5,8 +5,8 @@
  */
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { posternVersion } from '../src/shared/package-version.js';
-import { fingerprintOf } from '../src/shared/self-signed-certificate.js';
+import { posternVersion } from '../src/common/package-version.js';
+import { fingerprintOf } from '../src/common/self-signed-certificate.js';
 import { ControllerLink } from './controller-link.js';
 import { EnrollmentError, enrollRouter } from './enroll.js';
 import { readRouterFiles, writeRouterFiles } from './router-files.js';

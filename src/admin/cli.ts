@@ -7,7 +7,7 @@
 import { UsageError } from '../agent/cli/cli-args.js';
 import { EXIT, type ExitCode } from '../agent/cli/cli-errors.js';
 import { Terminal } from '../agent/cli/terminal.js';
-import { runIfEntryPoint } from '../shared/entry-point.js';
+import { runIfEntryPoint } from '../common/entry-point.js';
 import { parseAdminArgs, refuseOptionsOutside, USAGE } from './admin-args.js';
 import { explainAdminError } from './admin-errors.js';
 import type { AdminContext } from './admin-session.js';

@@ -12,7 +12,7 @@ import { runCommand } from './cli/commands/run-command.js';
 import { checkCommand, reportCommand, servicesCommand } from './cli/commands/service-commands.js';
 import { loginCommand, logoutCommand, statusCommand } from './cli/commands/session-commands.js';
 import { Terminal } from './cli/terminal.js';
-import { runIfEntryPoint } from '../shared/entry-point.js';
+import { runIfEntryPoint } from '../common/entry-point.js';
 
 const COMMANDS: Record<string, (ctx: CliContext) => Promise<ExitCode>> = {
   enroll: enrollCommand,

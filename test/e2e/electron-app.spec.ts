@@ -17,11 +17,10 @@ test.beforeAll(async () => {
 });
 
 test('the packaged window is sandboxed, isolated and shows Postern', async () => {
-  test.skip(!runtime.available, `Electron binary not available: ${runtime.available ? '' : runtime.reason}`);
-  test.skip(
-    process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY,
-    'Electron needs a display: run under xvfb-run',
-  );
+  const why = runtime.available ? '' : runtime.reason;
+  test.skip(!runtime.available, `Electron's runtime is not available here: ${why}`);
+  const noDisplay = process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY;
+  test.skip(noDisplay, 'Electron needs a display: run under xvfb-run');
   if (!runtime.available) return;
   // A fresh profile: its own app data, keychain-less settings and bundled controller data.
   const home = mkdtempSync(join(tmpdir(), 'postern-electron-'));

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ClientHttp2Session } from 'node:http2';
 import { Api, CLIENT, MGMT } from '../helpers/api.js';
 import { shiftControllerClock } from '../helpers/agent-setup.js';
-import { createSelfSignedCertificate } from '../../src/shared/self-signed-certificate.js';
+import { createSelfSignedCertificate } from '../../src/common/self-signed-certificate.js';
 import { ROUTER_ENROLL_PATH } from '../../src/api/data-plane.js';
 import {
   closeServer,

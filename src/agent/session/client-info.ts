@@ -4,7 +4,7 @@
  */
 import os from 'node:os';
 import type { EnvInfo, SdkInfo } from '../../api/auth.js';
-import { posternVersion } from '../../shared/package-version.js';
+import { posternVersion } from '../../common/package-version.js';
 
 export const SDK_TYPE = 'postern-agent';
 export const APP_ID = 'postern';

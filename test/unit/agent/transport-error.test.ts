@@ -8,7 +8,7 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { transportError } from '../../../src/agent/client/controller-error.js';
-import { createSelfSignedCertificate } from '../../../src/shared/self-signed-certificate.js';
+import { createSelfSignedCertificate } from '../../../src/common/self-signed-certificate.js';
 
 let server: ReturnType<typeof createServer>;
 let port: number;
