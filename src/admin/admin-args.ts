@@ -1,7 +1,12 @@
 /** The admin CLI's command line: `<noun> <verb> [words]` and the options, read once with node:util parseArgs. */
-import { parseArgs } from 'node:util';
-import { optionErrorText } from '../agent/cli/option-errors.js';
-import { fingerprintArg, UsageError } from '../agent/cli/cli-args.js';
+import {
+  SHARED_OPTIONS,
+  credentialStoreOf,
+  fingerprintArg,
+  parseOptions,
+  UsageError,
+  type CredentialStoreKind,
+} from '../agent/cli/cli-args.js';
 import { FIELD_FLAGS, type FieldFlag } from './resources.js';
 
 export const USAGE = `Usage: postern-admin <noun> <verb> [arguments] [options]
@@ -69,7 +74,7 @@ export interface ConnectionArgs {
   ca?: string;
   controllerFingerprint?: string;
   insecure: boolean;
-  credentialStore?: 'keyring' | 'file' | 'memory';
+  credentialStore?: CredentialStoreKind;
   configDir?: string;
 }
 
@@ -94,14 +99,7 @@ const fieldOptions = Object.fromEntries(
 ) as Record<FieldFlag, { type: 'string' | 'boolean'; multiple: boolean }>;
 
 const OPTIONS = {
-  controller: { type: 'string' },
-  ca: { type: 'string' },
-  'controller-fingerprint': { type: 'string' },
-  insecure: { type: 'boolean', default: false },
-  'credential-store': { type: 'string' },
-  'config-dir': { type: 'string' },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
+  ...SHARED_OPTIONS,
   filter: { type: 'string' },
   limit: { type: 'string' },
   offset: { type: 'string' },
@@ -113,22 +111,10 @@ const OPTIONS = {
 } as const;
 
 export function parseAdminArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): AdminArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: OPTIONS,
-    });
-  } catch (error) {
-    throw new UsageError(optionErrorText(error, Object.keys(OPTIONS)));
-  }
+  const parsed = parseOptions(argv, OPTIONS);
   const { values, positionals } = parsed;
   const [noun = '', verb = '', ...words] = positionals;
-  const store = values['credential-store'] ?? env.POSTERN_CREDENTIAL_STORE;
-  if (store !== undefined && store !== 'keyring' && store !== 'file' && store !== 'memory')
-    throw new UsageError(`--credential-store must be keyring, file or memory, got '${store}'`);
+  const store = credentialStoreOf(values['credential-store'], env);
   if (values.data !== undefined && values.file !== undefined)
     throw new UsageError('give the body with --data or --file, not both');
   const fields: AdminArgs['fields'] = {};

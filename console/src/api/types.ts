@@ -1,8 +1,8 @@
 /** The management API's entities as the console reads them (OpenZiti's field names; only what it shows). */
 import type { BaseEntity, EntityRef } from '../../../src/api/envelopes.js';
-import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
+import type { CheckExplanation, PolicyExplanation } from '../../../src/api/access-explanation.js';
 
-export type { EntityRef };
+export type { CheckExplanation, EntityRef, PolicyExplanation };
 
 export interface Named extends BaseEntity {
   name: string;
@@ -154,27 +154,6 @@ export interface FailedServiceRequest {
   policyFailures: { policyId: string; policyName: string; checks: CheckFailure[] }[];
   identity?: EntityRef;
   identityId?: string;
-}
-
-export interface CheckExplanation {
-  id: string;
-  name: string;
-  typeId: string;
-  isPassing: boolean;
-  actualValue: unknown;
-  expectedValue: unknown;
-  reason?: string;
-  failure?: PostureFailureReason;
-  remediation?: string;
-}
-
-export interface PolicyExplanation {
-  id: string;
-  name: string;
-  type: 'Dial' | 'Bind';
-  semantic: string;
-  isPassing: boolean;
-  postureChecks: CheckExplanation[];
 }
 
 export interface ServiceAccess {

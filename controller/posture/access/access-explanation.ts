@@ -7,32 +7,11 @@
 import type { ApiSession, Identity, PolicyType, Service, ServicePolicy } from '../../model.js';
 import { POLICY_TYPES } from '../../model.js';
 import type { Store } from '../../store/repository.js';
-import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
+import type { CheckExplanation, PolicyExplanation } from '../../../src/api/access-explanation.js';
 import { AccessResolver } from './access-resolver.js';
 import { SessionEvaluation, type PolicyOutcome } from './session-evaluation.js';
 
-export interface CheckExplanation {
-  id: string;
-  name: string;
-  typeId: string;
-  isPassing: boolean;
-  actualValue: unknown;
-  expectedValue: unknown;
-  /** a sentence saying why it fails (as in the failure record) */
-  reason?: string;
-  /** the code and facts the device's user is told (src/api/posture-reasons.ts) */
-  failure?: PostureFailureReason;
-  remediation?: string;
-}
-
-export interface PolicyExplanation {
-  id: string;
-  name: string;
-  type: PolicyType;
-  semantic: string;
-  isPassing: boolean;
-  postureChecks: CheckExplanation[];
-}
+export type { CheckExplanation, PolicyExplanation };
 
 /** A policy that selects the service but not the identity: what would have to change for it to apply. */
 export interface UnselectedPolicy {

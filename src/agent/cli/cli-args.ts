@@ -1,5 +1,5 @@
 /** The CLI's command line: one command (with its words) and the options every command shares. */
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { optionErrorText } from './option-errors.js';
 
 export const USAGE = `Usage: postern-agent [options] <command>
@@ -56,7 +56,7 @@ export interface CliArgs {
   words: string[];
   controller?: string;
   username?: string;
-  credentialStore?: 'keyring' | 'file' | 'memory';
+  credentialStore?: CredentialStoreKind;
   configDir?: string;
   ca?: string;
   controllerFingerprint?: string;
@@ -74,42 +74,56 @@ export interface CliArgs {
   help: boolean;
 }
 
-const OPTIONS = {
+/** The options both CLIs (agent and admin) take: the controller, how to trust it, where secrets live, output. */
+export const SHARED_OPTIONS = {
   controller: { type: 'string' },
-  username: { type: 'string' },
-  'credential-store': { type: 'string' },
-  'config-dir': { type: 'string' },
   ca: { type: 'string' },
   'controller-fingerprint': { type: 'string' },
-  token: { type: 'string' },
   insecure: { type: 'boolean', default: false },
+  'credential-store': { type: 'string' },
+  'config-dir': { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+const OPTIONS = {
+  ...SHARED_OPTIONS,
+  username: { type: 'string' },
+  token: { type: 'string' },
   interval: { type: 'string' },
   'socks-port': { type: 'string' },
   'no-tunnel': { type: 'boolean', default: false },
   regenerate: { type: 'boolean', default: false },
-  json: { type: 'boolean', default: false },
   verbose: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
 } as const;
 
-export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): CliArgs {
-  let parsed;
+/** A command line read with `options`, its refusals as one-line usage errors. */
+export function parseOptions<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T) {
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: OPTIONS,
-    });
+    return parseArgs({ args: argv, allowPositionals: true, strict: true, options });
   } catch (error) {
-    throw new UsageError(optionErrorText(error, Object.keys(OPTIONS)));
+    throw new UsageError(optionErrorText(error, Object.keys(options)));
   }
+}
+
+export type CredentialStoreKind = 'keyring' | 'file' | 'memory';
+
+/** `--credential-store`, else POSTERN_CREDENTIAL_STORE, checked. */
+export function credentialStoreOf(
+  value: string | undefined,
+  env: NodeJS.ProcessEnv,
+): CredentialStoreKind | undefined {
+  const store = value ?? env.POSTERN_CREDENTIAL_STORE;
+  if (store !== undefined && store !== 'keyring' && store !== 'file' && store !== 'memory')
+    throw new UsageError(`--credential-store must be keyring, file or memory, got '${store}'`);
+  return store;
+}
+
+export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): CliArgs {
+  const parsed = parseOptions(argv, OPTIONS);
   const { values, positionals } = parsed;
   const [command = '', ...words] = positionals;
-  const store = values['credential-store'] ?? env.POSTERN_CREDENTIAL_STORE;
-  if (store !== undefined && store !== 'keyring' && store !== 'file' && store !== 'memory') {
-    throw new UsageError(`--credential-store must be keyring, file or memory, got '${store}'`);
-  }
+  const store = credentialStoreOf(values['credential-store'], env);
   let intervalSeconds: number | undefined;
   if (values.interval !== undefined) {
     intervalSeconds = Number(values.interval);

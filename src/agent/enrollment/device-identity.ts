@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import type { CredentialStore } from '../credentials/credential-store.js';
 import { ACCOUNTS, sameController } from '../session/credential-vault.js';
 import { certificateMatchesKey } from './device-key.js';
+import { parseStoredRecord } from '../credentials/stored-record.js';
 
 export interface DeviceIdentity {
   controllerUrl: string;
@@ -45,16 +46,6 @@ interface StoredCertificates {
   caPem: string;
 }
 
-function parse<T>(text: string | undefined, keys: (keyof T)[]): T | undefined {
-  if (!text) return undefined;
-  try {
-    const value = JSON.parse(text) as T;
-    return keys.every((k) => typeof value[k] === 'string') ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export class DeviceIdentityStore {
   /** `configDir`: the folder of agent.json, where the certificates are kept */
   constructor(
@@ -68,13 +59,13 @@ export class DeviceIdentityStore {
 
   /** The identity enrolled with `controllerUrl` (any controller when omitted), whole and consistent, or none. */
   async load(controllerUrl?: string): Promise<DeviceIdentity | undefined> {
-    const key = parse<StoredKey>(await this.credentials.get(ACCOUNTS.device), [
+    const key = parseStoredRecord<StoredKey>(await this.credentials.get(ACCOUNTS.device), [
       'controllerUrl',
       'identityId',
       'privateKeyPem',
     ]);
     if (!key || (controllerUrl && !sameController(key.controllerUrl, controllerUrl))) return undefined;
-    const certs = parse<StoredCertificates>(this.readCertificateFile(), [
+    const certs = parseStoredRecord<StoredCertificates>(this.readCertificateFile(), [
       'controllerUrl',
       'identityId',
       'certificatePem',

@@ -4,6 +4,7 @@
  * tied to the controller URL so a token is never sent to a different controller.
  */
 import type { CredentialStore } from '../credentials/credential-store.js';
+import { parseStoredRecord } from '../credentials/stored-record.js';
 
 /** `device`: the private key of this device's enrolled identity (see enrollment/device-identity.ts). */
 export const ACCOUNTS = { login: 'agent-login', session: 'agent-session', device: 'agent-device' } as const;
@@ -19,16 +20,6 @@ interface SavedSession {
   token: string;
 }
 
-function parse<T>(text: string | undefined, keys: (keyof T)[]): T | undefined {
-  if (!text) return undefined;
-  try {
-    const value = JSON.parse(text) as T;
-    return keys.every((k) => typeof value[k] === 'string') ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Same controller when scheme, host, port and path match, whatever the trailing slash. */
 export function sameController(a: string, b: string): boolean {
   return a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
@@ -38,7 +29,7 @@ export class CredentialVault {
   constructor(readonly store: CredentialStore) {}
 
   async loadLogin(controllerUrl?: string): Promise<SavedLogin | undefined> {
-    const login = parse<SavedLogin>(await this.store.get(ACCOUNTS.login), [
+    const login = parseStoredRecord<SavedLogin>(await this.store.get(ACCOUNTS.login), [
       'controllerUrl',
       'username',
       'password',
@@ -52,7 +43,10 @@ export class CredentialVault {
   }
 
   async loadToken(controllerUrl: string): Promise<string | undefined> {
-    const session = parse<SavedSession>(await this.store.get(ACCOUNTS.session), ['controllerUrl', 'token']);
+    const session = parseStoredRecord<SavedSession>(await this.store.get(ACCOUNTS.session), [
+      'controllerUrl',
+      'token',
+    ]);
     return session && sameController(session.controllerUrl, controllerUrl) ? session.token : undefined;
   }
 
