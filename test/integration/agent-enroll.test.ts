@@ -244,7 +244,8 @@ describe.runIf(process.platform === 'linux')('tokens refused before they are sen
   it('an expired token is refused without a request, saying when it expired', async () => {
     const name = `laptop-${process.pid}-${++names}`;
     const created = await admin.post(`${MGMT}/identities`, { name, type: 'User', isAdmin: false });
-    const expiresAt = new Date(Date.now() + 1_500).toISOString();
+    // Far enough ahead that a slow machine still creates it unexpired; then wait past it.
+    const expiresAt = new Date(Date.now() + 3_000).toISOString();
     const enrollment = await admin.post(`${MGMT}/enrollments`, {
       method: 'ott',
       identityId: created.body.data.id,
@@ -252,7 +253,7 @@ describe.runIf(process.platform === 'linux')('tokens refused before they are sen
     });
     expect(enrollment.status, JSON.stringify(enrollment.body)).toBe(201);
     const { jwt } = (await admin.get(`${MGMT}/enrollments/${enrollment.body.data.id}`)).body.data;
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(expiresAt) - Date.now() + 500));
     const dir = newConfigDir();
     const run = await cli(dir, ['enroll', '--token', tokenFile(dir, jwt)]);
     expect(run.code).toBe(4);

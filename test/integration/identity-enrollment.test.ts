@@ -186,7 +186,7 @@ describe('ott enrollment end to end', () => {
 
   it('an expired token is refused (ENROLLMENT_EXPIRED), stays shown with its past expiry, and a refresh revives it', async () => {
     const { id } = await createIdentity({});
-    const expiresAt = new Date(Date.now() + 1500).toISOString();
+    const expiresAt = new Date(Date.now() + 3000).toISOString();
     const made = await admin.post(`${MGMT}/enrollments`, { method: 'ott', identityId: id, expiresAt });
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     const token = (await admin.get(`${MGMT}/enrollments/${made.body.data.id}`)).body.data.token as string;
