@@ -2,12 +2,18 @@
  * What `npm test` needs from the machine besides node_modules, and what to do when some of it is missing.
  * This is the one list of those Debian packages; the pretest script and its tests read it from here.
  */
+import { findPostgresBinaries } from './postgres-binaries.js';
 
 export interface Prerequisite {
   /** The Debian package. */
   readonly package: string;
-  /** What the suites run from it, checked instead of the package where there is no dpkg. */
+  /** What the suites run from it, checked instead of the package where there is no dpkg (unless isPresent is set). */
   readonly commands: readonly string[];
+  /**
+   * For software the suites look for beyond PATH themselves: whether it is on this machine. When it is, the
+   * package counts as installed whatever dpkg says, since any version, from whichever package, will do.
+   */
+  readonly isPresent?: (path: string) => boolean;
 }
 
 export const TEST_PREREQUISITES: readonly Prerequisite[] = [
@@ -21,6 +27,13 @@ export const TEST_PREREQUISITES: readonly Prerequisite[] = [
   // Certificates for the TLS suites, and a second client for the tunnel and TLS suites.
   { package: 'openssl', commands: ['openssl'] },
   { package: 'curl', commands: ['curl'] },
+  // A real database server for the storage suites (test/helpers/postgres-server.ts). Debian's package keeps its
+  // programs off PATH, in a folder per major version; postgres-binaries.ts finds them for both.
+  {
+    package: 'postgresql',
+    commands: ['initdb', 'postgres'],
+    isPresent: (path) => findPostgresBinaries({ path }) !== undefined,
+  },
 ];
 
 export const SKIP_VARIABLE = 'POSTERN_SKIP_TEST_PREREQUISITES';

@@ -1,30 +1,11 @@
 /**
  * Which test prerequisites this machine lacks: asked of dpkg where there is one, otherwise judged by
- * whether the commands the suites run can be found.
+ * whether the commands the suites run can be found. Software the suites find beyond PATH themselves
+ * (PostgreSQL) is there when they would find it, whatever dpkg says.
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { findCommand } from './find-command.js';
 import { TEST_PREREQUISITES, type Prerequisite } from './test-prerequisites-plan.js';
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** The command's path: itself when absolute, else the first executable of that name on PATH. */
-export function findCommand(command: string, path = process.env.PATH ?? ''): string | undefined {
-  if (isAbsolute(command)) return isExecutable(command) ? command : undefined;
-  return path
-    .split(delimiter)
-    .filter(Boolean)
-    .map((dir) => join(dir, command))
-    .find(isExecutable);
-}
 
 /**
  * The packages dpkg reports as installed. `db:Status-Status` rather than the whole Status: a held package
@@ -45,6 +26,11 @@ function installedPackages(dpkgQuery: string, packages: readonly string[]): Set<
   return installed;
 }
 
+/** Whether what the suites run from the prerequisite is on this machine, looked for where they will look. */
+function found(p: Prerequisite, path: string): boolean {
+  return p.isPresent ? p.isPresent(path) : p.commands.every((command) => findCommand(command, path));
+}
+
 export function missingPrerequisites(
   prerequisites: readonly Prerequisite[] = TEST_PREREQUISITES,
   path = process.env.PATH ?? '',
@@ -56,6 +42,6 @@ export function missingPrerequisites(
         prerequisites.map((p) => p.package),
       )
     : undefined;
-  if (installed) return prerequisites.filter((p) => !installed.has(p.package));
-  return prerequisites.filter((p) => !p.commands.every((command) => findCommand(command, path)));
+  if (installed) return prerequisites.filter((p) => !installed.has(p.package) && !p.isPresent?.(path));
+  return prerequisites.filter((p) => !found(p, path));
 }

@@ -5,8 +5,9 @@
  * skips the check, for machines that provide these some other way.
  */
 import { spawnSync } from 'node:child_process';
+import { findCommand } from './find-command.js';
 import { SKIP_VARIABLE, planTestPrerequisites } from './test-prerequisites-plan.js';
-import { findCommand, missingPrerequisites } from './test-prerequisites-probe.js';
+import { missingPrerequisites } from './test-prerequisites-probe.js';
 
 function aptGet(aptGetPath: string, args: string[]): string | undefined {
   const result = spawnSync(aptGetPath, args, {

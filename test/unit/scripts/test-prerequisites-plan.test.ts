@@ -1,4 +1,7 @@
 /** What `npm test`'s prerequisite check decides to do, from what is missing, who runs it and whether apt-get is there. */
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   SKIP_VARIABLE,
@@ -89,7 +92,25 @@ describe('TEST_PREREQUISITES', () => {
       'libsecret-tools',
       'openssl',
       'curl',
+      'postgresql',
     ]);
     for (const p of TEST_PREREQUISITES) expect(p.commands.length).toBeGreaterThan(0);
   });
+
+  it.skipIf(process.platform !== 'linux')(
+    'counts PostgreSQL as present when its server programs are found, as the test server looks for them',
+    () => {
+      const [postgresql] = prerequisites('postgresql');
+      const bin = mkdtempSync(join(tmpdir(), 'postern-pg-bin-'));
+      try {
+        for (const program of ['initdb', 'postgres']) {
+          writeFileSync(join(bin, program), '#!/bin/sh\n');
+          chmodSync(join(bin, program), 0o755);
+        }
+        expect(postgresql!.isPresent?.(bin)).toBe(true);
+      } finally {
+        rmSync(bin, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -1,12 +1,14 @@
 /**
  * How the prerequisite check tells what is missing: the real dpkg-query over a package database of the
- * test's own where dpkg exists, and executables in a folder of the test's own where it does not.
+ * test's own where dpkg exists, and executables in a folder of the test's own where it does not. Software the
+ * suites look for beyond PATH (PostgreSQL) brings its own look, stood in for here by a plain function.
  */
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findCommand, missingPrerequisites } from '../../../scripts/test-prerequisites-probe.js';
+import { findCommand } from '../../../scripts/find-command.js';
+import { missingPrerequisites } from '../../../scripts/test-prerequisites-probe.js';
 import { fakeDebian, hasRealDpkgQuery, type FakeDebian } from '../../helpers/fake-debian-packages.js';
 
 const onLinux = process.platform === 'linux';
@@ -47,6 +49,23 @@ describe.skipIf(!onLinux)('without dpkg: by the commands the suites run', () => 
     );
     expect(missing.map((p) => p.package)).toEqual(['half-there', 'absent']);
   });
+
+  it('software the suites look for beyond PATH is judged by that look, not by PATH', () => {
+    const lookedIn: string[] = [];
+    const missing = missingPrerequisites(
+      [
+        {
+          package: 'found-elsewhere',
+          commands: ['postern-nowhere'],
+          isPresent: (path) => (lookedIn.push(path), true),
+        },
+        { package: 'not-found', commands: ['postern-tool'], isPresent: () => false },
+      ],
+      dir,
+    );
+    expect(missing.map((p) => p.package)).toEqual(['not-found']);
+    expect(lookedIn).toEqual([dir]);
+  });
 });
 
 describe.skipIf(!hasRealDpkgQuery())('with dpkg: by what dpkg says is installed', () => {
@@ -67,5 +86,25 @@ describe.skipIf(!hasRealDpkgQuery())('with dpkg: by what dpkg says is installed'
       debian.bin,
     );
     expect(missing.map((p) => p.package)).toEqual(['removed', 'broken', 'unknown']);
+  });
+
+  it('software the suites look for beyond PATH is there when dpkg has it or the look finds it', () => {
+    const debian = fakeDebian({
+      packages: {
+        'installed-unseen': 'install ok installed',
+        'removed-but-found': 'deinstall ok config-files',
+      },
+    });
+    fakes.push(debian);
+    const missing = missingPrerequisites(
+      [
+        { package: 'installed-unseen', commands: ['postern-nowhere'], isPresent: () => false },
+        { package: 'removed-but-found', commands: ['postern-nowhere'], isPresent: () => true },
+        { package: 'unknown-but-found', commands: ['postern-nowhere'], isPresent: () => true },
+        { package: 'unknown-unseen', commands: ['postern-nowhere'], isPresent: () => false },
+      ],
+      debian.bin,
+    );
+    expect(missing.map((p) => p.package)).toEqual(['unknown-unseen']);
   });
 });
