@@ -4,13 +4,17 @@ import type { CompareOp, Expr, FieldRef, Literal, ParsedFilter } from './parser.
 import type { CompiledFilter, FilterField } from './types.js';
 
 /*
- * Turns a parsed filter into SQL for SQLite. Only three kinds of text reach the SQL: fixed fragments written here,
- * `FilterField.sql` / custom SQL written by the caller, and `?` placeholders; every value from the filter travels
- * in `params`.
+ * Turns a parsed filter into SQL for SQLite (the default) or PostgreSQL. Only three kinds of text reach the SQL:
+ * fixed fragments written here, `FilterField.sql` / custom SQL written by the caller, and `?` placeholders; every
+ * value from the filter travels in `params`. Both dialects write `?`: the PostgreSQL store numbers them `$1…$n`
+ * when it runs the query.
  *
  * Logic is two-valued, as in OpenZiti: a comparison on a missing (NULL) value is false, and `not X` is true
  * whenever X is not true, so `not` and the negated operators (`!=`, `not contains`, `not in`…) wrap their operand
- * in `coalesce(…, 0)` before negating.
+ * in `coalesce(…, 0)` (PostgreSQL: `coalesce(…, false)`) before negating.
+ *
+ * Case: `contains`, `startswith` and `endswith` compare exactly; `icontains` folds ASCII letters only (SQLite's
+ * lower()). The PostgreSQL dialect writes the same semantics: COLLATE "C" makes its lower() fold ASCII only.
  */
 
 const TYPE_NAMES: Record<FilterField['type'], string> = {
@@ -28,11 +32,62 @@ const TYPE_VALUES: Record<FilterField['type'], string> = {
 const STRING_OPS = new Set<CompareOp>(['contains', 'icontains', 'startswith', 'endswith']);
 const ORDERING_OPS = new Set<CompareOp>(['<', '<=', '>', '>=', 'between']);
 
-function negate(sql: string): string {
-  if (sql === '0') return '1';
-  if (sql === '1') return '0';
-  return `NOT coalesce(${sql}, 0)`;
+export type FilterDialect = 'sqlite' | 'postgres';
+
+/** The SQL fragments that differ between the two databases; everything else compile() writes is shared. */
+interface DialectSql {
+  readonly true: string;
+  readonly false: string;
+  /** true where `sql` is true, false where it is false or NULL */
+  isTrue(sql: string): string;
+  /** `x != v` as two-valued logic: true when x is NULL */
+  notEqual(x: string, v: string): string;
+  contains(x: string, v: string): string;
+  icontains(x: string, v: string): string;
+  startswith(x: string, v: string): string;
+  /** `bind` is called once per placeholder written, in order */
+  endswith(x: string, bind: () => string): string;
+  booleanParam(v: boolean): unknown;
+  /** one ORDER BY term; SQLite puts NULLs first when ascending, last when descending */
+  sortTerm(x: string, direction: 'ASC' | 'DESC', notNull: boolean): string;
 }
+
+const SQLITE: DialectSql = {
+  true: '1',
+  false: '0',
+  isTrue: (sql) => `coalesce(${sql}, 0)`,
+  notEqual: (x, v) => `${x} IS NOT ${v}`,
+  contains: (x, v) => `instr(${x}, ${v}) > 0`,
+  icontains: (x, v) => `instr(lower(${x}), lower(${v})) > 0`,
+  startswith: (x, v) => `instr(${x}, ${v}) = 1`,
+  // substr never returns more than length(x) characters, so a value longer than x cannot match
+  endswith: (x, bind) => `substr(${x}, length(${x}) - length(${bind()}) + 1) = ${bind()}`,
+  booleanParam: (v) => (v ? 1 : 0),
+  sortTerm: (x, direction) => `${x} ${direction}`,
+};
+
+/*
+ * PostgreSQL has real booleans (no 1/0), IS DISTINCT FROM for SQLite's `IS NOT`, and strpos/starts_with/right
+ * for instr/substr. Its lower() follows the collation: COLLATE "C" folds ASCII only, as SQLite's lower() does,
+ * whatever the database's default collation. It sorts NULLs last when ascending, SQLite first, so a nullable
+ * sort term says NULLS FIRST / NULLS LAST; a never-NULL one does not, so a plain index can serve the order.
+ */
+const POSTGRES: DialectSql = {
+  true: 'true',
+  false: 'false',
+  isTrue: (sql) => `coalesce(${sql}, false)`,
+  notEqual: (x, v) => `${x} IS DISTINCT FROM ${v}`,
+  contains: (x, v) => `strpos(${x}, ${v}) > 0`,
+  icontains: (x, v) => `strpos(lower((${x}) COLLATE "C"), lower(${v}::text COLLATE "C")) > 0`,
+  startswith: (x, v) => `starts_with(${x}, ${v})`,
+  // right() returns all of x when v is longer, which then differs from v
+  endswith: (x, bind) => `right(${x}, length(${bind()}::text)) = ${bind()}`,
+  booleanParam: (v) => v,
+  sortTerm: (x, direction, notNull) =>
+    notNull ? `${x} ${direction}` : `${x} ${direction} ${direction === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST'}`,
+};
+
+const DIALECTS: Record<FilterDialect, DialectSql> = { sqlite: SQLITE, postgres: POSTGRES };
 
 function opName(op: CompareOp, negated: boolean): string {
   if (op === 'is null') return negated ? 'is not null' : 'is null';
@@ -43,8 +98,16 @@ export function compileParsed(
   filter: string,
   parsed: ParsedFilter,
   fields: Record<string, FilterField>,
+  dialect: FilterDialect = 'sqlite',
 ): CompiledFilter {
   const params: unknown[] = [];
+  const d = DIALECTS[dialect];
+
+  const negate = (sql: string): string => {
+    if (sql === d.false) return d.true;
+    if (sql === d.true) return d.false;
+    return `NOT ${d.isTrue(sql)}`;
+  };
 
   const fail = (pos: number, problem: string) => filterError(filter, pos, problem);
 
@@ -69,7 +132,7 @@ export function compileParsed(
     return lit.value;
   };
 
-  const toParam = (v: string | number | boolean) => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
+  const toParam = (v: string | number | boolean) => (typeof v === 'boolean' ? d.booleanParam(v) : v);
 
   const compare = (e: Extract<Expr, { kind: 'compare' }>): string => {
     const field = lookup(e.field);
@@ -113,7 +176,7 @@ export function compileParsed(
       case '=':
         return isNullTest ? `${x} IS NULL` : `${x} = ${bind(v0)}`;
       case '!=':
-        return isNullTest ? `${x} IS NOT NULL` : `${x} IS NOT ${bind(v0)}`;
+        return isNullTest ? `${x} IS NOT NULL` : d.notEqual(x, bind(v0));
       case '<':
       case '<=':
       case '>':
@@ -122,20 +185,19 @@ export function compileParsed(
       case 'is null':
         return e.negated ? `${x} IS NOT NULL` : `${x} IS NULL`;
       case 'contains':
-        sql = `instr(${x}, ${bind(v0)}) > 0`;
+        sql = d.contains(x, bind(v0));
         break;
       case 'icontains':
-        sql = `instr(lower(${x}), lower(${bind(v0)})) > 0`;
+        sql = d.icontains(x, bind(v0));
         break;
       case 'startswith':
-        sql = `instr(${x}, ${bind(v0)}) = 1`;
+        sql = d.startswith(x, bind(v0));
         break;
       case 'endswith':
-        // substr never returns more than length(x) characters, so a value longer than x cannot match
-        sql = `substr(${x}, length(${x}) - length(${bind(v0)}) + 1) = ${bind(v0)}`;
+        sql = d.endswith(x, () => bind(v0));
         break;
       case 'in':
-        sql = values.length ? `${x} IN (${values.map(bind).join(', ')})` : '0';
+        sql = values.length ? `${x} IN (${values.map(bind).join(', ')})` : d.false;
         break;
       case 'between':
         // OpenZiti's between is half-open: lower <= x < upper
@@ -153,7 +215,7 @@ export function compileParsed(
       case 'not':
         return negate(compile(e.expr));
       case 'const':
-        return e.value ? '1' : '0';
+        return e.value ? d.true : d.false;
       case 'compare':
         return compare(e);
       case 'symbol': {
@@ -169,7 +231,7 @@ export function compileParsed(
           params.push(...custom.params);
           return `(${custom.sql})`;
         }
-        params.push(1);
+        params.push(d.booleanParam(true));
         return `${field.sql} = ?`;
       }
       case 'isEmpty': {
@@ -192,7 +254,7 @@ export function compileParsed(
     .map(({ field: ref, direction }) => {
       const field = lookup(ref);
       if (field.custom) throw fail(ref.pos, `cannot sort by the set-valued field ${quote(ref.name)}`);
-      return `${field.sql} ${direction}`;
+      return d.sortTerm(field.sql, direction, field.notNull === true);
     })
     .join(', ');
 

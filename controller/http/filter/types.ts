@@ -12,6 +12,11 @@ export interface FilterField {
    * datetimes as ISO-8601 UTC strings. The returned SQL is wrapped in parentheses.
    */
   custom?: (op: string, values: unknown[]) => { sql: string; params: unknown[] };
+  /**
+   * optional: the expression is never NULL (a NOT NULL column). SQLite ignores it. The PostgreSQL dialect then
+   * sorts by it without NULLS FIRST / NULLS LAST, which would only stop a plain index from serving the order.
+   */
+  notNull?: boolean;
 }
 
 export interface CompiledFilter {

@@ -52,9 +52,14 @@ function roleAttributesSql(table: string, op: string, values: unknown[]): { sql:
     case 'isEmpty':
       return { sql: `coalesce(json_array_length(${table}.doc, '$.roleAttributes'), 0) = 0`, params: [] };
     default:
-      throw new ApiError(400, 'INVALID_FILTER', `roleAttributes does not support '${op}'`, {
-        field: 'filter',
-        reason: `roleAttributes takes anyOf(roleAttributes) = / in, allOf(roleAttributes) in, contains, isEmpty(roleAttributes); not '${op}'`,
-      });
+      throw unsupportedRoleAttributesOp(op);
   }
+}
+
+/** The 400 for an operator roleAttributes does not take; the PostgreSQL fields answer with the same. */
+export function unsupportedRoleAttributesOp(op: string): ApiError {
+  return new ApiError(400, 'INVALID_FILTER', `roleAttributes does not support '${op}'`, {
+    field: 'filter',
+    reason: `roleAttributes takes anyOf(roleAttributes) = / in, allOf(roleAttributes) in, contains, isEmpty(roleAttributes); not '${op}'`,
+  });
 }

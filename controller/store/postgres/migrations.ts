@@ -1,0 +1,8 @@
+/**
+ * The PostgreSQL schema's numbered migrations, applied in order by migrate.ts, each once, in its own
+ * transaction; `schema_migrations` records which have been (version = position in this list + 1). Never edit a
+ * migration that has shipped: add a new one. The first is SQLite's migrations 1 to 10 in one step.
+ */
+import { initial } from './migrations/001-initial.js';
+
+export const POSTGRES_MIGRATIONS: readonly string[] = [initial];
