@@ -48,4 +48,15 @@ export default tseslint.config(
     files: ['controller/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: ['electron', '**/src/agent/**'] }] },
   },
+  {
+    // The store answers promises: a forgotten await reads a Promise as a truthy value or lets a write race its
+    // answer. These rules need types, so they run where the store is used.
+    files: ['controller/**/*.ts', 'server/**/*.ts', 'router/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+      '@typescript-eslint/await-thenable': 'error',
+    },
+  },
 );

@@ -30,15 +30,16 @@ export async function controllerMemoryFigures(_options: BenchOptions): Promise<F
     try {
       seedCatalog(store, FULL_CATALOG);
       seedIdentities(store, 0, IDENTITIES, true);
-      store.transaction(() => {
-        for (const identity of store.identities.list({ limit: IDENTITIES, offset: 0 }).items) {
+      // Seeding a store no controller uses yet: its synchronous repositories, in one better-sqlite3 transaction.
+      store.db.transaction(() => {
+        for (const identity of store.sync.identities.list({ limit: IDENTITIES, offset: 0 }).items) {
           const { id, token } = seedApiSession(store, identity.id);
-          store.posture.data.updateApiSession(id, identity.id, { mfaPassedAt: new Date() });
+          store.sync.posture.data.updateApiSession(id, identity.id, { mfaPassedAt: new Date() });
           tokens.push(token);
         }
-      });
+      })();
     } finally {
-      store.close();
+      await store.close();
     }
 
     const empty = await startControllerChild();

@@ -2,10 +2,11 @@
  * MFA timeout enforcement: how long after an API session's TOTP pass expires its edge session is removed,
  * over 1000 API sessions whose passes (and so expiries) are staggered across a few seconds.
  *
- * In-process controller: the passes are driven with `ctx.events.emit('mfa.passed', apiSessionId, identityId)`,
- * the event POST /authenticate/mfa emits after a good code (1000 real TOTP logins would cost 1000 scrypt
- * password checks plus a 30 s wait per replay-protected code step), and the removal moment is taken from the
- * store's own `deleteMany` as the engine calls it. Edge sessions are requested over real HTTP.
+ * In-process controller: the passes are driven with `ctx.events.publish('mfa.passed', apiSessionId,
+ * identityId)` (resolved once the listeners have stored the pass), the event POST /authenticate/mfa emits after
+ * a good code (1000 real TOTP logins would cost 1000 scrypt password checks plus a 30 s wait per
+ * replay-protected code step), and the removal moment is taken from the store's own `deleteMany` as the engine
+ * calls it. Edge sessions are requested over real HTTP.
  */
 import { rmSync } from 'node:fs';
 import { startController } from '../controller/app.js';
@@ -47,7 +48,8 @@ export async function mfaTimeoutFigures(options: BenchOptions): Promise<Figure[]
     });
 
     // 1000 identities with one API session each, made the way a password login makes them.
-    const sessions = Array.from({ length: SESSIONS }, (_, i) => {
+    const sessions: { identityId: string; apiSessionId: string; api: Api }[] = [];
+    for (let i = 0; i < SESSIONS; i++) {
       const now = new Date();
       const identity: Identity = {
         id: `mfa-bench-${i}`,
@@ -63,8 +65,8 @@ export async function mfaTimeoutFigures(options: BenchOptions): Promise<Figure[]
         createdAt: now,
         updatedAt: now,
       };
-      ctx.store.identities.create(identity);
-      const { session, token } = createApiSession(ctx, {
+      await ctx.store.identities.create(identity);
+      const { session, token } = await createApiSession(ctx, {
         identity,
         authenticatorId: 'bench',
         ipAddress: '127.0.0.1',
@@ -72,14 +74,21 @@ export async function mfaTimeoutFigures(options: BenchOptions): Promise<Figure[]
         sdkInfo: { type: 'postern-bench', version: '0.1.0' },
         configTypes: [],
       });
-      return { identityId: identity.id, apiSessionId: session.id, api: new Api(controller.url, token) };
-    });
+      sessions.push({
+        identityId: identity.id,
+        apiSessionId: session.id,
+        api: new Api(controller.url, token),
+      });
+    }
 
+    // The engine revokes through this very object (the store's asynchronous face, a plain object of methods).
     const removedAt = new Map<string, number>();
-    const repo = ctx.store.posture.sessions;
+    const repo = ctx.store.posture.sessions as {
+      -readonly [K in keyof typeof ctx.store.posture.sessions]: (typeof ctx.store.posture.sessions)[K];
+    };
     const deleteMany = repo.deleteMany.bind(repo);
-    repo.deleteMany = (ids) => {
-      const removed = deleteMany(ids);
+    repo.deleteMany = async (ids) => {
+      const removed = await deleteMany(ids);
       const now = Date.now();
       for (const id of removed) removedAt.set(id, now);
       return removed;
@@ -90,10 +99,11 @@ export async function mfaTimeoutFigures(options: BenchOptions): Promise<Figure[]
     const edge = await inBatches(sessions, 20, async (s, i) => {
       const wait = start + (i * spreadMs) / SESSIONS - Date.now();
       if (wait > 0) await sleep(wait);
-      ctx.events.emit('mfa.passed', s.apiSessionId, s.identityId);
+      await ctx.events.publish('mfa.passed', s.apiSessionId, s.identityId);
       const res = await s.api.post(`${CLIENT}/sessions`, { serviceId, type: 'Dial' });
       if (res.status !== 201) throw new Error(`session refused: ${res.status} ${JSON.stringify(res.body)}`);
-      const passedAt = ctx.store.posture.data.load(s.identityId).apiSessions[s.apiSessionId]!.mfaPassedAt!;
+      const passedAt = (await ctx.store.posture.data.load(s.identityId)).apiSessions[s.apiSessionId]!
+        .mfaPassedAt!;
       return { sessionId: res.body.data.id as string, expiresAt: passedAt.getTime() + timeoutSeconds * 1000 };
     });
     const createdBy = Date.now() - start;
@@ -116,7 +126,7 @@ export async function mfaTimeoutFigures(options: BenchOptions): Promise<Figure[]
         target: { valueMax: 1000 },
         note:
           `timeout ${timeoutSeconds} s, passes staggered over ${spreadMs / 1000} s; median ${median(latencies).toFixed(1)} ms, ` +
-          `max ${Math.max(...latencies).toFixed(1)} ms, ${missing} not removed; in-process controller, passes emitted as 'mfa.passed' events`,
+          `max ${Math.max(...latencies).toFixed(1)} ms, ${missing} not removed; in-process controller, passes published as 'mfa.passed' events`,
       }),
     ];
   } finally {

@@ -47,7 +47,7 @@ async function seedDataDir(identities: number): Promise<{ dataDir: string; seedS
     seedPostureData(store, targetId!);
     seedIdentities(store, 1, identities);
   } finally {
-    store.close();
+    await store.close();
   }
   return { dataDir, seedSeconds: (performance.now() - started) / 1000 };
 }

@@ -46,8 +46,9 @@ export async function startController(
   const ctx = createContext(config, store, createLogger(config.logLevel, options.logDestination));
   try {
     const outbox = new AccessOutbox(store.db, ctx);
-    const mfa = installMfa(ctx);
+    const mfa = await installMfa(ctx);
     const posture = installPosture(ctx);
+    await posture.started;
     const bootstrap = await bootstrapAdmin(ctx, options.adminPassword);
     const enrollment = await installEnrollment(ctx);
     const tls = await resolveTlsIdentity(config);
@@ -61,7 +62,9 @@ export async function startController(
     const scheme = tls ? 'https' : 'http';
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     enrollment.setEndpoint(`${scheme}://${host}:${port}`, tls);
-    const sweeper = setInterval(() => sweepIdleSessions(ctx), SWEEP_INTERVAL_MS);
+    const sweeper = setInterval(() => {
+      sweepIdleSessions(ctx).catch((err: unknown) => ctx.log.error({ err }, 'idle session sweep failed'));
+    }, SWEEP_INTERVAL_MS);
     sweeper.unref();
     return {
       url: `${scheme}://${host}:${port}`,
@@ -76,12 +79,12 @@ export async function startController(
         posture.close();
         mfa.close();
         outbox.close();
-        store.close();
+        await store.close();
         unlock();
       },
     };
   } catch (err) {
-    store.close();
+    await store.close();
     unlock();
     throw err;
   }

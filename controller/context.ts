@@ -38,34 +38,43 @@ export interface RouterPresence {
 
 /**
  * Events are published after the transaction that caused them commits, never inside it: an event emitted
- * while a transaction is open is held and released, in order, once the store is out of it. Listeners then
- * see committed state only (and a rolled-back write's event makes them re-read a state that did not change).
+ * inside a transaction is queued on it (`Store.afterCommit`) and published, in order, once it has committed,
+ * and the transaction resolves only after the listeners have settled, so a request that changed access is
+ * answered after the revocations it causes are in place. Listeners see committed state only; an event of a
+ * rolled-back transaction is never published. Listeners may be asynchronous: `publish` awaits them.
  */
 export class ControllerEventBus extends EventEmitter<ControllerEvents> {
-  private held: [keyof ControllerEvents, unknown[]][] = [];
+  private readonly inflight = new Set<Promise<unknown>>();
 
-  constructor(private readonly inTransaction: () => boolean = () => false) {
+  constructor(private readonly afterCommit: (fn: () => unknown) => boolean = () => false) {
     super();
     // Every agent's event stream listens here: hundreds of listeners are expected, not a leak.
     this.setMaxListeners(0);
   }
 
   override emit<K extends keyof ControllerEvents>(event: K, ...args: ControllerEvents[K]): boolean {
-    if (!this.inTransaction()) return this.publish(event, args);
-    if (this.held.push([event, args]) === 1) queueMicrotask(() => this.release());
-    return this.listenerCount(event) > 0;
+    const heard = this.listenerCount(event) > 0;
+    if (!this.afterCommit(() => this.publish(event, ...args))) this.track(this.publish(event, ...args));
+    return heard;
   }
 
-  private release(): void {
-    // Still inside (a long group commit): look again on the next turn of the loop.
-    if (this.inTransaction()) return void setImmediate(() => this.release());
-    const held = this.held;
-    this.held = [];
-    for (const [event, args] of held) this.publish(event, args as ControllerEvents[typeof event]);
+  /** Calls every listener now, inside a transaction or not; resolves once the asynchronous ones settled. */
+  async publish<K extends keyof ControllerEvents>(event: K, ...args: ControllerEvents[K]): Promise<void> {
+    const pending: unknown[] = [];
+    // rawListeners keeps `once` listeners' removal; each wrapper answers what its listener does.
+    for (const listener of this.rawListeners(event) as ((...a: unknown[]) => unknown)[])
+      pending.push(listener.apply(this, args));
+    await Promise.allSettled(pending);
   }
 
-  private publish<K extends keyof ControllerEvents>(event: K, args: ControllerEvents[K]): boolean {
-    return (super.emit as (e: K, ...a: ControllerEvents[K]) => boolean).call(this, event, ...args);
+  /** Resolves once every listener started by an event emitted outside a transaction has settled. */
+  async settled(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  }
+
+  private track(work: Promise<unknown>): void {
+    this.inflight.add(work);
+    void work.finally(() => this.inflight.delete(work));
   }
 }
 
@@ -87,8 +96,8 @@ export interface ControllerContext {
   routerEnrollLimiter: FailureLimiter;
   /** bounds the password hashing anonymous clients can cause */
   passwordHashing: WorkGate;
-  /** whether the identity has a verified TOTP enrollment (the MFA module replaces this) */
-  isMfaEnrolled(identityId: string): boolean;
+  /** whether the identity has a verified TOTP enrollment (the MFA module replaces this; it reads the store) */
+  isMfaEnrolled(identityId: string): Promise<boolean>;
   routerPresence: RouterPresence;
 }
 
@@ -111,7 +120,7 @@ export function createContext(
     store,
     log,
     clock,
-    events: new ControllerEventBus(() => store.inTransaction()),
+    events: new ControllerEventBus((fn) => store.afterCommit(fn)),
     loginLimits: new AttemptLimits(
       {
         perPair: rule(config.loginMaxFailures),
@@ -124,7 +133,7 @@ export function createContext(
     routerEnrollLimiter: new FailureLimiter({ ...rule(config.loginMaxFailuresPerAddress), now }),
     // Two hashes at once keep both cores' worth of libuv threads for everything else; a short queue behind.
     passwordHashing: new WorkGate(2, 32),
-    isMfaEnrolled: () => false,
+    isMfaEnrolled: () => Promise.resolve(false),
     routerPresence: { isOnline: () => false },
   };
   return context;

@@ -1,7 +1,9 @@
 /**
- * Seeds large data sets straight into a controller data dir through SqliteStore (the same repositories the
- * controller writes with), then the controller is started on that dir. 100k identities through the HTTP API
- * would take most of an hour of scrypt and fsyncs; through the store, in one transaction, seconds.
+ * Seeds large data sets straight into a controller data dir through SqliteStore's synchronous repositories
+ * (`store.sync`: the same ones the controller writes with, without their asynchronous face), then the
+ * controller is started on that dir. 100k identities through the HTTP API would take most of an hour of scrypt
+ * and fsyncs; through the store, in one better-sqlite3 transaction, seconds. Only for a store no controller
+ * is using yet: these writes bypass SqliteStore's lock and transactions.
  *
  * The shape: identities carry two of 200 team attributes; 5k services in 500 groups of 10; 500 posture
  * checks of five types in 100 groups of 5; 1k Dial policies, policy j selecting team j%200, service group
@@ -55,13 +57,19 @@ function checkBody(i: number): Record<string, unknown> {
   }
 }
 
+/** Runs `fn` in one better-sqlite3 transaction (synchronous: seeding only, see above). */
+function inOneTransaction<T>(store: SqliteStore, fn: () => T): T {
+  return store.db.transaction(fn)();
+}
+
 export function seedCatalog(store: SqliteStore, size: CatalogSize = FULL_CATALOG): void {
-  store.transaction(() => {
+  const { sync } = store;
+  inOneTransaction(store, () => {
     for (let i = 0; i < size.checks; i++) {
       const body = checkBody(i);
       const parsed = getCheckModule(body.typeId as string)!.parse(body, 'create');
       if (!parsed.ok) throw new Error(`check ${i}: ${JSON.stringify(parsed.problems)}`);
-      store.postureChecks.create({
+      sync.postureChecks.create({
         ...parsed.spec,
         ...base(`check-${i}`),
         roleAttributes: [`cg-${i % CHECK_GROUPS}`],
@@ -69,7 +77,7 @@ export function seedCatalog(store: SqliteStore, size: CatalogSize = FULL_CATALOG
       } as PostureCheck);
     }
     for (let i = 0; i < size.services; i++) {
-      store.services.create({
+      sync.services.create({
         ...base(`service-${i}`),
         roleAttributes: [`sg-${i % SERVICE_GROUPS}`],
         configs: [],
@@ -79,7 +87,7 @@ export function seedCatalog(store: SqliteStore, size: CatalogSize = FULL_CATALOG
       } satisfies Service);
     }
     for (let j = 0; j < size.policies; j++) {
-      store.servicePolicies.create({
+      sync.servicePolicies.create({
         ...base(`policy-${j}`),
         type: 'Dial',
         semantic: 'AnyOf',
@@ -106,26 +114,27 @@ function identity(name: string, roleAttributes: string[]): Identity {
 
 /** What every seeded device reports: facts that pass the seeded OS, MAC and DOMAIN checks. */
 export function seedPostureData(store: SqliteStore, identityId: string, checkId = 'seeded'): void {
+  const { data } = store.sync.posture;
   const lastUpdatedAt = new Date();
-  store.posture.data.setOs(identityId, {
+  data.setOs(identityId, {
     type: 'Linux',
     version: '6.8.0',
     build: null,
     postureCheckId: checkId,
     lastUpdatedAt,
   });
-  store.posture.data.setMac(identityId, {
+  data.setMac(identityId, {
     addresses: ['aabbcc000001'],
     postureCheckId: checkId,
     lastUpdatedAt,
   });
-  store.posture.data.setDomain(identityId, {
+  data.setDomain(identityId, {
     domain: 'bench.example',
     postureCheckId: checkId,
     lastUpdatedAt,
   });
   for (let p = 0; p < 2; p++) {
-    store.posture.data.setProcess(identityId, {
+    data.setProcess(identityId, {
       path: `/opt/bench/p${p}`,
       isRunning: true,
       hash: 'c'.repeat(64),
@@ -140,10 +149,10 @@ export function seedPostureData(store: SqliteStore, identityId: string, checkId 
 export function seedIdentities(store: SqliteStore, from: number, to: number, withPostureData = true): void {
   const chunk = 10_000;
   for (let start = from; start < to; start += chunk) {
-    store.transaction(() => {
+    inOneTransaction(store, () => {
       for (let i = start; i < Math.min(to, start + chunk); i++) {
         const entity = identity(`bulk-${i}`, [`team-${i % TEAMS}`, `team-${(i * 7 + 3) % TEAMS}`]);
-        store.identities.create(entity);
+        store.sync.identities.create(entity);
         if (withPostureData) seedPostureData(store, entity.id);
       }
     });
@@ -162,12 +171,13 @@ export async function seedUsers(
   isAdmin = false,
 ): Promise<string[]> {
   const passwordHash = await hashPassword(password);
-  return store.transaction(() =>
+  const { sync } = store;
+  return inOneTransaction(store, () =>
     names.map((name) => {
       const entity = { ...identity(isAdmin ? `${name} (seeded admin)` : name, roleAttributes), isAdmin };
-      store.identities.create(entity);
+      sync.identities.create(entity);
       const now = new Date();
-      store.authenticators.create({
+      sync.authenticators.create({
         id: randomUUID(),
         identityId: entity.id,
         method: 'updb',
@@ -183,19 +193,21 @@ export async function seedUsers(
 
 /**
  * An API session row with a known token, as a password login would have made it. For runs that need
- * hundreds of sessions: each real login costs ~0.1 s of scrypt by design.
+ * hundreds of sessions: each real login costs ~0.1 s of scrypt by design. Synchronous (`store.sync`), so many
+ * of them fit in one `store.db.transaction`.
  */
 export function seedApiSession(
   store: SqliteStore,
   identityId: string,
   sdkType = 'postern-bench',
 ): { id: string; token: string } {
+  const { sync } = store;
   const token = randomUUID();
   const now = new Date();
   const session: ApiSession = {
     id: randomUUID(),
     identityId,
-    authenticatorId: store.authenticators.listByIdentity(identityId)[0]?.id ?? 'seeded',
+    authenticatorId: sync.authenticators.listByIdentity(identityId)[0]?.id ?? 'seeded',
     ipAddress: '127.0.0.1',
     configTypes: [],
     envInfo: {},
@@ -206,8 +218,8 @@ export function seedApiSession(
     updatedAt: now,
     lastActivityAt: now,
   };
-  store.apiSessions.create(session, hashToken(token));
+  sync.apiSessions.create(session, hashToken(token));
   // The posture row a login's `apiSession.created` event would have made.
-  store.posture.data.updateApiSession(session.id, identityId, { sdkInfo: session.sdkInfo });
+  sync.posture.data.updateApiSession(session.id, identityId, { sdkInfo: session.sdkInfo });
   return { id: session.id, token };
 }

@@ -17,43 +17,53 @@ export interface NewSessionInput {
   configTypes: string[];
 }
 
-export function createApiSession(
+/**
+ * A new API session for a sign-in. Stored with the cap on the identity's sessions in one transaction, so two
+ * sign-ins at once do not both end the same old sessions or keep too many. Called outside a transaction, it
+ * resolves once the events' listeners have run.
+ */
+export async function createApiSession(
   ctx: ControllerContext,
   input: NewSessionInput,
-): { session: ApiSession; token: string } {
+): Promise<{ session: ApiSession; token: string }> {
   const now = ctx.clock.now();
   const token = randomUUID();
-  const session: ApiSession = {
-    id: randomUUID(),
-    identityId: input.identity.id,
-    authenticatorId: input.authenticatorId,
-    ipAddress: input.ipAddress,
-    configTypes: input.configTypes,
-    envInfo: input.envInfo,
-    sdkInfo: input.sdkInfo,
-    // A verified enrollment makes this login owe a TOTP code (OpenZiti's totpRequired).
-    isMfaRequired: ctx.isMfaEnrolled(input.identity.id),
-    isMfaComplete: false,
-    createdAt: now,
-    updatedAt: now,
-    lastActivityAt: now,
-  };
-  ctx.store.apiSessions.create(session, hashToken(token));
-  ctx.events.emit('apiSession.created', session.id, session.identityId);
-  endSessionsOverCap(ctx, session);
-  return { session, token };
+  return ctx.store.transaction(async () => {
+    const session: ApiSession = {
+      id: randomUUID(),
+      identityId: input.identity.id,
+      authenticatorId: input.authenticatorId,
+      ipAddress: input.ipAddress,
+      configTypes: input.configTypes,
+      envInfo: input.envInfo,
+      sdkInfo: input.sdkInfo,
+      // A verified enrollment makes this login owe a TOTP code (OpenZiti's totpRequired). Read in the
+      // transaction: an enrollment verified meanwhile either is seen here or ends this session (MfaService).
+      isMfaRequired: await ctx.isMfaEnrolled(input.identity.id),
+      isMfaComplete: false,
+      createdAt: now,
+      updatedAt: now,
+      lastActivityAt: now,
+    };
+    await ctx.store.apiSessions.create(session, hashToken(token));
+    ctx.events.emit('apiSession.created', session.id, session.identityId);
+    await endSessionsOverCap(ctx, session);
+    return { session, token };
+  });
 }
 
 /**
  * A script that signs in on every run and never signs out would pile up sessions without end; past the
  * cap the least recently used ones end (never the newest, and a 429 would lock the owner out instead).
  */
-function endSessionsOverCap(ctx: ControllerContext, newest: ApiSession): void {
-  const sessions = ctx.store.apiSessions.listByIdentity(newest.identityId).filter((s) => s.id !== newest.id);
+async function endSessionsOverCap(ctx: ControllerContext, newest: ApiSession): Promise<void> {
+  const sessions = (await ctx.store.apiSessions.listByIdentity(newest.identityId)).filter(
+    (s) => s.id !== newest.id,
+  );
   const over = sessions.length + 1 - ctx.config.maxApiSessionsPerIdentity;
   if (over <= 0) return;
   sessions.sort((a, b) => a.lastActivityAt.getTime() - b.lastActivityAt.getTime());
-  for (const oldest of sessions.slice(0, over)) deleteApiSession(ctx, oldest);
+  for (const oldest of sessions.slice(0, over)) await deleteApiSession(ctx, oldest);
 }
 
 export function expiresAt(ctx: ControllerContext, session: ApiSession): Date {
@@ -61,44 +71,62 @@ export function expiresAt(ctx: ControllerContext, session: ApiSession): Date {
 }
 
 /** The live session a token names, refreshed; undefined when unknown or expired (expired ones are removed). */
-export function resolveApiSession(ctx: ControllerContext, token: string): ApiSession | undefined {
-  const session = ctx.store.apiSessions.getByTokenHash(hashToken(token));
+export async function resolveApiSession(
+  ctx: ControllerContext,
+  token: string,
+): Promise<ApiSession | undefined> {
+  const session = await ctx.store.apiSessions.getByTokenHash(hashToken(token));
   if (!session) return undefined;
   const now = ctx.clock.now();
   if (expiresAt(ctx, session) <= now) {
-    deleteApiSession(ctx, session);
+    await deleteApiSession(ctx, session);
     return undefined;
   }
   if (now.getTime() - session.lastActivityAt.getTime() >= TOUCH_INTERVAL_MS) {
-    ctx.store.apiSessions.touch(session.id, now);
+    await ctx.store.apiSessions.touch(session.id, now);
     session.lastActivityAt = now;
   }
   return session;
 }
 
-export function deleteApiSession(ctx: ControllerContext, session: ApiSession): void {
-  if (ctx.store.apiSessions.delete(session.id))
-    ctx.events.emit('apiSession.deleted', session.id, session.identityId);
+/**
+ * Deletes the session. Outside a transaction it resolves once the `apiSession.deleted` listeners (its
+ * sessions' and tunnels' ends) have run; inside one it joins it, and they run when it commits.
+ */
+export async function deleteApiSession(ctx: ControllerContext, session: ApiSession): Promise<void> {
+  await ctx.store.transaction(async () => {
+    if (await ctx.store.apiSessions.delete(session.id))
+      ctx.events.emit('apiSession.deleted', session.id, session.identityId);
+  });
 }
 
 /**
  * Ends the identity's API sessions (and with them its sessions and tunnels), except `keep`: after its
- * credentials or second factor changed, a session opened under the old ones must not live on.
+ * credentials or second factor changed, a session opened under the old ones must not live on. Outside a
+ * transaction it resolves once they have ended; inside one they end when it commits (see deleteApiSession).
  */
-export function endApiSessionsOf(ctx: ControllerContext, identityId: string, keep?: string): number {
-  let ended = 0;
-  for (const session of ctx.store.apiSessions.listByIdentity(identityId)) {
-    if (session.id === keep) continue;
-    deleteApiSession(ctx, session);
-    ended++;
-  }
-  return ended;
+export async function endApiSessionsOf(
+  ctx: ControllerContext,
+  identityId: string,
+  keep?: string,
+): Promise<number> {
+  return ctx.store.transaction(async () => {
+    let ended = 0;
+    for (const session of await ctx.store.apiSessions.listByIdentity(identityId)) {
+      if (session.id === keep) continue;
+      await deleteApiSession(ctx, session);
+      ended++;
+    }
+    return ended;
+  });
 }
 
 /** Removes every session idle past the timeout; run periodically so abandoned sessions do not pile up. */
-export function sweepIdleSessions(ctx: ControllerContext): number {
+export async function sweepIdleSessions(ctx: ControllerContext): Promise<number> {
   const cutoff = new Date(ctx.clock.now().getTime() - ctx.config.sessionTimeoutSeconds * 1000);
-  const removed = ctx.store.apiSessions.deleteIdleSince(cutoff);
-  for (const { id, identityId } of removed) ctx.events.emit('apiSession.deleted', id, identityId);
-  return removed.length;
+  return ctx.store.transaction(async () => {
+    const removed = await ctx.store.apiSessions.deleteIdleSince(cutoff);
+    for (const { id, identityId } of removed) ctx.events.emit('apiSession.deleted', id, identityId);
+    return removed.length;
+  });
 }

@@ -14,18 +14,24 @@ export interface AuthQuery {
 }
 
 /** TOTP is owed when the login found a verified enrollment or the identity's auth policy demands it. */
-export function isTotpRequired(ctx: ControllerContext, session: ApiSession, identity: Identity): boolean {
-  if (session.isMfaRequired) return true;
-  const policy = ctx.store.authPolicies.get(identity.authPolicyId) ?? ctx.store.authPolicies.get('default');
-  return policy?.secondary.requireTotp === true;
-}
-
-export function outstandingAuthQueries(
+export async function isTotpRequired(
   ctx: ControllerContext,
   session: ApiSession,
   identity: Identity,
-): AuthQuery[] {
-  if (session.isMfaComplete || !isTotpRequired(ctx, session, identity)) return [];
+): Promise<boolean> {
+  if (session.isMfaRequired) return true;
+  const policy =
+    (await ctx.store.authPolicies.get(identity.authPolicyId)) ??
+    (await ctx.store.authPolicies.get('default'));
+  return policy?.secondary.requireTotp === true;
+}
+
+export async function outstandingAuthQueries(
+  ctx: ControllerContext,
+  session: ApiSession,
+  identity: Identity,
+): Promise<AuthQuery[]> {
+  if (session.isMfaComplete || !(await isTotpRequired(ctx, session, identity))) return [];
   return [
     {
       typeId: 'MFA',
@@ -36,7 +42,7 @@ export function outstandingAuthQueries(
       minLength: 6,
       maxLength: 14,
       format: 'alphaNumeric',
-      isTotpEnrolled: ctx.isMfaEnrolled(identity.id),
+      isTotpEnrolled: await ctx.isMfaEnrolled(identity.id),
     },
   ];
 }

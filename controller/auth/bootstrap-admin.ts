@@ -22,15 +22,18 @@ export async function bootstrapAdmin(
   ctx: ControllerContext,
   envPassword: string | undefined,
 ): Promise<BootstrapResult> {
-  if (ctx.store.identities.count() > 0) return { created: false };
+  if ((await ctx.store.identities.count()) > 0) return { created: false };
   const generated = envPassword ? undefined : randomBytes(18).toString('base64url');
   const password = envPassword ?? generated!;
   if (password.length < 5) throw new Error('POSTERN_ADMIN_PASSWORD must be at least 5 characters');
   const now = ctx.clock.now();
   const identityId = randomUUID();
+  // Hashed before the transaction: it takes a tenth of a second, and the store waits for nothing slow.
   const passwordHash = await hashPassword(password);
-  ctx.store.transaction(() => {
-    ctx.store.identities.create({
+  const created = await ctx.store.transaction(async () => {
+    // Asked again where it counts: another controller on the same database may have made it meanwhile.
+    if ((await ctx.store.identities.count()) > 0) return false;
+    await ctx.store.identities.create({
       id: identityId,
       name: 'Default Admin',
       type: 'User',
@@ -44,7 +47,7 @@ export async function bootstrapAdmin(
       createdAt: now,
       updatedAt: now,
     });
-    ctx.store.authenticators.create({
+    await ctx.store.authenticators.create({
       id: randomUUID(),
       identityId,
       method: 'updb',
@@ -53,7 +56,9 @@ export async function bootstrapAdmin(
       createdAt: now,
       updatedAt: now,
     });
+    return true;
   });
+  if (!created) return { created: false };
   if (!generated) return { created: true };
   const passwordFile = join(ctx.config.dataDir, 'admin-password');
   writeFileSync(passwordFile, `${generated}\n`, { mode: 0o600 });

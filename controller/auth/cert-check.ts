@@ -15,12 +15,12 @@ import type { CertAuthenticator, Identity } from '../model.js';
 import type { ControllerCa } from '../enrollment/controller-ca.js';
 import { ApiError, invalidAuth } from '../http/api-error.js';
 
-export function checkCertificate(
+export async function checkCertificate(
   ctx: ControllerContext,
   ca: ControllerCa,
   socket: Socket,
   log: FastifyBaseLogger,
-): { authenticator: CertAuthenticator; identity: Identity } {
+): Promise<{ authenticator: CertAuthenticator; identity: Identity }> {
   if (!(socket instanceof TLSSocket))
     throw new ApiError(
       400,
@@ -48,11 +48,13 @@ export function checkCertificate(
   const now = ctx.clock.now().getTime();
   if (now < validity.notBefore.getTime() || now > validity.notAfter.getTime())
     return refuse('the client certificate is outside its validity period', fingerprint);
-  const authenticator = ctx.store.authenticators.getByFingerprint(fingerprint);
+  const authenticator = await ctx.store.authenticators.getByFingerprint(fingerprint);
   if (!authenticator) return refuse('no cert authenticator has this certificate (revoked?)', fingerprint);
-  const identity = ctx.store.identities.get(authenticator.identityId);
+  const identity = await ctx.store.identities.get(authenticator.identityId);
   if (!identity || identity.disabled) return refuse('the identity is gone or disabled', fingerprint);
-  const policy = ctx.store.authPolicies.get(identity.authPolicyId) ?? ctx.store.authPolicies.get('default');
+  const policy =
+    (await ctx.store.authPolicies.get(identity.authPolicyId)) ??
+    (await ctx.store.authPolicies.get('default'));
   if (policy && !policy.primary.cert.allowed)
     return refuse("the identity's auth policy does not allow certificate sign-in", fingerprint);
   return { authenticator, identity };

@@ -38,7 +38,7 @@ export function installGuard(app: FastifyInstance, ctx: ControllerContext, defau
   app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config?.access ?? defaultAccess;
     if (access === 'public') return;
-    request.auth = authenticate(ctx, request);
+    request.auth = await authenticate(ctx, request);
     if (request.auth.authQueries.length > 0 && access !== 'partial') {
       throw unauthorized(
         'This API session must complete its MFA authentication first (POST ./authenticate/mfa)',
@@ -50,16 +50,16 @@ export function installGuard(app: FastifyInstance, ctx: ControllerContext, defau
   });
 }
 
-function authenticate(ctx: ControllerContext, request: FastifyRequest): RequestAuth {
+async function authenticate(ctx: ControllerContext, request: FastifyRequest): Promise<RequestAuth> {
   const header = request.headers[SESSION_HEADER];
   const token = Array.isArray(header) ? header[0] : header;
   if (!token) throw unauthorized('No zt-session header: authenticate first');
-  const session = resolveApiSession(ctx, token);
+  const session = await resolveApiSession(ctx, token);
   if (!session) throw unauthorized('The API session is unknown or has expired');
-  const identity = ctx.store.identities.get(session.identityId);
+  const identity = await ctx.store.identities.get(session.identityId);
   if (!identity || identity.disabled)
     throw unauthorized('The identity of this API session no longer exists or is disabled');
-  return { session, identity, token, authQueries: outstandingAuthQueries(ctx, session, identity) };
+  return { session, identity, token, authQueries: await outstandingAuthQueries(ctx, session, identity) };
 }
 
 /** The request's auth, for routes that are not public (the guard has set it). */

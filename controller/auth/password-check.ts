@@ -24,7 +24,7 @@ export async function checkPassword(
   // A sign-in the gate turned away was never tried: it gives its place back without counting.
   let outcome: AttemptOutcome = 'failed';
   try {
-    const authenticator = ctx.store.authenticators.getByUsername(username);
+    const authenticator = await ctx.store.authenticators.getByUsername(username);
     // An unknown username costs the same hashing as a known one, so timing does not reveal accounts.
     const stored = authenticator?.passwordHash ?? (await decoyHash());
     const valid = await ctx.passwordHashing
@@ -34,7 +34,7 @@ export async function checkPassword(
         outcome = 'not-tried';
         throw rateLimited(1, 'Too many sign-ins at once');
       });
-    const identity = authenticator && ctx.store.identities.get(authenticator.identityId);
+    const identity = authenticator && (await ctx.store.identities.get(authenticator.identityId));
     if (!valid || !authenticator || !identity || identity.disabled) {
       from.log.info({ username: safeForLog(username), ip: from.ip }, 'password authentication failed');
       throw invalidAuth();

@@ -12,6 +12,7 @@ import { entityBase } from '../http/envelope.js';
 import { BaseEntity, EntityRef, Name, Tags, writeBodies } from '../http/schemas.js';
 import { registerCrud, pick } from '../routes/crud.js';
 import { ref } from '../routes/management/refs.js';
+import { preparedWire } from '../routes/management/prepared-wire.js';
 import { isBuiltinConfigType } from './builtin-types.js';
 import { assertConfigData, assertPortRanges, compileSchema } from './config-schemas.js';
 import { servicesUsingConfig } from './service-configs.js';
@@ -91,15 +92,26 @@ export function registerConfigRoutes(app: Api, ctx: ControllerContext): void {
         updatedAt: now,
       };
     },
-    beforeDelete(type) {
+    async beforeDelete(type) {
       if (isBuiltinConfigType(type.id))
         throw new ApiError(409, 'CAN_NOT_DELETE_REFERENCED_ENTITY', `config type '${type.name}' is built in`);
-      const users = allConfigs(ctx).filter((c) => c.configTypeId === type.id);
+      const users = (await allConfigs(ctx)).filter((c) => c.configTypeId === type.id);
       if (users.length) throw inUse(`config type '${type.name}'`, users);
     },
     afterWrite: changed,
   });
 
+  // A page of configs shows its types' names, read once for the page.
+  const configWire = preparedWire<Config>('configs', async (page) => {
+    const types = await store.configTypes.getMany([...new Set(page.map((c) => c.configTypeId))]);
+    const names = new Map(types.map((t) => [t.id, t.name]));
+    return (c) => ({
+      ...entityBase('configs', c),
+      configTypeId: c.configTypeId,
+      configType: ref('config-types', c.configTypeId, names.get(c.configTypeId) ?? c.configTypeId),
+      data: c.data,
+    });
+  });
   registerCrud<Config>(app, ctx, {
     collection: 'configs',
     tag: 'Config',
@@ -111,18 +123,11 @@ export function registerConfigRoutes(app: Api, ctx: ControllerContext): void {
         .create,
       detail: ConfigDetail,
     },
-    toWire: (c) => {
-      const type = store.configTypes.get(c.configTypeId);
-      return {
-        ...entityBase('configs', c),
-        configTypeId: c.configTypeId,
-        configType: ref('config-types', c.configTypeId, type?.name ?? c.configTypeId),
-        data: c.data,
-      };
-    },
-    build(body, mode, existing, id, now) {
+    prepare: configWire.prepare,
+    toWire: configWire.toWire,
+    async build(body, mode, existing, id, now) {
       const asked = body.configTypeId as string | undefined;
-      const type = asked === undefined ? undefined : store.configTypes.getByIdOrName(asked);
+      const type = asked === undefined ? undefined : await store.configTypes.getByIdOrName(asked);
       if (asked !== undefined && !type)
         throw validationError([
           { field: 'configTypeId', reason: 'no config type with this id or name', value: asked },
@@ -135,7 +140,7 @@ export function registerConfigRoutes(app: Api, ctx: ControllerContext): void {
             value: asked,
           },
         ]);
-      const configType = type ?? store.configTypes.get(existing?.configTypeId ?? '');
+      const configType = type ?? (await store.configTypes.get(existing?.configTypeId ?? ''));
       if (!configType) throw validationError([{ field: 'configTypeId', reason: 'is required' }]);
       const data = pick(body, 'data', mode, existing?.data, {});
       assertConfigData(configType, data);
@@ -150,13 +155,13 @@ export function registerConfigRoutes(app: Api, ctx: ControllerContext): void {
         updatedAt: now,
       };
     },
-    beforeDelete(config) {
-      const users = servicesUsingConfig(store, config.id);
+    async beforeDelete(config) {
+      const users = await servicesUsingConfig(store, config.id);
       if (users.length) throw inUse(`config '${config.name}'`, users);
     },
     afterWrite: changed,
   });
 }
 
-const allConfigs = (ctx: ControllerContext) =>
-  ctx.store.configs.list({ limit: Number.MAX_SAFE_INTEGER, offset: 0 }).items;
+const allConfigs = async (ctx: ControllerContext) =>
+  (await ctx.store.configs.list({ limit: Number.MAX_SAFE_INTEGER, offset: 0 })).items;

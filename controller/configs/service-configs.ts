@@ -8,51 +8,54 @@ import type { Service } from '../model.js';
 import type { Store } from '../store/repository.js';
 
 /** Config ids (or names) to ids; problems name `configs[i]`. */
-export function resolveServiceConfigs(
+export async function resolveServiceConfigs(
   store: Store,
   wanted: readonly string[],
   problems: FieldCause[],
-): string[] {
+): Promise<string[]> {
+  const configs = await Promise.all(wanted.map((idOrName) => store.configs.getByIdOrName(idOrName)));
   const ids: string[] = [];
   const typeUsedBy = new Map<string, number>();
-  wanted.forEach((idOrName, i) => {
-    const config = store.configs.getByIdOrName(idOrName);
-    if (!config)
-      return void problems.push({
+  for (const [i, config] of configs.entries()) {
+    if (!config) {
+      problems.push({
         field: at('configs', i),
         reason: 'no config with this id or name',
-        value: idOrName,
+        value: wanted[i],
       });
+      continue;
+    }
     const earlier = typeUsedBy.get(config.configTypeId);
     if (earlier !== undefined) {
-      const type = store.configTypes.get(config.configTypeId)?.name ?? config.configTypeId;
-      return void problems.push({
+      const type = (await store.configTypes.get(config.configTypeId))?.name ?? config.configTypeId;
+      problems.push({
         field: at('configs', i),
         reason: `a service takes one config per type; configs[${earlier}] is already a ${type} config`,
-        value: idOrName,
+        value: wanted[i],
       });
+      continue;
     }
     typeUsedBy.set(config.configTypeId, i);
     ids.push(config.id);
-  });
+  }
   return ids;
 }
 
-export function servicesUsingConfig(store: Store, configId: string): Service[] {
-  return store.services
-    .list({ limit: Number.MAX_SAFE_INTEGER, offset: 0 })
-    .items.filter((s) => (s.configs ?? []).includes(configId));
+export async function servicesUsingConfig(store: Store, configId: string): Promise<Service[]> {
+  return (await store.services.list({ limit: Number.MAX_SAFE_INTEGER, offset: 0 })).items.filter((s) =>
+    (s.configs ?? []).includes(configId),
+  );
 }
 
 /**
  * The config type ids a client asked for: `configTypes` query values (repeated or comma-separated, ids or
  * names, `all` for every type) joined with those its API session was created with. `'all'` means every type.
  */
-export function requestedConfigTypes(
+export async function requestedConfigTypes(
   store: Store,
   fromQuery: unknown,
   fromSession: readonly string[],
-): Set<string> | 'all' {
+): Promise<Set<string> | 'all'> {
   const raw = [
     ...(Array.isArray(fromQuery) ? fromQuery : fromQuery === undefined ? [] : [fromQuery]),
     ...fromSession,
@@ -61,26 +64,49 @@ export function requestedConfigTypes(
     .map((v) => v.trim())
     .filter(Boolean);
   if (raw.includes('all')) return 'all';
-  const ids = new Set<string>();
-  for (const idOrName of raw) {
-    const type = store.configTypes.getByIdOrName(idOrName);
-    if (type) ids.add(type.id);
-  }
-  return ids;
+  const types = await Promise.all(
+    [...new Set(raw)].map((idOrName) => store.configTypes.getByIdOrName(idOrName)),
+  );
+  return new Set(types.filter((t) => t !== undefined).map((t) => t.id));
 }
 
-/** `{ "<type name>": data }` for the service's configs of the requested types. */
-export function configMapOf(
+/**
+ * `{ "<type name>": data }` for each service's configs of the requested types, by service id: the configs
+ * and their types are read once for all the services (a page of them), not per service.
+ */
+export async function configMapsOf(
+  store: Store,
+  services: readonly Service[],
+  types: Set<string> | 'all',
+): Promise<Map<string, Record<string, unknown>>> {
+  const maps = new Map<string, Record<string, unknown>>(services.map((s) => [s.id, {}]));
+  if (types !== 'all' && types.size === 0) return maps;
+  const configs = await store.configs.getMany([...new Set(services.flatMap((s) => s.configs ?? []))]);
+  const wanted = configs.filter((c) => types === 'all' || types.has(c.configTypeId));
+  if (wanted.length === 0) return maps;
+  const typeNames = new Map(
+    (await store.configTypes.getMany([...new Set(wanted.map((c) => c.configTypeId))])).map((t) => [
+      t.id,
+      t.name,
+    ]),
+  );
+  const byId = new Map(wanted.map((c) => [c.id, c]));
+  for (const service of services) {
+    const map = maps.get(service.id)!;
+    for (const id of service.configs ?? []) {
+      const config = byId.get(id);
+      const name = config && typeNames.get(config.configTypeId);
+      if (name !== undefined) map[name] = config!.data;
+    }
+  }
+  return maps;
+}
+
+/** `{ "<type name>": data }` for the service's configs of the requested types (`configMapsOf` for a page). */
+export async function configMapOf(
   store: Store,
   service: Service,
   types: Set<string> | 'all',
-): Record<string, unknown> {
-  const map: Record<string, unknown> = {};
-  if (types !== 'all' && types.size === 0) return map;
-  for (const config of store.configs.getMany(service.configs ?? [])) {
-    if (types !== 'all' && !types.has(config.configTypeId)) continue;
-    const type = store.configTypes.get(config.configTypeId);
-    if (type) map[type.name] = config.data;
-  }
-  return map;
+): Promise<Record<string, unknown>> {
+  return (await configMapsOf(store, [service], types)).get(service.id) ?? {};
 }

@@ -153,13 +153,17 @@ export function registerEdgeRouterRoutes(app: Api, ctx: ControllerContext): void
     },
     async (request) => {
       const { id } = request.params;
-      const router = store.edgeRouters.get(id);
-      if (!router) throw notFound(`edge-routers/${id}`);
       const now = ctx.clock.now();
       const enrollment = issueEnrollment(ctx, now);
-      // The old certificate and secret stop working at once: the router must enroll again.
-      store.transaction(() => store.edgeRouters.update({ ...router, ...enrollment.fields, updatedAt: now }));
-      ctx.events.emit('policy.changed');
+      // The old certificate and secret stop working at once: the router must enroll again. The event is
+      // published once this commits, and the transaction resolves after its listeners, so the router's link
+      // is already cut when this answers.
+      await store.transaction(async () => {
+        const router = await store.edgeRouters.get(id);
+        if (!router) throw notFound(`edge-routers/${id}`);
+        await store.edgeRouters.update({ ...router, ...enrollment.fields, updatedAt: now });
+        ctx.events.emit('policy.changed');
+      });
       return detail({
         id,
         _links: { self: { href: `./edge-routers/${id}` } },

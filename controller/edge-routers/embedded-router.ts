@@ -11,18 +11,24 @@ import { issueEnrollment } from './router-tokens.js';
 export const EMBEDDED_ROUTER_NAME = 'embedded-router';
 
 /** A one-time token for the embedded router, or undefined when `knownRouterId` is enrolled and usable. */
-export function embeddedRouterToken(
+export async function embeddedRouterToken(
   ctx: ControllerContext,
   knownRouterId: string | undefined,
-): string | undefined {
+): Promise<string | undefined> {
   const { store } = ctx;
-  const known = knownRouterId ? store.edgeRouters.get(knownRouterId) : undefined;
+  const known = knownRouterId ? await store.edgeRouters.get(knownRouterId) : undefined;
   if (known && known.isVerified && known.secretHash) return undefined;
   const now = ctx.clock.now();
   const enrollment = issueEnrollment(ctx, now);
-  store.transaction(() => {
-    const existing = known ?? store.edgeRouters.getByName(EMBEDDED_ROUTER_NAME);
-    if (existing) return void store.edgeRouters.update({ ...existing, ...enrollment.fields, updatedAt: now });
+  await store.transaction(async () => {
+    // Read again inside the transaction: the update keeps any edit made since.
+    const existing =
+      (known && (await store.edgeRouters.get(known.id))) ??
+      (await store.edgeRouters.getByName(EMBEDDED_ROUTER_NAME));
+    if (existing) {
+      await store.edgeRouters.update({ ...existing, ...enrollment.fields, updatedAt: now });
+      return;
+    }
     const router: EdgeRouter = {
       id: randomUUID(),
       name: EMBEDDED_ROUTER_NAME,
@@ -39,7 +45,7 @@ export function embeddedRouterToken(
       updatedAt: now,
       ...enrollment.fields,
     };
-    store.edgeRouters.create(router);
+    await store.edgeRouters.create(router);
   });
   return enrollment.token;
 }

@@ -1,11 +1,12 @@
 /**
  * Which edge routers an identity and a service may use (OpenZiti's edge router policies and service edge
  * router policies, with the same role grammar as service policies), the router credentials the link checks,
- * and routers as clients see them. Routers and both policy kinds are small catalogues kept in memory.
+ * and routers as clients see them. Routers and both policy kinds are small catalogues: a `RouterAccess` reads
+ * them whole, once, and answers for any number of identities, services and sessions.
  */
 import type { SessionEdgeRouter } from '../../src/api/data-plane.js';
 import type { ControllerContext } from '../context.js';
-import type { EdgeRouter, Identity, Service } from '../model.js';
+import type { EdgeRouter, EdgeRouterPolicy, Identity, Service, ServiceEdgeRouterPolicy } from '../model.js';
 import { roleSelects } from '../posture/access/role-match.js';
 import { iso } from '../http/envelope.js';
 import { sameHash } from './router-tokens.js';
@@ -33,83 +34,105 @@ function policiesJoin<P extends { semantic: Parameters<typeof roleSelects>[0]; e
   );
 }
 
-const identityMayUse = (ctx: ControllerContext, router: EdgeRouter, identity: Identity): boolean =>
-  policiesJoin(ctx.store.edgeRouterPolicies.list(everything).items, (p) => p.identityRoles, identity, router);
+/**
+ * Routers and both policy kinds, read once (three reads, whatever the number of routers or sessions asked
+ * about); its answers are synchronous. Load one per request or per pass: it does not follow later changes.
+ */
+export class RouterAccess {
+  private readonly routers: Map<string, EdgeRouter>;
 
-const serviceMayUse = (ctx: ControllerContext, router: EdgeRouter, service: Service): boolean =>
-  policiesJoin(
-    ctx.store.serviceEdgeRouterPolicies.list(everything).items,
-    (p) => p.serviceRoles,
-    service,
-    router,
-  );
+  constructor(
+    routers: readonly EdgeRouter[],
+    private readonly identityPolicies: readonly EdgeRouterPolicy[],
+    private readonly servicePolicies: readonly ServiceEdgeRouterPolicy[],
+  ) {
+    this.routers = new Map(routers.map((r) => [r.id, r]));
+  }
 
-const allRouters = (ctx: ControllerContext) => ctx.store.edgeRouters.list(everything).items;
+  router(id: string): EdgeRouter | undefined {
+    return this.routers.get(id);
+  }
 
-/** The routers the identity may use at all (`GET /current-identity/edge-routers`). */
-export const routersOfIdentity = (ctx: ControllerContext, identity: Identity) => {
-  const policies = ctx.store.edgeRouterPolicies.list(everything).items;
-  return allRouters(ctx).filter(
-    (r) => usable(r) && policiesJoin(policies, (p) => p.identityRoles, identity, r),
-  );
-};
+  /** The routers the identity may use at all. */
+  routersOfIdentity(identity: Identity): EdgeRouter[] {
+    return [...this.routers.values()].filter((r) => usable(r) && this.identityMayUse(r, identity));
+  }
 
-/** The routers a session of this identity for this service may use (policies read once, not per router). */
-export const routersFor = (ctx: ControllerContext, identity: Identity, service: Service) => {
-  const identityPolicies = ctx.store.edgeRouterPolicies.list(everything).items;
-  const servicePolicies = ctx.store.serviceEdgeRouterPolicies.list(everything).items;
-  return allRouters(ctx).filter(
-    (r) =>
-      usable(r) &&
-      policiesJoin(identityPolicies, (p) => p.identityRoles, identity, r) &&
-      policiesJoin(servicePolicies, (p) => p.serviceRoles, service, r),
-  );
-};
+  /** The routers a session of this identity for this service may use. */
+  routersFor(identity: Identity, service: Service): EdgeRouter[] {
+    return [...this.routers.values()].filter((r) => this.mayCarry(r, identity, service));
+  }
 
-export function routerMayCarry(
-  ctx: ControllerContext,
-  router: EdgeRouter,
-  identityId: string,
-  serviceId: string,
-) {
-  const identity = ctx.store.identities.get(identityId);
-  const service = ctx.store.services.get(serviceId);
-  return Boolean(
-    identity &&
-    service &&
-    usable(router) &&
-    identityMayUse(ctx, router, identity) &&
-    serviceMayUse(ctx, router, service),
-  );
+  /** Whether the router may carry the identity's traffic to the service. */
+  mayCarry(router: EdgeRouter, identity: Identity, service: Service): boolean {
+    return usable(router) && this.identityMayUse(router, identity) && this.serviceMayUse(router, service);
+  }
+
+  private identityMayUse(router: EdgeRouter, identity: Identity): boolean {
+    return policiesJoin(this.identityPolicies, (p) => p.identityRoles, identity, router);
+  }
+
+  private serviceMayUse(router: EdgeRouter, service: Service): boolean {
+    return policiesJoin(this.servicePolicies, (p) => p.serviceRoles, service, router);
+  }
 }
 
+/** Routers and both edge router policy kinds as they are now (see RouterAccess). */
+export async function loadRouterAccess(ctx: ControllerContext): Promise<RouterAccess> {
+  const { store } = ctx;
+  const [routers, identityPolicies, servicePolicies] = await Promise.all([
+    store.edgeRouters.list(everything),
+    store.edgeRouterPolicies.list(everything),
+    store.serviceEdgeRouterPolicies.list(everything),
+  ]);
+  return new RouterAccess(routers.items, identityPolicies.items, servicePolicies.items);
+}
+
+/** The routers the identity may use at all (`GET /current-identity/edge-routers`). */
+export const routersOfIdentity = async (ctx: ControllerContext, identity: Identity) =>
+  (await loadRouterAccess(ctx)).routersOfIdentity(identity);
+
+/**
+ * The routers a session of this identity for this service may use. For several sessions, load a
+ * `RouterAccess` once (`loadRouterAccess`) and ask it for each.
+ */
+export const routersFor = async (ctx: ControllerContext, identity: Identity, service: Service) =>
+  (await loadRouterAccess(ctx)).routersFor(identity, service);
+
 /** The router whose id and link secret these are, when it may link. */
-export function authenticateRouter(
+export async function authenticateRouter(
   ctx: ControllerContext,
   id: string,
   secret: string,
-): EdgeRouter | undefined {
-  const router = ctx.store.edgeRouters.get(id);
+): Promise<EdgeRouter | undefined> {
+  const router = await ctx.store.edgeRouters.get(id);
   if (!router || !usable(router) || !sameHash(router.secretHash, secret)) return undefined;
   return router;
 }
 
 /** Where the router says agents reach it; stored so clients get its URL with their sessions. */
-export function recordRouterListener(
+export async function recordRouterListener(
   ctx: ControllerContext,
   id: string,
   hostname: string,
   urls: Record<string, string>,
-) {
-  const router = ctx.store.edgeRouters.get(id);
-  if (!router) return;
+): Promise<void> {
+  const { store } = ctx;
   const tls = typeof urls.tls === 'string' ? urls.tls.slice(0, 512) : undefined;
-  if (router.hostname === hostname && router.supportedProtocols.tls === tls) return;
-  ctx.store.edgeRouters.update({
-    ...router,
-    hostname: hostname.slice(0, 255),
-    supportedProtocols: tls ? { tls } : {},
-    updatedAt: ctx.clock.now(),
+  const unchanged = (router: EdgeRouter | undefined) =>
+    !router || (router.hostname === hostname && router.supportedProtocols.tls === tls);
+  // Usually the router says what is stored already: no write then.
+  if (unchanged(await store.edgeRouters.get(id))) return;
+  // Read again and written in one transaction, so an edit made meanwhile (disabled, renamed) is kept.
+  await store.transaction(async () => {
+    const router = await store.edgeRouters.get(id);
+    if (!router || unchanged(router)) return;
+    await store.edgeRouters.update({
+      ...router,
+      hostname: hostname.slice(0, 255),
+      supportedProtocols: tls ? { tls } : {},
+      updatedAt: ctx.clock.now(),
+    });
   });
 }
 

@@ -67,10 +67,10 @@ export function registerRouterClientRoutes(app: Api, ctx: ControllerContext): vo
       const secret = newSecret();
       const now = ctx.clock.now();
       // Find and redeem in one transaction: of two parallel redemptions, exactly one wins.
-      const outcome = ctx.store.transaction(() => {
-        const router = ctx.store.edgeRouters
-          .list({ limit: Number.MAX_SAFE_INTEGER, offset: 0 })
-          .items.find((r) => r.enrollmentTokenHash === hash);
+      const outcome = await ctx.store.transaction(async () => {
+        const router = (
+          await ctx.store.edgeRouters.list({ limit: Number.MAX_SAFE_INTEGER, offset: 0 })
+        ).items.find((r) => r.enrollmentTokenHash === hash);
         if (!router) return { error: 'unknown, or already used' };
         if (!router.enrollmentExpiresAt || Date.parse(router.enrollmentExpiresAt) <= now.getTime())
           return { error: `expired at ${router.enrollmentExpiresAt}` };
@@ -83,7 +83,8 @@ export function registerRouterClientRoutes(app: Api, ctx: ControllerContext): vo
           secretHash: sha256Hex(secret),
           updatedAt: now,
         };
-        ctx.store.edgeRouters.update(enrolled);
+        await ctx.store.edgeRouters.update(enrolled);
+        ctx.events.emit('policy.changed');
         return { router: enrolled };
       });
       if ('error' in outcome) {
@@ -91,7 +92,6 @@ export function registerRouterClientRoutes(app: Api, ctx: ControllerContext): vo
         request.log.info({ ip: request.ip }, 'router enrollment refused');
         throw invalidToken(outcome.error!);
       }
-      ctx.events.emit('policy.changed');
       request.log.info({ edgeRouterId: outcome.router.id, fingerprint }, 'edge router enrolled');
       return detail({ edgeRouterId: outcome.router.id, name: outcome.router.name, secret });
     },
@@ -106,7 +106,7 @@ export function registerRouterClientRoutes(app: Api, ctx: ControllerContext): vo
       },
     },
     async (request) => {
-      const routers = routersOfIdentity(ctx, authOf(request).identity).map((r) =>
+      const routers = (await routersOfIdentity(ctx, authOf(request).identity)).map((r) =>
         routerToIdentityWire(ctx, r),
       );
       return list(routers, { limit: routers.length, offset: 0, totalCount: routers.length });

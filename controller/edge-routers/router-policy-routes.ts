@@ -10,7 +10,8 @@ import { validationError, type FieldCause } from '../http/api-error.js';
 import { entityBase } from '../http/envelope.js';
 import { BaseEntity, Name, Roles, Tags, writeBodies } from '../http/schemas.js';
 import { registerCrud, pick } from '../routes/crud.js';
-import { normaliseRoles, rolesDisplay } from '../routes/management/roles.js';
+import { normaliseRoles, roleNames, rolesDisplay } from '../routes/management/roles.js';
+import { preparedWire } from '../routes/management/prepared-wire.js';
 import type { EntityRepository } from '../store/repository.js';
 
 const NamedRoles = Type.Array(Type.Object({ role: Type.String(), name: Type.String() }));
@@ -46,6 +47,26 @@ function registerPolicyKind<T extends Entity & { semantic: 'AllOf' | 'AnyOf'; ed
     },
     { additionalProperties: true },
   );
+  const sideRolesOf = (p: T) => (p as unknown as Record<Side, string[]>)[side];
+  // The names behind a page's `@id` roles, read once per kind for the page.
+  const wire = preparedWire<T>(collection, async (page) => {
+    const [routerNames, sideNames] = await Promise.all([
+      roleNames(
+        page.map((p) => p.edgeRouterRoles),
+        ctx.store.edgeRouters,
+      ),
+      roleNames(page.map(sideRolesOf), sideRepo),
+    ]);
+    return (p) => ({
+      ...entityBase(collection, p),
+      semantic: p.semantic,
+      isSystem: false,
+      edgeRouterRoles: p.edgeRouterRoles,
+      edgeRouterRolesDisplay: rolesDisplay(p.edgeRouterRoles, routerNames),
+      [side]: sideRolesOf(p),
+      [`${side}Display`]: rolesDisplay(sideRolesOf(p), sideNames),
+    });
+  });
   registerCrud<T>(app, ctx, {
     collection,
     tag,
@@ -54,19 +75,9 @@ function registerPolicyKind<T extends Entity & { semantic: 'AllOf' | 'AnyOf'; ed
       ...writeBodies(writable),
       detail,
     },
-    toWire: (p) => {
-      const sideRoles = (p as unknown as Record<Side, string[]>)[side];
-      return {
-        ...entityBase(collection, p),
-        semantic: p.semantic,
-        isSystem: false,
-        edgeRouterRoles: p.edgeRouterRoles,
-        edgeRouterRolesDisplay: rolesDisplay(p.edgeRouterRoles, ctx.store.edgeRouters),
-        [side]: sideRoles,
-        [`${side}Display`]: rolesDisplay(sideRoles, sideRepo),
-      };
-    },
-    build(body, mode, existing, id, now) {
+    prepare: wire.prepare,
+    toWire: wire.toWire,
+    async build(body, mode, existing, id, now) {
       const problems: FieldCause[] = [];
       const roles = (field: string, target: EntityRepository<Entity>) =>
         mode === 'patch' && !(field in body)
@@ -76,11 +87,11 @@ function registerPolicyKind<T extends Entity & { semantic: 'AllOf' | 'AnyOf'; ed
         id,
         name: pick(body, 'name', mode, existing?.name, ''),
         semantic: pick(body, 'semantic', mode, existing?.semantic, 'AnyOf'),
-        edgeRouterRoles: roles(
+        edgeRouterRoles: await roles(
           'edgeRouterRoles',
           ctx.store.edgeRouters as unknown as EntityRepository<Entity>,
         ),
-        [side]: roles(side, sideRepo),
+        [side]: await roles(side, sideRepo),
         tags: pick(body, 'tags', mode, existing?.tags, {}),
         createdAt: existing?.createdAt ?? now,
         updatedAt: now,

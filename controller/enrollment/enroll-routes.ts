@@ -82,7 +82,7 @@ export function registerEnrollRoutes(app: Api, ctx: ControllerContext): void {
       try {
         const { query } = request;
         const body = request.body ?? {};
-        const enrollment = findEnrollment(
+        const enrollment = await findEnrollment(
           ctx,
           query.token ?? body.token,
           route === 'enroll' ? query.method : route,

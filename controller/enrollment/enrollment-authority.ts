@@ -161,7 +161,7 @@ const authorities = new WeakMap<ControllerContext, EnrollmentAuthority>();
 export async function installEnrollment(ctx: ControllerContext): Promise<EnrollmentAuthority> {
   const ca = await loadOrCreateControllerCa(
     ctx.config.dataDir,
-    ctx.store.authenticators.hasCertAuthenticators(),
+    await ctx.store.authenticators.hasCertAuthenticators(),
   );
   const authority = new EnrollmentAuthority(ctx, ca);
   authorities.set(ctx, authority);

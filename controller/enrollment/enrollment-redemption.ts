@@ -34,12 +34,15 @@ export interface Redeemer {
   log: FastifyBaseLogger;
 }
 
-/** The outstanding enrollment `token` names, for `method` when the client said which. */
-export function findEnrollment(
+/**
+ * The outstanding enrollment `token` names, for `method` when the client said which. A first look, to refuse
+ * early and say why: the token is spent by `redeem`'s compare-and-set, not here.
+ */
+export async function findEnrollment(
   ctx: ControllerContext,
   token: string | undefined,
   method: string | undefined,
-): Enrollment {
+): Promise<Enrollment> {
   if (method !== undefined && method !== 'ott' && method !== 'updb')
     throw new ApiError(400, 'INVALID_ENROLL_METHOD', `Enrollment method '${method}' is not supported`, {
       field: 'method',
@@ -48,7 +51,7 @@ export function findEnrollment(
     });
   if (!token)
     throw validationError([{ field: 'token', reason: 'is required: the `jti` of the enrollment JWT' }]);
-  const enrollment = ctx.store.enrollments.getByTokenHash(hashToken(token));
+  const enrollment = await ctx.store.enrollments.getByTokenHash(hashToken(token));
   if (!enrollment) throw invalidToken('unknown');
   if (enrollment.usedAt) throw invalidToken('already used');
   if (enrollment.expiresAt.getTime() <= ctx.clock.now().getTime())
@@ -104,7 +107,7 @@ export async function redeemOtt(
     createdAt: now,
     updatedAt: now,
   };
-  redeem(r.ctx, enrollment, 'cert', () => r.ctx.store.authenticators.create(authenticator));
+  await redeem(r.ctx, enrollment, 'cert', () => r.ctx.store.authenticators.create(authenticator));
   r.log.info(
     { identityId: enrollment.identityId, enrollmentId: enrollment.id, fingerprint: issued.fingerprint },
     'identity enrolled: client certificate issued',
@@ -125,8 +128,8 @@ export async function redeemUpdb(
       { field: 'username', reason: 'must be the username this enrollment was made for, or left out' },
     ]);
   if (body.password === undefined) throw validationError([{ field: 'password', reason: 'is required' }]);
-  const identity = ctx.store.identities.get(enrollment.identityId);
-  const policy = identity && ctx.store.authPolicies.get(identity.authPolicyId);
+  const identity = await ctx.store.identities.get(enrollment.identityId);
+  const policy = identity && (await ctx.store.authPolicies.get(identity.authPolicyId));
   // As for any password login: OpenZiti's least length (5), or the auth policy's when longer.
   const min = Math.max(5, policy?.primary.updb.minPasswordLength ?? 5);
   if (body.password.length < min)
@@ -149,9 +152,9 @@ export async function redeemUpdb(
     createdAt: now,
     updatedAt: now,
   };
-  redeem(ctx, enrollment, 'updb', () => {
+  await redeem(ctx, enrollment, 'updb', async () => {
     try {
-      ctx.store.authenticators.create(authenticator);
+      await ctx.store.authenticators.create(authenticator);
     } catch (err) {
       if (!(err instanceof UniqueViolation)) throw err;
       throw new ApiError(
@@ -171,24 +174,27 @@ export async function redeemUpdb(
   );
 }
 
-/** Marks the enrollment used and stores what it makes, together or not at all. */
-function redeem(
+/**
+ * Marks the enrollment used and stores what it makes, together or not at all, in one transaction. What is slow
+ * (the certificate, the password hash) was made before: the transaction holds only store calls.
+ */
+async function redeem(
   ctx: ControllerContext,
   enrollment: Enrollment,
   kind: CertAuthenticator['method'] | UpdbAuthenticator['method'],
-  store: () => void,
-): void {
+  store: () => Promise<void>,
+): Promise<void> {
   const method: EnrollmentMethod = enrollment.method;
-  ctx.store.transaction(() => {
-    if (!ctx.store.enrollments.markUsed(enrollment, ctx.clock.now()))
+  await ctx.store.transaction(async () => {
+    if (!(await ctx.store.enrollments.markUsed(enrollment, ctx.clock.now())))
       throw invalidToken('already used, replaced or expired');
-    if (ctx.store.authenticators.listByIdentity(enrollment.identityId).some((a) => a.method === kind))
+    if ((await ctx.store.authenticators.listByIdentity(enrollment.identityId)).some((a) => a.method === kind))
       throw new ApiError(
         409,
         'IDENTITY_ALREADY_ENROLLED',
         `The identity already has a ${kind} authenticator; this ${method} enrollment cannot add another`,
         { field: 'token', reason: `the identity has a ${kind} authenticator` },
       );
-    store();
+    await store();
   });
 }

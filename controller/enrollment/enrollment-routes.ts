@@ -25,7 +25,7 @@ import {
   listEnvelope,
 } from '../http/schemas.js';
 import { enrollmentAuthorityOf } from './enrollment-authority.js';
-import { enrollmentToWire } from './enrollment-views.js';
+import { enrollmentToWire, identityNamesOf } from './enrollment-views.js';
 import { addEnrollment } from './identity-enrollment.js';
 
 /** Far enough for a token posted to someone on leave; a longer-lived secret is better issued again. */
@@ -35,8 +35,7 @@ export function registerEnrollmentRoutes(app: Api, ctx: ControllerContext): void
   const { store } = ctx;
   const authority = enrollmentAuthorityOf(ctx);
   const tags = ['Enrollment'];
-  const toWire = (e: Enrollment) => enrollmentToWire(ctx, authority, e);
-  const load = (id: string) => store.enrollments.get(id) ?? throwNotFound(`enrollments/${id}`);
+  const load = async (id: string) => (await store.enrollments.get(id)) ?? throwNotFound(`enrollments/${id}`);
 
   const expiry = (value: string | undefined): Date | undefined => {
     if (value === undefined) return undefined;
@@ -49,14 +48,17 @@ export function registerEnrollmentRoutes(app: Api, ctx: ControllerContext): void
     return at;
   };
 
-  const page = (query: Record<string, unknown>, identityId?: string) => {
+  const page = async (query: Record<string, unknown>, identityId?: string) => {
     const q = parseListQuery(query);
-    const all = store.enrollments.listOutstanding({
-      limit: Number.MAX_SAFE_INTEGER,
-      offset: 0,
-      identityId,
-    }).items;
-    const nameOf = (e: Enrollment) => store.identities.get(e.identityId)?.name ?? '';
+    const all = (
+      await store.enrollments.listOutstanding({
+        limit: Number.MAX_SAFE_INTEGER,
+        offset: 0,
+        identityId,
+      })
+    ).items;
+    const names = await identityNamesOf(store, all);
+    const nameOf = (e: Enrollment) => names.get(e.identityId) ?? '';
     // The small lists' lookups: `id = "x"`, and `name` meaning the identity's name.
     const matching = all.filter(
       (e) =>
@@ -64,6 +66,7 @@ export function registerEnrollmentRoutes(app: Api, ctx: ControllerContext): void
         (q.name === undefined || nameOf(e) === q.name) &&
         (q.nameContains === undefined || nameOf(e).toLowerCase().includes(q.nameContains.toLowerCase())),
     );
+    const toWire = (e: Enrollment) => enrollmentToWire(authority, e, names.get(e.identityId));
     return list(matching.slice(q.offset, q.offset + q.limit).map(toWire), {
       limit: q.limit,
       offset: q.offset,
@@ -104,18 +107,23 @@ export function registerEnrollmentRoutes(app: Api, ctx: ControllerContext): void
             value: 'ottca',
           },
         ]);
-      if (!store.identities.get(body.identityId))
-        throw validationError([
-          { field: 'identityId', reason: `no identity with id '${body.identityId}'`, value: body.identityId },
-        ]);
-      const username = body.username ?? null;
-      if (method === 'updb' && username === null)
-        throw validationError([{ field: 'username', reason: 'is required for a updb enrollment' }]);
-      if (method === 'ott' && username !== null)
-        throw validationError([{ field: 'username', reason: 'is only for a updb enrollment' }]);
-      const expiresAt = expiry(body.expiresAt);
-      const enrollment = store.transaction(() =>
-        addEnrollment(
+      // The identity is looked up in the transaction that adds to it: it cannot be deleted in between.
+      const enrollment = await store.transaction(async () => {
+        if (!(await store.identities.get(body.identityId)))
+          throw validationError([
+            {
+              field: 'identityId',
+              reason: `no identity with id '${body.identityId}'`,
+              value: body.identityId,
+            },
+          ]);
+        const username = body.username ?? null;
+        if (method === 'updb' && username === null)
+          throw validationError([{ field: 'username', reason: 'is required for a updb enrollment' }]);
+        if (method === 'ott' && username !== null)
+          throw validationError([{ field: 'username', reason: 'is only for a updb enrollment' }]);
+        const expiresAt = expiry(body.expiresAt);
+        return addEnrollment(
           ctx,
           authority,
           body.identityId,
@@ -124,8 +132,8 @@ export function registerEnrollmentRoutes(app: Api, ctx: ControllerContext): void
             expiresAt,
             usernameField: 'username',
           },
-        ),
-      );
+        );
+      });
       return reply.status(201).send(created('enrollments', enrollment.id));
     },
   );
@@ -139,7 +147,11 @@ export function registerEnrollmentRoutes(app: Api, ctx: ControllerContext): void
         response: { 200: detailEnvelope(EnrollmentDetailSchema), ...errorResponses(401, 404) },
       },
     },
-    async (request) => detail(toWire(load(request.params.id))),
+    async (request) => {
+      const enrollment = await load(request.params.id);
+      const identity = await store.identities.get(enrollment.identityId);
+      return detail(enrollmentToWire(authority, enrollment, identity?.name));
+    },
   );
 
   app.delete(
@@ -154,7 +166,7 @@ export function registerEnrollmentRoutes(app: Api, ctx: ControllerContext): void
     },
     async (request) => {
       const { id } = request.params;
-      if (!store.transaction(() => store.enrollments.delete(id))) throwNotFound(`enrollments/${id}`);
+      if (!(await store.transaction(() => store.enrollments.delete(id)))) throwNotFound(`enrollments/${id}`);
       return empty();
     },
   );
@@ -170,11 +182,14 @@ export function registerEnrollmentRoutes(app: Api, ctx: ControllerContext): void
       },
     },
     async (request) => {
-      const existing = load(request.params.id);
-      const refreshed = authority.refreshed(existing, expiry(request.body.expiresAt));
-      if (!store.transaction(() => store.enrollments.update(refreshed)))
-        throwNotFound(`enrollments/${existing.id}`);
-      return created('enrollments', existing.id);
+      const { id } = request.params;
+      // Read and replaced in one transaction: a redemption or another refresh cannot come in between.
+      await store.transaction(async () => {
+        const existing = await load(id);
+        const refreshed = authority.refreshed(existing, expiry(request.body.expiresAt));
+        if (!(await store.enrollments.update(refreshed))) throwNotFound(`enrollments/${id}`);
+      });
+      return created('enrollments', id);
     },
   );
 
@@ -191,7 +206,7 @@ export function registerEnrollmentRoutes(app: Api, ctx: ControllerContext): void
     },
     async (request) => {
       const { id } = request.params;
-      if (!store.identities.get(id)) throwNotFound(`identities/${id}`);
+      if (!(await store.identities.get(id))) throwNotFound(`identities/${id}`);
       return page(request.query, id);
     },
   );

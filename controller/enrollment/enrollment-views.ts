@@ -6,6 +6,7 @@
  */
 import type { ControllerContext } from '../context.js';
 import type { Enrollment } from '../model.js';
+import type { Store } from '../store/repository.js';
 import { iso, selfLinks } from '../http/envelope.js';
 import { ref } from '../routes/management/refs.js';
 import { maybeEnrollmentAuthorityOf, type EnrollmentAuthority } from './enrollment-authority.js';
@@ -16,8 +17,17 @@ export {
   IdentityEnrollmentsSchema as IdentityEnrollments,
 } from '../../src/api/schemas-enrollment.js';
 
-export function enrollmentToWire(ctx: ControllerContext, authority: EnrollmentAuthority, e: Enrollment) {
-  const identityName = ctx.store.identities.get(e.identityId)?.name ?? e.identityId;
+/** The names of the enrollments' identities, by id, read at once (for `enrollmentToWire`). */
+export async function identityNamesOf(
+  store: Store,
+  enrollments: readonly Enrollment[],
+): Promise<Map<string, string>> {
+  const identities = await store.identities.getMany([...new Set(enrollments.map((e) => e.identityId))]);
+  return new Map(identities.map((i) => [i.id, i.name]));
+}
+
+/** `identityName`: the enrollment's identity's (see identityNamesOf); its id stands in when it is unknown. */
+export function enrollmentToWire(authority: EnrollmentAuthority, e: Enrollment, identityName = e.identityId) {
   return {
     id: e.id,
     createdAt: iso(e.createdAt),
@@ -37,10 +47,11 @@ export function enrollmentToWire(ctx: ControllerContext, authority: EnrollmentAu
 }
 
 /** The identity's `enrollment` field: each outstanding enrollment under its method. */
-export function identityEnrollmentsToWire(ctx: ControllerContext, identityId: string) {
+export async function identityEnrollmentsToWire(ctx: ControllerContext, identityId: string) {
   const authority = maybeEnrollmentAuthorityOf(ctx);
   if (!authority) return {};
-  const outstanding = ctx.store.enrollments.listOutstanding({ identityId, limit: 10, offset: 0 }).items;
+  const outstanding = (await ctx.store.enrollments.listOutstanding({ identityId, limit: 10, offset: 0 }))
+    .items;
   return Object.fromEntries(
     outstanding.map((e) => [
       e.method,

@@ -55,10 +55,14 @@ export function parseEnrollmentRequest(
 }
 
 /** A 400 naming `field` when a password login has the username or a pending enrollment promises it. */
-export function checkUsernameFree(ctx: ControllerContext, username: string, field: string): void {
-  const taken = ctx.store.authenticators.getByUsername(username)
+export async function checkUsernameFree(
+  ctx: ControllerContext,
+  username: string,
+  field: string,
+): Promise<void> {
+  const taken = (await ctx.store.authenticators.getByUsername(username))
     ? 'a password login already has this username'
-    : ctx.store.enrollments.pendingWithUsername(username)
+    : (await ctx.store.enrollments.pendingWithUsername(username))
       ? 'another pending enrollment already promises this username'
       : undefined;
   if (taken) throw validationError([{ field, reason: `must be unique: ${taken}`, value: username }]);
@@ -68,19 +72,19 @@ export function checkUsernameFree(ctx: ControllerContext, username: string, fiel
  * Stores a new enrollment for the identity; call inside the transaction that needs it. 409 when one of
  * the same method is outstanding or the identity already has what it would create.
  */
-export function addEnrollment(
+export async function addEnrollment(
   ctx: ControllerContext,
   authority: EnrollmentAuthority,
   identityId: string,
   requested: RequestedEnrollment,
   options: { expiresAt?: Date; usernameField: string },
-): Enrollment {
+): Promise<Enrollment> {
   const { store } = ctx;
   const { method } = requested;
   if (
-    store.enrollments
-      .listOutstanding({ identityId, limit: 10, offset: 0 })
-      .items.some((e) => e.method === method)
+    (await store.enrollments.listOutstanding({ identityId, limit: 10, offset: 0 })).items.some(
+      (e) => e.method === method,
+    )
   )
     throw new ApiError(
       409,
@@ -89,17 +93,17 @@ export function addEnrollment(
       { field: 'method', reason: `an outstanding ${method} enrollment exists`, value: method },
     );
   const kind = method === 'ott' ? 'cert' : 'updb';
-  if (store.authenticators.listByIdentity(identityId).some((a) => a.method === kind))
+  if ((await store.authenticators.listByIdentity(identityId)).some((a) => a.method === kind))
     throw new ApiError(
       409,
       'IDENTITY_ALREADY_ENROLLED',
       `The identity already has a ${kind} authenticator; delete it before enrolling again`,
       { field: 'method', reason: `the identity has a ${kind} authenticator`, value: method },
     );
-  if (requested.username !== null) checkUsernameFree(ctx, requested.username, options.usernameField);
+  if (requested.username !== null) await checkUsernameFree(ctx, requested.username, options.usernameField);
   const enrollment = authority.issue(identityId, method, requested.username, options.expiresAt);
   try {
-    store.enrollments.create(enrollment);
+    await store.enrollments.create(enrollment);
   } catch (err) {
     if (!(err instanceof UniqueViolation)) throw err;
     throw validationError([

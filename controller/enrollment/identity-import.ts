@@ -153,7 +153,7 @@ export function registerIdentityImport(app: Api, ctx: ControllerContext): void {
       };
     }
     const id = answer.data.id;
-    const enrollment = ctx.store.enrollments.listOutstanding({ identityId: id, limit: 1, offset: 0 })
+    const enrollment = (await ctx.store.enrollments.listOutstanding({ identityId: id, limit: 1, offset: 0 }))
       .items[0];
     return {
       row: line,

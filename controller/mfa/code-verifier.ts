@@ -9,6 +9,10 @@ import { findRecoveryCode, normalizeRecoveryCode } from './recovery-codes.js';
  * The one place a user's TOTP or recovery code is judged, for every route that asks for one. It applies,
  * in order: the per-identity and per-address attempt limits, the TOTP check with its replay guard, and
  * the single-use recovery codes. Callers turn the outcome into a reply and an audit record.
+ *
+ * Call it inside the store transaction that read the enrollment (MfaService does): the compare-and-set of the
+ * step, or the use of a recovery code, then lands on the very enrollment that was judged, and of two requests
+ * racing with one code only one passes.
  */
 export type CodeCheck =
   | { ok: true; factor: MfaFactor }
@@ -50,29 +54,29 @@ export class CodeVerifier {
     this.limits = new AttemptLimits(MFA_LIMITS, () => ctx.clock.now().getTime());
   }
 
-  check(attempt: CodeAttempt): CodeCheck {
+  async check(attempt: CodeAttempt): Promise<CodeCheck> {
     const held = this.limits.reserve(attempt.enrollment.identityId, attempt.sourceIp);
     if ('retryAfterMs' in held) return { ok: false, reason: 'rate-limited', retryAfterMs: held.retryAfterMs };
     let outcome: CodeCheck | undefined;
     try {
-      outcome = this.judge(attempt);
+      outcome = await this.judge(attempt);
       return outcome;
     } finally {
       this.limits.settle(held.ticket, outcome === undefined ? 'not-tried' : outcome.ok ? 'passed' : 'failed');
     }
   }
 
-  private judge({ enrollment, code, allowRecoveryCode, verifying }: CodeAttempt): CodeCheck {
+  private async judge({ enrollment, code, allowRecoveryCode, verifying }: CodeAttempt): Promise<CodeCheck> {
     const given = (code ?? '').replace(/\s/g, '');
     if (looksLikeTotp(given)) return this.judgeTotp(enrollment, given, verifying);
     const recovery = allowRecoveryCode ? normalizeRecoveryCode(given) : undefined;
     if (recovery === undefined) return { ok: false, reason: 'invalid-code' };
-    const used = this.useRecoveryCode(enrollment.identityId, recovery);
+    const used = await this.useRecoveryCode(enrollment.identityId, recovery);
     if (used === 'used') return { ok: true, factor: 'recovery-code' };
     return { ok: false, reason: used === 'already-used' ? 'used-recovery-code' : 'invalid-code' };
   }
 
-  private judgeTotp(enrollment: MfaEnrollment, code: string, verifying: boolean): CodeCheck {
+  private async judgeTotp(enrollment: MfaEnrollment, code: string, verifying: boolean): Promise<CodeCheck> {
     const now = this.ctx.clock.now();
     const secret = this.box.open(enrollment.sealedSecret, enrollment.identityId, 'totp-secret');
     const match = matchTotp(secret, code, now, enrollment.lastStep);
@@ -83,14 +87,17 @@ export class CodeVerifier {
     // older arrives last) only the first to store its step wins.
     const mfa = this.ctx.store.mfa;
     const stored = verifying
-      ? mfa.markVerified(enrollment.identityId, match.step, now)
-      : mfa.advanceStep(enrollment.identityId, match.step, now);
+      ? await mfa.markVerified(enrollment.identityId, match.step, now)
+      : await mfa.advanceStep(enrollment.identityId, match.step, now);
     return stored ? { ok: true, factor: 'totp' } : { ok: false, reason: 'replayed-code' };
   }
 
   /** Finds the code among the identity's (used ones too), in constant time; only the call that marks it used wins. */
-  private useRecoveryCode(identityId: string, candidate: string): 'used' | 'already-used' | 'unknown' {
-    const stored = this.ctx.store.mfa.recoveryCodes(identityId, true).map((c) => ({
+  private async useRecoveryCode(
+    identityId: string,
+    candidate: string,
+  ): Promise<'used' | 'already-used' | 'unknown'> {
+    const stored = (await this.ctx.store.mfa.recoveryCodes(identityId, true)).map((c) => ({
       id: c.id,
       used: c.used === true,
       code: this.box.openText(c.sealed, identityId, 'recovery-code'),
@@ -98,6 +105,6 @@ export class CodeVerifier {
     const id = findRecoveryCode(candidate, stored);
     if (id === undefined) return 'unknown';
     if (stored.find((c) => c.id === id)!.used) return 'already-used';
-    return this.ctx.store.mfa.consumeRecoveryCode(identityId, id) ? 'used' : 'already-used';
+    return (await this.ctx.store.mfa.consumeRecoveryCode(identityId, id)) ? 'used' : 'already-used';
   }
 }

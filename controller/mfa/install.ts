@@ -19,11 +19,11 @@ function serviceOf(ctx: ControllerContext): MfaService {
   return service;
 }
 
-export function installMfa(ctx: ControllerContext): { close(): void } {
+export async function installMfa(ctx: ControllerContext): Promise<{ close(): void }> {
   // Read once, at start: a malformed key stops the start rather than the first enrollment.
   const envKey = process.env[MASTER_KEY_ENV]?.trim();
   const fromEnv = envKey ? parseMasterKey(envKey) : undefined;
-  const checked = checkMasterKey(ctx, fromEnv);
+  const checked = await checkMasterKey(ctx, fromEnv);
   const box = new SecretBox(
     () => checked ?? fromEnv ?? loadOrCreateKeyFile(ctx.config.dataDir, (message) => ctx.log.warn(message)),
   );
@@ -56,8 +56,11 @@ export function registerMfaManagementRoutes(app: Api, ctx: ControllerContext): v
  * found at the first MFA login instead, every secret would be unreadable and a fresh key would make it
  * permanent. Answers the proven key, or undefined when nothing is stored yet (the key is made on first use).
  */
-function checkMasterKey(ctx: ControllerContext, fromEnv: Buffer | undefined): Buffer | undefined {
-  const stored = ctx.store.mfa.sample();
+async function checkMasterKey(
+  ctx: ControllerContext,
+  fromEnv: Buffer | undefined,
+): Promise<Buffer | undefined> {
+  const stored = await ctx.store.mfa.sample();
   if (!stored) return undefined;
   const key = fromEnv ?? readExistingKeyFile(ctx.config.dataDir, (message) => ctx.log.warn(message));
   try {

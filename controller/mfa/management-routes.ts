@@ -30,15 +30,15 @@ export function registerManagementRoutes(app: Api, ctx: ControllerContext, mfa: 
       },
     },
     async (request) => {
-      mfa.adminRemove({ ...authOf(request), sourceIp: request.ip }, request.params.id);
+      await mfa.adminRemove({ ...authOf(request), sourceIp: request.ip }, request.params.id);
       return empty();
     },
   );
 
-  const listAudit = (q: ListParams, scope: MfaAuditFilter = {}) => {
+  const listAudit = async (q: ListParams, scope: MfaAuditFilter = {}) => {
     const limit = q.limit || DEFAULT_LIMIT;
     const offset = q.offset ?? 0;
-    const page = ctx.store.mfa.listAudit({ ...parseAuditFilter(q.filter), ...scope, limit, offset });
+    const page = await ctx.store.mfa.listAudit({ ...parseAuditFilter(q.filter), ...scope, limit, offset });
     return {
       data: page.items.map(auditEventToWire),
       meta: {
@@ -72,7 +72,7 @@ export function registerManagementRoutes(app: Api, ctx: ControllerContext, mfa: 
     async (request) => {
       const { id } = request.params;
       // Deleted identities keep their trail; it stays readable through /mfa-audit-events?filter=identityId="...".
-      if (!ctx.store.identities.get(id)) throw notFound(`identities/${id}`);
+      if (!(await ctx.store.identities.get(id))) throw notFound(`identities/${id}`);
       return listAudit(request.query, { identityId: id });
     },
   );

@@ -3,6 +3,7 @@
  * sealed (see secret-box.ts): a store never sees them in clear, so no backend can leak them.
  */
 import type { Page } from '../store/page.js';
+import type { Async } from '../store/async.js';
 
 export interface MfaEnrollment {
   id: string;
@@ -72,7 +73,10 @@ export interface MfaAuditQuery extends MfaAuditFilter {
   offset: number;
 }
 
-export interface MfaRepository {
+/** What the MFA module uses: each method answers a promise (see store/async.ts). */
+export type MfaRepository = Async<SyncMfaRepository>;
+
+export interface SyncMfaRepository {
   get(identityId: string): MfaEnrollment | undefined;
   /** any one stored enrollment (to prove at startup that the master key still opens what is stored) */
   sample(): MfaEnrollment | undefined;

@@ -52,7 +52,7 @@ export function registerSharedRoutes(app: Api, mfa: MfaService): void {
       },
     },
     async (request) => {
-      mfa.authenticate(actorOf(request), request.body.code);
+      await mfa.authenticate(actorOf(request), request.body.code);
       return empty();
     },
   );
@@ -65,7 +65,7 @@ export function registerSharedRoutes(app: Api, mfa: MfaService): void {
     },
     async (request) => {
       const { identity, session } = authOf(request);
-      return detail(statusToWire(mfa.status(identity, session.id)));
+      return detail(statusToWire(await mfa.status(identity, session.id)));
     },
   );
 
@@ -76,7 +76,7 @@ export function registerSharedRoutes(app: Api, mfa: MfaService): void {
       preValidation: emptyBodyIsObject,
       schema: { tags, body: AnyBody, response: { 201: MfaCreatedEnvelope, ...errorResponses(401, 409) } },
     },
-    async (request, reply) => reply.status(201).send(createdToWire(mfa.enroll(actorOf(request)))),
+    async (request, reply) => reply.status(201).send(createdToWire(await mfa.enroll(actorOf(request)))),
   );
 
   app.post(
@@ -92,7 +92,7 @@ export function registerSharedRoutes(app: Api, mfa: MfaService): void {
       },
     },
     async (request) => {
-      mfa.verify(actorOf(request), request.body.code);
+      await mfa.verify(actorOf(request), request.body.code);
       return empty();
     },
   );
@@ -134,7 +134,7 @@ export function registerSharedRoutes(app: Api, mfa: MfaService): void {
       },
     },
     async (request) => {
-      mfa.remove(actorOf(request), codeOf(request.body, request));
+      await mfa.remove(actorOf(request), codeOf(request.body, request));
       return empty();
     },
   );
@@ -153,7 +153,7 @@ export function registerSharedRoutes(app: Api, mfa: MfaService): void {
     },
     async (request) => {
       const code = (await readCodeFromGetBody(request)) ?? codeOf(undefined, request);
-      const { enrollment, codes } = mfa.readRecoveryCodes(actorOf(request), code);
+      const { enrollment, codes } = await mfa.readRecoveryCodes(actorOf(request), code);
       return detail(recoveryCodesToWire(enrollment, codes));
     },
   );
@@ -172,7 +172,7 @@ export function registerSharedRoutes(app: Api, mfa: MfaService): void {
       },
     },
     async (request) => {
-      const { enrollment, codes } = mfa.regenerateRecoveryCodes(
+      const { enrollment, codes } = await mfa.regenerateRecoveryCodes(
         actorOf(request),
         codeOf(request.body, request),
       );

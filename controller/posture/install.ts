@@ -14,19 +14,27 @@ import { registerSessionRoutes } from './routes/session-routes.js';
  * start-up sweep) once per controller; the route functions add its endpoints. The routes find the engine
  * through the context, since the server's signatures carry only the context.
  */
-const engines = new WeakMap<ControllerContext, { engine: PostureEngine; close(): void }>();
+interface Installed {
+  engine: PostureEngine;
+  /** the start-up sweep and first evaluation pass, done */
+  started: Promise<void>;
+  close(): void;
+}
 
-export function installPosture(ctx: ControllerContext): { close(): void } {
+const engines = new WeakMap<ControllerContext, Installed>();
+
+export function installPosture(ctx: ControllerContext): Installed {
   return install(ctx);
 }
 
-function install(ctx: ControllerContext): { engine: PostureEngine; close(): void } {
+function install(ctx: ControllerContext): Installed {
   const existing = engines.get(ctx);
   if (existing) return existing;
   const engine = new PostureEngine(ctx);
   const wiring = wirePostureEvents(ctx, engine);
   const installed = {
     engine,
+    started: wiring.started,
     close() {
       wiring.close();
       engine.close();

@@ -7,6 +7,7 @@
  * rows on the controller's `apiSession.deleted` / `identity.deleted` events and sweeps orphans at start.
  */
 import type { PolicyType } from '../model.js';
+import type { Async } from '../store/async.js';
 import type {
   ApiSessionPostureData,
   DomainData,
@@ -21,7 +22,7 @@ export type ApiSessionPatch = Partial<
   Pick<ApiSessionPostureData, 'mfaPassedAt' | 'wokenAt' | 'unlockedAt' | 'sdkInfo'>
 >;
 
-export interface PostureDataRepository {
+export interface SyncPostureDataRepository {
   /** Everything known about the identity's device(s) and API sessions; empty slots when nothing was reported. */
   load(identityId: string): IdentityPostureData;
   setOs(identityId: string, os: OsData): void;
@@ -44,7 +45,7 @@ export interface PostureDataRepository {
   deleteApiSession(apiSessionId: string): void;
   deleteIdentity(identityId: string): void;
   /** removes API-session rows whose API session no longer exists; returns how many */
-  deleteOrphans(liveApiSession: (apiSessionId: string) => boolean): number;
+  deleteOrphans(): number;
 }
 
 /** An edge session: permission for one API session to Dial or Bind one service (OpenZiti's `session`). */
@@ -59,7 +60,7 @@ export interface EdgeSession {
   updatedAt: Date;
 }
 
-export interface EdgeSessionRepository {
+export interface SyncEdgeSessionRepository {
   create(session: EdgeSession): void;
   get(id: string): EdgeSession | undefined;
   /** the session a router is shown this token for (routers ask when a token is new to them) */
@@ -77,7 +78,7 @@ export interface EdgeSessionRepository {
   /** identities holding at least one session: the ones a policy change can revoke something from */
   identitiesWithSessions(): string[];
   /** removes sessions whose API session no longer exists; returns how many */
-  deleteOrphans(liveApiSession: (apiSessionId: string) => boolean): number;
+  deleteOrphans(): number;
 }
 
 /** One failed posture check inside a failed policy; `extra` fields (MFA `criteria`, ...) sit beside these. */
@@ -105,7 +106,7 @@ export interface FailedServiceRequest {
   policyFailures: PolicyFailure[];
 }
 
-export interface FailedRequestRepository {
+export interface SyncFailedRequestRepository {
   /** appends and keeps only the newest `keep` records of the identity */
   add(identityId: string, record: FailedServiceRequest, keep: number): void;
   /** oldest first */
@@ -117,15 +118,20 @@ export interface FailedRequestRepository {
 }
 
 /** When an identity's service access last changed (`GET /current-api-session/service-updates`). */
-export interface ServiceChangeRepository {
+export interface SyncServiceChangeRepository {
   lastChangeAt(identityId: string): Date | undefined;
   markChanged(identityId: string, at: Date): void;
   deleteByIdentity(identityId: string): void;
 }
 
-export interface PostureRepository {
-  readonly data: PostureDataRepository;
-  readonly sessions: EdgeSessionRepository;
-  readonly failures: FailedRequestRepository;
-  readonly changes: ServiceChangeRepository;
+/** What the posture engine and routes use: each method answers a promise (see store/async.ts). */
+export type PostureRepository = Async<SyncPostureRepository>;
+export type PostureDataRepository = Async<SyncPostureDataRepository>;
+export type EdgeSessionRepository = Async<SyncEdgeSessionRepository>;
+
+export interface SyncPostureRepository {
+  readonly data: SyncPostureDataRepository;
+  readonly sessions: SyncEdgeSessionRepository;
+  readonly failures: SyncFailedRequestRepository;
+  readonly changes: SyncServiceChangeRepository;
 }

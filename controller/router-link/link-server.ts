@@ -27,17 +27,20 @@ export interface RouterLink {
   close(code?: number, reason?: string): void;
 }
 
+/** What a link's events start; a handler's failure (thrown or rejected) is logged, the link stays up. */
 export interface LinkHandlers {
   /** a router linked: send it its snapshot */
-  opened(link: RouterLink): void;
-  message(link: RouterLink, message: RouterToController): void;
-  closed(link: RouterLink): void;
+  opened(link: RouterLink): void | Promise<void>;
+  message(link: RouterLink, message: RouterToController): void | Promise<void>;
+  closed(link: RouterLink): void | Promise<void>;
 }
 
 export class RouterLinkServer {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   private readonly links = new Map<string, { link: RouterLink; socket: WebSocket; alive: boolean }>();
   private readonly pinger: NodeJS.Timeout;
+  /** `dropUnauthorized` passes started: a router authenticated before one may have been linked after it */
+  private drops = 0;
 
   constructor(
     server: Server,
@@ -45,9 +48,12 @@ export class RouterLinkServer {
     private readonly directory: RouterDirectory,
     private readonly handlers: LinkHandlers,
   ) {
-    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) =>
-      this.upgrade(request, socket, head),
-    );
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      this.upgrade(request, socket, head).catch((err: unknown) => {
+        this.ctx.log.error({ err }, 'router link upgrade failed');
+        socket.destroy();
+      });
+    });
     this.pinger = setInterval(() => this.pingAll(), PING_INTERVAL_MS);
     this.pinger.unref();
   }
@@ -60,10 +66,12 @@ export class RouterLinkServer {
     return [...this.links.values()].map((l) => l.link);
   }
 
-  /** Ends the links of routers that were deleted, disabled or re-enrolled. */
-  dropUnauthorized(): void {
-    for (const { link } of this.links.values())
-      if (!this.directory.mayLink(link.routerId)) link.close(4003, 'router no longer allowed');
+  /** Ends the links of routers that were deleted, disabled or re-enrolled (one read for every link). */
+  async dropUnauthorized(): Promise<void> {
+    this.drops++;
+    const links = this.all();
+    const allowed = await this.directory.linkable(links.map((l) => l.routerId));
+    for (const link of links) if (!allowed.has(link.routerId)) link.close(4003, 'router no longer allowed');
   }
 
   close(): void {
@@ -73,13 +81,16 @@ export class RouterLinkServer {
     this.wss.close();
   }
 
-  private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+  private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const path = (request.url ?? '').split('?')[0];
     if (path !== ROUTER_LINK_PATH) return void refuse(socket, 404, 'Not Found');
     const routerId = String(request.headers[ROUTER_ID_HEADER] ?? '');
     const auth = String(request.headers.authorization ?? '');
     const secret = auth.startsWith('Bearer ') ? auth.slice('Bearer '.length) : '';
-    const router = routerId && secret ? this.directory.authenticate(routerId, secret) : undefined;
+    const drops = this.drops;
+    const router = routerId && secret ? await this.directory.authenticate(routerId, secret) : undefined;
+    // The router may have hung up while it was looked up.
+    if (socket.destroyed) return;
     if (!router) {
       this.ctx.log.warn(
         { routerId: routerId.slice(0, 64) },
@@ -87,7 +98,27 @@ export class RouterLinkServer {
       );
       return void refuse(socket, 401, 'Unauthorized');
     }
-    this.wss.handleUpgrade(request, socket, head, (ws) => this.accept(router.id, router.name, ws));
+    this.wss.handleUpgrade(request, socket, head, (ws) => {
+      this.accept(router.id, router.name, ws);
+      // A catalogue change checked the links while this router's secret was being checked: check it again.
+      if (this.drops !== drops) this.recheck(router.id);
+    });
+  }
+
+  private recheck(routerId: string): void {
+    const entry = this.links.get(routerId);
+    if (!entry) return;
+    this.directory
+      .linkable([routerId])
+      .then((allowed) => {
+        if (!allowed.has(routerId)) entry.link.close(4003, 'router no longer allowed');
+      })
+      .catch((err: unknown) => this.ctx.log.error({ err, routerId }, 'router link check failed'));
+  }
+
+  /** Runs a handler; what it throws or rejects with is logged (the link stays up). */
+  private handle(what: string, routerId: string, run: () => void | Promise<void>): void {
+    (async () => run())().catch((err: unknown) => this.ctx.log.error({ err, routerId }, what));
   }
 
   private accept(routerId: string, name: string, ws: WebSocket): void {
@@ -110,20 +141,16 @@ export class RouterLinkServer {
       } catch {
         return void ws.close(4000, 'messages are JSON');
       }
-      try {
-        this.handlers.message(link, message);
-      } catch (err) {
-        this.ctx.log.error({ err, routerId }, 'router link message failed');
-      }
+      this.handle('router link message failed', routerId, () => this.handlers.message(link, message));
     });
     ws.on('close', () => {
       if (this.links.get(routerId) === entry) this.links.delete(routerId);
       this.ctx.log.info({ routerId, name }, 'router link closed');
-      this.handlers.closed(link);
+      this.handle('router link close failed', routerId, () => this.handlers.closed(link));
     });
     ws.on('error', () => undefined);
     this.ctx.log.info({ routerId, name }, 'router linked');
-    this.handlers.opened(link);
+    this.handle('router link snapshot failed', routerId, () => this.handlers.opened(link));
   }
 
   private pingAll(): void {

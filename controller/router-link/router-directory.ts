@@ -7,20 +7,27 @@ import { createHash } from 'node:crypto';
 import type { RouterServiceTarget, RouterSession } from '../../src/api/data-plane.js';
 import type { ControllerContext } from '../context.js';
 import type { EdgeSession } from '../posture/posture-repository.js';
-import { authenticateRouter, recordRouterListener, routerMayCarry } from '../edge-routers/router-access.js';
-import { hostTargetOf } from '../configs/service-targets.js';
+import { authenticateRouter, loadRouterAccess, recordRouterListener } from '../edge-routers/router-access.js';
+import { hostTargetsOf } from '../configs/service-targets.js';
 
 export interface RouterDirectory {
   /** the router whose secret this is, if it may link (verified, not disabled) */
-  authenticate(edgeRouterId: string, secret: string): { id: string; name: string } | undefined;
-  /** whether the router still exists and may link (checked again after every catalogue change) */
-  mayLink(edgeRouterId: string): boolean;
-  recordListener(edgeRouterId: string, hostname: string, urls: Record<string, string>): void;
-  /** edge router policies: may this router carry the identity's traffic to the service? */
-  mayCarry(edgeRouterId: string, identityId: string, serviceId: string): boolean;
-  serviceTarget(serviceId: string): RouterServiceTarget | null;
-  serviceTargets(): RouterServiceTarget[];
+  authenticate(edgeRouterId: string, secret: string): Promise<{ id: string; name: string } | undefined>;
+  /** which of these routers still exist and may link (checked again after every catalogue change) */
+  linkable(edgeRouterIds: readonly string[]): Promise<Set<string>>;
+  recordListener(edgeRouterId: string, hostname: string, urls: Record<string, string>): Promise<void>;
+  /**
+   * Edge router policies for these sessions: which routers may carry which of them. Reads the routers, both
+   * policy kinds and the sessions' identities and services once, however many routers and sessions; the
+   * answer is a synchronous check over exactly these.
+   */
+  carriage(sessions: readonly EdgeSession[]): Promise<Carriage>;
+  serviceTarget(serviceId: string): Promise<RouterServiceTarget | null>;
+  serviceTargets(): Promise<RouterServiceTarget[]>;
 }
+
+/** May this router carry this session (one of those the check was loaded for)? */
+export type Carriage = (edgeRouterId: string, session: EdgeSession) => boolean;
 
 export const tokenHashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 
@@ -37,29 +44,43 @@ export function toRouterSession(session: EdgeSession): RouterSession {
 
 export function createRouterDirectory(ctx: ControllerContext): RouterDirectory {
   const { store } = ctx;
-  const serviceTarget = (serviceId: string): RouterServiceTarget | null => {
-    const service = store.services.get(serviceId);
-    if (!service) return null;
-    return { serviceId, name: service.name, host: hostTargetOf(store, serviceId) };
-  };
+  const everything = { limit: Number.MAX_SAFE_INTEGER, offset: 0 };
   return {
-    authenticate: (id, secret) => {
-      const router = authenticateRouter(ctx, id, secret);
+    authenticate: async (id, secret) => {
+      const router = await authenticateRouter(ctx, id, secret);
       return router && { id: router.id, name: router.name };
     },
-    mayLink: (id) => {
-      const router = store.edgeRouters.get(id);
-      return router !== undefined && !router.disabled && router.isVerified;
+    linkable: async (ids) => {
+      const routers = ids.length === 0 ? [] : await store.edgeRouters.getMany([...new Set(ids)]);
+      return new Set(routers.filter((r) => !r.disabled && r.isVerified).map((r) => r.id));
     },
     recordListener: (id, hostname, urls) => recordRouterListener(ctx, id, hostname, urls),
-    mayCarry: (routerId, identityId, serviceId) => {
-      const router = store.edgeRouters.get(routerId);
-      return router !== undefined && routerMayCarry(ctx, router, identityId, serviceId);
+    carriage: async (sessions) => {
+      if (sessions.length === 0) return () => false;
+      const [access, identities, services] = await Promise.all([
+        loadRouterAccess(ctx),
+        store.identities.getMany([...new Set(sessions.map((s) => s.identityId))]),
+        store.services.getMany([...new Set(sessions.map((s) => s.serviceId))]),
+      ]);
+      const identityById = new Map(identities.map((i) => [i.id, i]));
+      const serviceById = new Map(services.map((s) => [s.id, s]));
+      return (routerId, session) => {
+        const router = access.router(routerId);
+        const identity = identityById.get(session.identityId);
+        const service = serviceById.get(session.serviceId);
+        return Boolean(router && identity && service && access.mayCarry(router, identity, service));
+      };
     },
-    serviceTarget,
-    serviceTargets: () => {
-      const all = store.services.list({ limit: Number.MAX_SAFE_INTEGER, offset: 0 }).items;
-      return all.map((s) => serviceTarget(s.id)).filter((t): t is RouterServiceTarget => t !== null);
+    serviceTarget: async (serviceId) => {
+      const service = await store.services.get(serviceId);
+      if (!service) return null;
+      const host = (await hostTargetsOf(store, [service])).get(service.id) ?? null;
+      return { serviceId, name: service.name, host };
+    },
+    serviceTargets: async () => {
+      const services = (await store.services.list(everything)).items;
+      const hosts = await hostTargetsOf(store, services);
+      return services.map((s) => ({ serviceId: s.id, name: s.name, host: hosts.get(s.id) ?? null }));
     },
   };
 }

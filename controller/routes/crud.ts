@@ -41,11 +41,16 @@ export interface CrudResource<T extends Entity> {
     id: string,
     now: Date,
   ): T | Promise<T>;
+  /**
+   * Loads what `toWire` needs from the store for these entities (names of referenced entities, related
+   * rows), a few reads for a whole page rather than some per row; `toWire` then stays synchronous.
+   */
+  prepare?(entities: T[]): Promise<void>;
   toWire(entity: T): Record<string, unknown>;
   /** Runs before a delete, in its transaction; may throw (e.g. 409 for a referenced entity). */
-  beforeDelete?(entity: T, options: DeleteOptions): void;
-  /** Runs after any write has been stored. */
-  afterWrite?(entity: T, op: WriteMode | 'delete'): void;
+  beforeDelete?(entity: T, options: DeleteOptions): void | Promise<void>;
+  /** Runs after any write has been stored, in its transaction (events it emits are published after commit). */
+  afterWrite?(entity: T, op: WriteMode | 'delete'): void | Promise<void>;
   /** What a create answers beside `id` and `_links` (e.g. a one-time token, shown only then), with its schema. */
   created?: { schema: TSchema; extra(entity: T): Record<string, unknown> };
 }
@@ -59,8 +64,8 @@ const DeleteQuerystring = Type.Object({ cascade: Type.Optional(Type.Boolean()) }
 export function registerCrud<T extends Entity>(app: Api, ctx: ControllerContext, r: CrudResource<T>): void {
   const path = `/${r.collection}`;
   const tags = [r.tag];
-  const load = (id: string) => {
-    const entity = r.repo.get(id);
+  const load = async (id: string) => {
+    const entity = await r.repo.get(id);
     if (!entity) throw notFound(`${r.collection}/${id}`);
     return entity;
   };
@@ -77,14 +82,16 @@ export function registerCrud<T extends Entity>(app: Api, ctx: ControllerContext,
     async (request) => {
       const query = parseListQuery(request.query, { fullGrammar: true });
       if (query.id !== undefined) {
-        const one = r.repo.get(query.id);
+        const one = await r.repo.get(query.id);
         const items = one && query.offset === 0 ? [one] : [];
+        await r.prepare?.(items);
         return list(
           items.map((e) => r.toWire(e)),
           { limit: query.limit, offset: query.offset, totalCount: one ? 1 : 0 },
         );
       }
-      const page = r.repo.list(query);
+      const page = await r.repo.list(query);
+      await r.prepare?.(page.items);
       return list(
         page.items.map((e) => r.toWire(e)),
         {
@@ -105,7 +112,11 @@ export function registerCrud<T extends Entity>(app: Api, ctx: ControllerContext,
         response: { 200: detailEnvelope(r.schemas.detail), ...errorResponses(401, 404) },
       },
     },
-    async (request) => detail(r.toWire(load(request.params.id))),
+    async (request) => {
+      const entity = await load(request.params.id);
+      await r.prepare?.([entity]);
+      return detail(r.toWire(entity));
+    },
   );
 
   app.post(
@@ -120,9 +131,9 @@ export function registerCrud<T extends Entity>(app: Api, ctx: ControllerContext,
     async (request, reply) => {
       const now = ctx.clock.now();
       const entity = await r.build(request.body, 'create', undefined, randomUUID(), now);
-      ctx.store.transaction(() => {
-        r.repo.create(entity);
-        r.afterWrite?.(entity, 'create');
+      await ctx.store.transaction(async () => {
+        await r.repo.create(entity);
+        await r.afterWrite?.(entity, 'create');
       });
       const answer = created(r.collection, entity.id);
       return reply
@@ -144,11 +155,11 @@ export function registerCrud<T extends Entity>(app: Api, ctx: ControllerContext,
         },
       },
       async (request) => {
-        const existing = load(request.params.id);
+        const existing = await load(request.params.id);
         const entity = await r.build(request.body, mode, existing, existing.id, ctx.clock.now());
-        ctx.store.transaction(() => {
-          if (!r.repo.update(entity)) throw notFound(`${r.collection}/${existing.id}`);
-          r.afterWrite?.(entity, mode);
+        await ctx.store.transaction(async () => {
+          if (!(await r.repo.update(entity))) throw notFound(`${r.collection}/${existing.id}`);
+          await r.afterWrite?.(entity, mode);
         });
         return empty();
       },
@@ -166,12 +177,12 @@ export function registerCrud<T extends Entity>(app: Api, ctx: ControllerContext,
       },
     },
     async (request) => {
-      const entity = load(request.params.id);
+      const entity = await load(request.params.id);
       const cascade = request.query.cascade === true;
-      ctx.store.transaction(() => {
-        r.beforeDelete?.(entity, { cascade });
-        r.repo.delete(entity.id);
-        r.afterWrite?.(entity, 'delete');
+      await ctx.store.transaction(async () => {
+        await r.beforeDelete?.(entity, { cascade });
+        await r.repo.delete(entity.id);
+        await r.afterWrite?.(entity, 'delete');
       });
       return empty();
     },

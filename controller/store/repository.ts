@@ -1,6 +1,7 @@
 /**
- * The store as the routes see it. Routes depend only on these interfaces, so another backend (PostgreSQL)
- * can be added by implementing them; `sqlite-store.ts` is the one that ships.
+ * The store as the controller sees it. Repositories are described synchronously (`Sync…`, what the in-process
+ * SQLite backend implements) and used through their asynchronous face (`Async<…>`, store/async.ts), which every
+ * backend offers: SQLite through `sqlite-store.ts`, PostgreSQL through its own repositories.
  */
 import type {
   ApiSession,
@@ -20,8 +21,9 @@ import type {
   ServicePolicy,
   UpdbAuthenticator,
 } from '../model.js';
-import type { PostureRepository } from '../posture/posture-repository.js';
-import type { MfaRepository } from '../mfa/mfa-repository.js';
+import type { SyncPostureRepository } from '../posture/posture-repository.js';
+import type { SyncMfaRepository } from '../mfa/mfa-repository.js';
+import type { Async } from './async.js';
 
 import type { Page } from './page.js';
 
@@ -38,7 +40,7 @@ export interface ListQuery {
   filter?: string;
 }
 
-export interface EntityRepository<T extends Entity> {
+export interface SyncEntityRepository<T extends Entity> {
   list(query: ListQuery): Page<T>;
   get(id: string): T | undefined;
   getByName(name: string): T | undefined;
@@ -52,7 +54,7 @@ export interface EntityRepository<T extends Entity> {
   delete(id: string): boolean;
 }
 
-export interface AttributedRepository<T extends Entity> extends EntityRepository<T> {
+export interface SyncAttributedRepository<T extends Entity> extends SyncEntityRepository<T> {
   /** ids of entities carrying any of these attributes (without `#`) */
   idsWithAnyAttribute(attributes: readonly string[]): string[];
   /** every distinct attribute in use, sorted */
@@ -61,12 +63,12 @@ export interface AttributedRepository<T extends Entity> extends EntityRepository
 
 export type PolicySide = 'identity' | 'service' | 'postureCheck';
 
-export interface ServicePolicyRepository extends EntityRepository<ServicePolicy> {
+export interface SyncServicePolicyRepository extends SyncEntityRepository<ServicePolicy> {
   /** policies whose `side` roles include any of `roles` (e.g. `#sales`, `@<id>`, `#all`) */
   selecting(side: PolicySide, roles: readonly string[]): ServicePolicy[];
 }
 
-export interface AuthenticatorRepository {
+export interface SyncAuthenticatorRepository {
   get(id: string): Authenticator | undefined;
   getByUsername(username: string): UpdbAuthenticator | undefined;
   /** the `cert` authenticator whose certificate has this SHA-256 fingerprint (lowercase hex) */
@@ -85,7 +87,7 @@ export interface AuthenticatorRepository {
  * Identity enrollments. "Outstanding" means not yet used (expired ones included: an administrator refreshes
  * them). Used ones are kept only to answer their token with "already used".
  */
-export interface EnrollmentRepository {
+export interface SyncEnrollmentRepository {
   /** an outstanding enrollment; a used one is not found */
   get(id: string): Enrollment | undefined;
   /** any enrollment, used or not, with this token hash */
@@ -103,7 +105,7 @@ export interface EnrollmentRepository {
   delete(id: string): boolean;
 }
 
-export interface ApiSessionRepository {
+export interface SyncApiSessionRepository {
   getByTokenHash(tokenHash: string): ApiSession | undefined;
   get(id: string): ApiSession | undefined;
   list(query: ListQuery): Page<ApiSession>;
@@ -116,33 +118,61 @@ export interface ApiSessionRepository {
   deleteIdleSince(cutoff: Date): { id: string; identityId: string }[];
 }
 
-export interface Store {
-  identities: AttributedRepository<Identity>;
-  services: AttributedRepository<Service>;
-  postureChecks: AttributedRepository<PostureCheck>;
-  servicePolicies: ServicePolicyRepository;
-  authPolicies: EntityRepository<AuthPolicy>;
-  configTypes: EntityRepository<ConfigType>;
-  configs: EntityRepository<Config>;
-  edgeRouters: AttributedRepository<EdgeRouter>;
-  edgeRouterPolicies: EntityRepository<EdgeRouterPolicy>;
-  serviceEdgeRouterPolicies: EntityRepository<ServiceEdgeRouterPolicy>;
-  authenticators: AuthenticatorRepository;
-  enrollments: EnrollmentRepository;
-  apiSessions: ApiSessionRepository;
-  posture: PostureRepository;
-  mfa: MfaRepository;
+/** Every repository of a backend, in its synchronous description (see async.ts). */
+export interface SyncRepositories {
+  identities: SyncAttributedRepository<Identity>;
+  services: SyncAttributedRepository<Service>;
+  postureChecks: SyncAttributedRepository<PostureCheck>;
+  servicePolicies: SyncServicePolicyRepository;
+  authPolicies: SyncEntityRepository<AuthPolicy>;
+  configTypes: SyncEntityRepository<ConfigType>;
+  configs: SyncEntityRepository<Config>;
+  edgeRouters: SyncAttributedRepository<EdgeRouter>;
+  edgeRouterPolicies: SyncEntityRepository<EdgeRouterPolicy>;
+  serviceEdgeRouterPolicies: SyncEntityRepository<ServiceEdgeRouterPolicy>;
+  authenticators: SyncAuthenticatorRepository;
+  enrollments: SyncEnrollmentRepository;
+  apiSessions: SyncApiSessionRepository;
+  posture: SyncPostureRepository;
+  mfa: SyncMfaRepository;
   countIdentitiesWithAuthPolicy(authPolicyId: string): number;
-  /** runs `fn` atomically: all of its writes land, or none */
-  transaction<T>(fn: () => T): T;
-  /** whether a transaction is open now (events wait for it to end) */
+}
+
+export type EntityRepository<T extends Entity> = Async<SyncEntityRepository<T>>;
+export type AttributedRepository<T extends Entity> = Async<SyncAttributedRepository<T>>;
+export type ServicePolicyRepository = Async<SyncServicePolicyRepository>;
+export type AuthenticatorRepository = Async<SyncAuthenticatorRepository>;
+export type EnrollmentRepository = Async<SyncEnrollmentRepository>;
+export type ApiSessionRepository = Async<SyncApiSessionRepository>;
+
+/**
+ * The store as the controller sees it: every read and write answers a promise, and transactions are explicit.
+ * Code running inside `transaction(fn)` (however deep, across awaits) reads and writes inside it; other callers
+ * wait for it or, on a backend with several connections, do not see its writes until it commits.
+ */
+export interface Store extends Async<SyncRepositories> {
+  /** which backend this is (`sqlite`, `postgres`), for logs and the bench */
+  readonly backend: string;
+  /** runs `fn` atomically: all of its writes land, or none; nested calls join the outer transaction */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Like `transaction`, but may share one commit (one fsync) with other batches queued in the same turn of
+   * the event loop; resolves once that commit is durable. For hot write paths under concurrent load.
+   */
+  batch<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Moves whenever services, service policies or posture checks may have changed (a write here, a rollback,
+   * or another instance's change): what the access catalogue is rebuilt on (posture/access/catalogue.ts).
+   */
+  catalogueVersion(): number;
+  /** whether the caller runs inside a transaction now */
   inTransaction(): boolean;
   /**
-   * Like `transaction`, but shares one commit (one fsync) with the other batches queued in the same turn
-   * of the event loop; resolves once that commit is durable. For hot write paths under concurrent load.
+   * Inside a transaction: queues `fn` to run once the outermost transaction has committed (dropped when it
+   * rolls back), and `transaction` resolves only after it settled; answers true. Outside: answers false.
    */
-  batch<T>(fn: () => T): Promise<T>;
-  close(): void;
+  afterCommit(fn: () => unknown): boolean;
+  close(): Promise<void>;
 }
 
 /** Thrown by `create` when the name (or another unique field) is taken. */

@@ -1,29 +1,51 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { openDatabase, type Db } from './database.js';
 import type { Store } from './repository.js';
-import type {
-  AuthPolicy,
-  Config,
-  ConfigType,
-  EdgeRouter,
-  EdgeRouterPolicy,
-  Identity,
-  PostureCheck,
-  Service,
-  ServiceEdgeRouterPolicy,
-} from '../model.js';
-import { DocumentRepository } from './sqlite/document-repository.js';
-import { SqliteServicePolicyRepository } from './sqlite/service-policy-repository.js';
-import { SqliteAuthenticatorRepository } from './sqlite/authenticator-repository.js';
-import { SqliteEnrollmentRepository } from './sqlite/enrollment-repository.js';
-import { SqliteApiSessionRepository } from './sqlite/api-session-repository.js';
-import { SqlitePostureRepository } from './sqlite/posture-repository.js';
-import { SqliteMfaRepository } from './sqlite/mfa-repository.js';
-import { GroupCommit } from './sqlite/group-commit.js';
+import { asyncFacade, type Async, type CallGate } from './async.js';
+import { SqliteRepositories } from './sqlite/sqlite-repositories.js';
+import { WriteLock } from './sqlite/write-lock.js';
+import type { SyncRepositories } from './repository.js';
 
-const CACHED_IDENTITIES = 5_000;
+/** What a caller inside a transaction carries along its awaits (AsyncLocalStorage). */
+interface Transaction {
+  open: boolean;
+  /** run once the outermost transaction has committed */
+  afterCommit: (() => unknown)[];
+  savepoints: number;
+}
 
-/** The shipped store: one SQLite file in the data dir. Other stores (e.g. PostgreSQL) implement `Store` too. */
+interface BatchJob {
+  fn: () => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Repositories = Omit<SyncRepositories, 'countIdentitiesWithAuthPolicy'>;
+const REPOSITORIES: readonly (keyof Repositories)[] = [
+  'identities',
+  'services',
+  'postureChecks',
+  'servicePolicies',
+  'authPolicies',
+  'configTypes',
+  'configs',
+  'edgeRouters',
+  'edgeRouterPolicies',
+  'serviceEdgeRouterPolicies',
+  'authenticators',
+  'enrollments',
+  'apiSessions',
+  'mfa',
+];
+
+/**
+ * The embedded default store: one SQLite file in the data folder, through better-sqlite3's synchronous calls.
+ * A transaction holds the write lock from BEGIN to COMMIT, across its awaits; store calls from outside it wait
+ * for the lock, calls from inside it (found through AsyncLocalStorage, however deep) run at once. Without an
+ * open transaction a call runs synchronously and answers an already settled promise.
+ */
 export class SqliteStore implements Store {
+  readonly backend = 'sqlite';
   readonly identities;
   readonly services;
   readonly postureChecks;
@@ -39,127 +61,216 @@ export class SqliteStore implements Store {
   readonly apiSessions;
   readonly posture;
   readonly mfa;
+  /** the synchronous repositories, for tests and tools that seed a database directly */
+  readonly sync: SqliteRepositories;
 
-  private readonly commits: GroupCommit;
-  /** `transaction` through one wrapper made once (better-sqlite3 builds four per `db.transaction` call) */
-  private readonly atomically: <T>(fn: () => T) => T;
+  private readonly lock = new WriteLock();
+  private catalogueVersionNow = 0;
+  private readonly context = new AsyncLocalStorage<Transaction>();
+  private batchQueue: BatchJob[] = [];
 
   constructor(readonly db: Db) {
-    this.commits = new GroupCommit(db, () => this.clearCaches());
-    this.atomically = db.transaction((fn: () => unknown) => fn()) as <T>(fn: () => T) => T;
-    // Every authenticated request reads its identity (the guard, then posture evaluation): the most recently
-    // read are kept, a bounded number so a large directory does not all end up in memory.
-    this.identities = new DocumentRepository<Identity>(db, 'identities', 'identity', undefined, {
-      cache: CACHED_IDENTITIES,
-      filterExtras: [
-        ['isAdmin', 'boolean'],
-        ['isDefaultAdmin', 'boolean'],
-        ['disabled', 'boolean'],
-        ['type', 'string'],
-        ['externalId', 'string'],
-        ['authPolicyId', 'string'],
-      ],
-    });
-    // The catalogue (services, checks, policies, auth policies) is read on every access decision and is
-    // small next to identities, so those repositories keep parsed entities in memory.
-    const cached = { cache: true };
-    // Services stored before configs existed have none.
-    const reviveService = (doc: Record<string, unknown>) => ({ configs: (doc.configs as string[]) ?? [] });
-    this.services = new DocumentRepository<Service>(db, 'services', 'service', reviveService, {
-      ...cached,
-      filterExtras: [['encryptionRequired', 'boolean']],
-    });
-    // Configs and routers are read for every service listing, session and router link: cached like services.
-    this.configTypes = new DocumentRepository<ConfigType>(db, 'config_types', null, undefined, cached);
-    this.configs = new DocumentRepository<Config>(db, 'configs', null, undefined, cached);
-    this.edgeRouters = new DocumentRepository<EdgeRouter>(
-      db,
-      'edge_routers',
-      'edgeRouter',
-      undefined,
-      cached,
-    );
-    this.edgeRouterPolicies = new DocumentRepository<EdgeRouterPolicy>(
-      db,
-      'edge_router_policies',
-      null,
-      undefined,
-      cached,
-    );
-    this.serviceEdgeRouterPolicies = new DocumentRepository<ServiceEdgeRouterPolicy>(
-      db,
-      'service_edge_router_policies',
-      null,
-      undefined,
-      cached,
-    );
-    this.postureChecks = new DocumentRepository<PostureCheck>(
-      db,
-      'posture_checks',
-      'postureCheck',
-      undefined,
-      {
-        ...cached,
-        filterExtras: [['typeId', 'string']],
-      },
-    );
-    this.servicePolicies = new SqliteServicePolicyRepository(db);
-    this.authPolicies = new DocumentRepository<AuthPolicy>(db, 'auth_policies', null, undefined, cached);
-    this.authenticators = new SqliteAuthenticatorRepository(db);
-    this.enrollments = new SqliteEnrollmentRepository(db);
-    this.apiSessions = new SqliteApiSessionRepository(db);
-    this.posture = new SqlitePostureRepository(db);
-    this.mfa = new SqliteMfaRepository(db);
+    this.sync = new SqliteRepositories(db);
+    const gate: CallGate = (call) => this.call(call);
+    const facades = {} as { [K in keyof Repositories]: Async<Repositories[K]> };
+    for (const name of REPOSITORIES)
+      (facades as Record<string, unknown>)[name] = asyncFacade(this.sync[name] as object, gate);
+    this.identities = facades.identities;
+    this.services = facades.services;
+    this.postureChecks = facades.postureChecks;
+    this.servicePolicies = facades.servicePolicies;
+    this.authPolicies = facades.authPolicies;
+    this.configTypes = facades.configTypes;
+    this.configs = facades.configs;
+    this.edgeRouters = facades.edgeRouters;
+    this.edgeRouterPolicies = facades.edgeRouterPolicies;
+    this.serviceEdgeRouterPolicies = facades.serviceEdgeRouterPolicies;
+    this.authenticators = facades.authenticators;
+    this.enrollments = facades.enrollments;
+    this.apiSessions = facades.apiSessions;
+    this.mfa = facades.mfa;
+    this.posture = asyncFacade(this.sync.posture, gate, ['data', 'sessions', 'failures', 'changes']);
+    for (const repo of [this.services, this.postureChecks, this.servicePolicies]) this.versionWrites(repo);
+  }
+
+  catalogueVersion(): number {
+    return this.catalogueVersionNow;
+  }
+
+  /** Every write to a catalogue kind moves the version, before and after (a reader in between rebuilds twice). */
+  private versionWrites(repo: { create: unknown; update: unknown; delete: unknown }): void {
+    for (const name of ['create', 'update', 'delete'] as const) {
+      const write = repo[name] as (...args: unknown[]) => Promise<unknown>;
+      (repo as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+        this.catalogueVersionNow++;
+        try {
+          return await write(...args);
+        } finally {
+          this.catalogueVersionNow++;
+        }
+      };
+    }
   }
 
   static open(dataDir: string): SqliteStore {
     return new SqliteStore(openDatabase(dataDir));
   }
 
-  countIdentitiesWithAuthPolicy(authPolicyId: string): number {
-    const row = this.db
-      .prepare(`SELECT COUNT(*) AS n FROM identities WHERE json_extract(doc, '$.authPolicyId') = ?`)
-      .get(authPolicyId) as { n: number };
-    return row.n;
+  countIdentitiesWithAuthPolicy(authPolicyId: string): Promise<number> {
+    return this.call(() => this.sync.countIdentitiesWithAuthPolicy(authPolicyId));
   }
 
   inTransaction(): boolean {
-    return this.db.open && this.db.inTransaction;
+    return this.context.getStore()?.open === true;
   }
 
-  transaction<T>(fn: () => T): T {
+  afterCommit(fn: () => unknown): boolean {
+    const tx = this.context.getStore();
+    if (!tx?.open) return false;
+    tx.afterCommit.push(fn);
+    return true;
+  }
+
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    const outer = this.context.getStore();
+    if (outer?.open) return this.savepoint(outer, fn);
+    const release = await this.lock.acquire();
+    const tx: Transaction = { open: true, afterCommit: [], savepoints: 0 };
+    let result: T;
     try {
-      return this.atomically(fn);
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        result = await this.context.run(tx, fn);
+        this.db.exec('COMMIT');
+      } catch (err) {
+        this.rollback();
+        throw err;
+      }
+    } finally {
+      tx.open = false;
+      release();
+    }
+    await runAll(tx.afterCommit);
+    return result;
+  }
+
+  /**
+   * Group commit: batches queued during one turn of the event loop run in one SQLite transaction, each in its
+   * own savepoint, so fifty concurrent posture reports cost one fsync instead of fifty. A batch that throws
+   * rolls back only its savepoint and rejects only its own promise; every promise settles after the commit.
+   */
+  batch<T>(fn: () => Promise<T>): Promise<T> {
+    const outer = this.context.getStore();
+    if (outer?.open) return this.savepoint(outer, fn);
+    return new Promise<T>((resolve, reject) => {
+      this.batchQueue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      if (this.batchQueue.length === 1) setImmediate(() => void this.flushBatches());
+    });
+  }
+
+  async close(): Promise<void> {
+    // Let a transaction in flight finish rather than cut it off mid-way.
+    const release = await this.lock.acquire();
+    try {
+      if (this.db.open) this.db.close();
+    } finally {
+      release();
+    }
+  }
+
+  /** One synchronous repository call: at once, unless a transaction the caller is not part of holds the lock. */
+  private call<R>(call: () => R): Promise<R> {
+    if (this.lock.isHeld && this.context.getStore()?.open !== true) return this.afterLock(call);
+    try {
+      return Promise.resolve(call());
     } catch (err) {
-      // The rollback may have undone writes whose entities a cache already holds.
-      this.clearCaches();
+      return Promise.reject(err as Error);
+    }
+  }
+
+  private async afterLock<R>(call: () => R): Promise<R> {
+    const release = await this.lock.acquire();
+    try {
+      return call();
+    } finally {
+      release();
+    }
+  }
+
+  private async savepoint<T>(tx: Transaction, fn: () => Promise<T>): Promise<T> {
+    const name = `s${++tx.savepoints}`;
+    const queued = tx.afterCommit.length;
+    this.db.exec(`SAVEPOINT ${name}`);
+    try {
+      const result = await fn();
+      this.db.exec(`RELEASE ${name}`);
+      return result;
+    } catch (err) {
+      if (this.db.inTransaction) this.db.exec(`ROLLBACK TO ${name}; RELEASE ${name}`);
+      this.forgetCached();
+      // What the undone part asked to run after commit belongs to writes that did not happen.
+      tx.afterCommit.length = queued;
       throw err;
     }
   }
 
-  batch<T>(fn: () => T): Promise<T> {
-    return this.commits.run(fn);
+  private rollback(): void {
+    if (this.db.open && this.db.inTransaction) this.db.exec('ROLLBACK');
+    this.forgetCached();
   }
 
-  private clearCaches(): void {
-    for (const repo of [
-      this.identities,
-      this.services,
-      this.postureChecks,
-      this.servicePolicies,
-      this.authPolicies,
-      this.configTypes,
-      this.configs,
-      this.edgeRouters,
-      this.edgeRouterPolicies,
-      this.serviceEdgeRouterPolicies,
-      this.apiSessions,
-    ])
-      repo.clearCache();
-    this.posture.data.clearCache();
+  /** A rollback may have undone writes whose entities a cache (or the catalogue) already holds. */
+  private forgetCached(): void {
+    this.sync.clearCaches();
+    this.catalogueVersionNow++;
   }
 
-  close(): void {
-    if (this.db.open) this.db.close();
+  private async flushBatches(): Promise<void> {
+    const jobs = this.batchQueue;
+    this.batchQueue = [];
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    const tx: Transaction = { open: true, afterCommit: [], savepoints: 0 };
+    const release = await this.lock.acquire();
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      for (const job of jobs) {
+        try {
+          outcomes.push({ ok: true, value: await this.context.run(tx, () => this.savepoint(tx, job.fn)) });
+        } catch (error) {
+          outcomes.push({ ok: false, error });
+        }
+      }
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.rollback();
+      tx.open = false;
+      release();
+      for (const job of jobs) job.reject(error);
+      return;
+    }
+    tx.open = false;
+    release();
+    await runAll(tx.afterCommit);
+    jobs.forEach((job, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) job.resolve(outcome.value);
+      else job.reject(outcome.error);
+    });
   }
+}
+
+/**
+ * Starts after-commit work in order and waits for all of it: started together, so work that coalesces (one
+ * refresh for several policy changes) sees them all. A failure is its own: it must not turn a committed write
+ * into a failed request (the event bus logs what its listeners throw).
+ */
+async function runAll(work: readonly (() => unknown)[]): Promise<void> {
+  const started = work.map((fn) => {
+    try {
+      return fn();
+    } catch {
+      return undefined;
+    }
+  });
+  await Promise.allSettled(started);
 }

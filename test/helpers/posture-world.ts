@@ -68,9 +68,12 @@ export class PostureWorld {
     return { api, apiSessionId: res.body.data.id as string };
   }
 
-  /** What the MFA module emits when a TOTP code is accepted, without entering one (the MFA tests use real codes). */
-  passMfa(user: TestUser): void {
-    this.ctx.events.emit('mfa.passed', user.apiSessionId, user.id);
+  /**
+   * What the MFA module emits when a TOTP code is accepted, without entering one (the MFA tests use real codes);
+   * resolves once the listeners have acted on it (the pass is stored).
+   */
+  passMfa(user: TestUser): Promise<void> {
+    return this.ctx.events.publish('mfa.passed', user.apiSessionId, user.id);
   }
 
   services = async (user: TestUser) =>

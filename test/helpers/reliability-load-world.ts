@@ -45,14 +45,15 @@ export class LoadWorld {
       const names = Array.from({ length: count }, (_, i) => `load-agent-${i}`);
       await seedUsers(store, ['admin'], ADMIN_PASSWORD, [], true);
       const ids = await seedUsers(store, names, 'load-password', ['load-agents']);
-      sessions = store.transaction(() =>
+      // A store no controller uses yet: seeded synchronously, in one better-sqlite3 transaction.
+      sessions = store.db.transaction(() =>
         ids.map((identityId) => ({
           identityId,
           token: seedApiSession(store, identityId, 'postern-load').token,
         })),
-      );
+      )();
     } finally {
-      store.close();
+      await store.close();
     }
     w.controller = await spawnController(['--data-dir', w.dataDir, '--port', '0', '--log-level', 'warn'], {
       POSTERN_ADMIN_PASSWORD: ADMIN_PASSWORD,

@@ -100,7 +100,7 @@ describe('GET /identities/:id/services/:serviceId/access', () => {
   });
 
   it('evaluates a chosen API session, and an identity without one as a new sign-in', async () => {
-    w.passMfa(alice);
+    await w.passMfa(alice);
     const passed = (await access(alice.id, ids.crm, `?apiSessionId=${alice.apiSessionId}`)).body.data;
     const mfa = passed.policies[0].postureChecks.find((c: { typeId: string }) => c.typeId === 'MFA');
     expect(mfa.isPassing).toBe(true);

@@ -320,7 +320,7 @@ describe('postern-admin', { timeout: 120_000 }, () => {
   it('refuses bad credentials, users and transports with the agent exit codes, leaving no session behind', async () => {
     await createUser(api, 'bob-user', 'bob-password');
     const adminId = (await named('identities', 'Default Admin')).id;
-    const sessionsBefore = tc.ctx.store.apiSessions.listByIdentity(adminId).length;
+    const sessionsBefore = (await tc.ctx.store.apiSessions.listByIdentity(adminId)).length;
     const [wrong, user, none, down, plain] = await Promise.all([
       admin(['services', 'list'], { POSTERN_ADMIN_PASSWORD: 'not-the-password' }),
       admin(['services', 'list'], {
@@ -346,10 +346,9 @@ describe('postern-admin', { timeout: 120_000 }, () => {
     );
     // a command that signs in itself ends its session when done
     expect(ok(await admin(['identities', 'list'])).stdout).toContain('bob-user');
-    expect(tc.ctx.store.apiSessions.listByIdentity(adminId)).toHaveLength(sessionsBefore);
-    expect(tc.ctx.store.apiSessions.listByIdentity((await named('identities', 'bob-user')).id)).toHaveLength(
-      0,
-    );
+    expect(await tc.ctx.store.apiSessions.listByIdentity(adminId)).toHaveLength(sessionsBefore);
+    const bobId = (await named('identities', 'bob-user')).id;
+    expect(await tc.ctx.store.apiSessions.listByIdentity(bobId)).toHaveLength(0);
   });
 
   it('gives the authenticator code an administrator login owes from POSTERN_TOTP_CODE', async () => {

@@ -83,7 +83,7 @@ describe('certificate sign-in refuses', () => {
     const foreign = await foreignCertificate(device.key, device.id);
     expectRefused(await certLogin({ cert: foreign, key: device.key.keyPem }));
     // Planted straight into the store: the chain to the controller's CA is checked, not only the lookup.
-    tc.ctx.store.authenticators.create({
+    await tc.ctx.store.authenticators.create({
       id: randomUUID(),
       identityId: device.id,
       method: 'cert',

@@ -47,7 +47,10 @@ describe('revocation cuts live streams', () => {
   });
 
   /** A service behind a DOMAIN check, a user passing it, and an open, working stream. */
-  async function liveTunnel(extraChecks: string[] = [], beforeDial: (user: User) => void = () => undefined) {
+  async function liveTunnel(
+    extraChecks: string[] = [],
+    beforeDial: (user: User) => Promise<void> = async () => undefined,
+  ) {
     const tag = unique('t');
     const checkId = await create(world.admin, 'posture-checks', {
       name: `${tag}-domain`,
@@ -66,7 +69,7 @@ describe('revocation cuts live streams', () => {
     });
     const user = await signedInUser(world, [`${tag}-user`]);
     await report(user, checkId, 'corp.example');
-    beforeDial(user);
+    await beforeDial(user);
     const session = await dialSession(user, serviceId);
     h2 ??= await routerSession(session.edgeRouters[0]!.urls.tls!, session.edgeRouters[0]!.fingerprint);
     const opened = await openStream(h2, session.token, serviceId);
@@ -143,7 +146,7 @@ describe('revocation cuts live streams', () => {
     let passedAt = 0;
     const passMfa = (user: User) => {
       passedAt = performance.now();
-      world.bundle.controller.ctx.events.emit('mfa.passed', user.apiSessionId, user.id);
+      return world.bundle.controller.ctx.events.publish('mfa.passed', user.apiSessionId, user.id);
     };
     const t = await liveTunnel([`#${tag}-mfa`], passMfa);
     await closedWithin(t.stream);

@@ -82,8 +82,8 @@ describe('removal', () => {
     const { id, api } = await newUser('doomed');
     await enrollVerified(api, clock);
     expect((await admin.delete(`${MGMT}/identities/${id}`)).status).toBe(200);
-    expect(tc.ctx.store.mfa.get(id)).toBeUndefined();
-    expect(tc.ctx.store.mfa.recoveryCodes(id)).toEqual([]);
+    expect(await tc.ctx.store.mfa.get(id)).toBeUndefined();
+    expect(await tc.ctx.store.mfa.recoveryCodes(id)).toEqual([]);
   });
 });
 

@@ -19,7 +19,7 @@ interface Case {
   wrong: (checkId: string) => unknown[];
   right: (checkId: string) => unknown[];
   /** MFA state comes from TOTP, not from posture responses */
-  pass?: (world: PostureWorld, user: TestUser) => void;
+  pass?: (world: PostureWorld, user: TestUser) => Promise<void>;
 }
 
 const CASES: Case[] = [
@@ -169,7 +169,7 @@ describe('posture checks end to end, per type', () => {
 
       const right = c.right(checkId);
       if (right.length > 0) expect((await world.respondBulk(user, right)).status).toBe(201);
-      c.pass?.(world, user);
+      await c.pass?.(world, user);
 
       const passing = await world.serviceOf(user, serviceId);
       expect(passing.postureQueries[0]).toMatchObject({

@@ -29,7 +29,7 @@ describe('MFA checks over time', () => {
   it('revokes the session about when timeoutSeconds has passed since the TOTP code', async () => {
     const { serviceId, user } = await mfaGuarded({ timeoutSeconds: 2 });
     const passedAt = Date.now();
-    world.passMfa(user);
+    await world.passMfa(user);
     const granted = await world.session(user, serviceId);
     expect(granted.status).toBe(201);
     const query = (await world.serviceOf(user, serviceId)).postureQueries[0].postureQueries[0];
@@ -63,16 +63,16 @@ describe('MFA checks over time', () => {
     });
 
     // A new TOTP pass starts the clock again.
-    world.passMfa(user);
+    await world.passMfa(user);
     expect((await world.session(user, serviceId)).status).toBe(201);
   });
 
   it('revokes every session needing MFA when the identity’s MFA is removed', async () => {
     const { serviceId, user } = await mfaGuarded({ timeoutSeconds: -1 });
-    world.passMfa(user);
+    await world.passMfa(user);
     const granted = await world.session(user, serviceId);
     expect(granted.status).toBe(201);
-    world.ctx.events.emit('mfa.removed', user.id);
+    await world.ctx.events.publish('mfa.removed', user.id);
     expect((await world.getSession(user, granted.body.data.id)).status).toBe(404);
     const mfa = (await world.postureData(user.id)).body.data.apiSessionPostureData[user.apiSessionId].mfa;
     expect(mfa).toMatchObject({ passedMfa: false, passedAt: null });
@@ -81,7 +81,7 @@ describe('MFA checks over time', () => {
 
   it('does not carry a TOTP pass over to a new API session', async () => {
     const { serviceId, user } = await mfaGuarded({ timeoutSeconds: -1 });
-    world.passMfa(user);
+    await world.passMfa(user);
     expect((await world.session(user, serviceId)).status).toBe(201);
     const again = { ...user, ...(await world.login(user.name)) };
     expect((await world.session(again, serviceId)).status).toBe(409);

@@ -58,7 +58,7 @@ describe('a controller restart', () => {
       { id: 'state', typeId: 'ENDPOINT_STATE', unlocked: true },
     ]);
     expect((await before.session(user, serviceId)).status).toBe(409);
-    before.passMfa(user);
+    await before.passMfa(user);
     const granted = (await before.session(user, serviceId)).body.data.id as string;
     const data = (await before.postureData(user.id)).body.data;
     const failures = (await before.failures(user.id)).body.data;
@@ -96,7 +96,7 @@ describe('timers after a restart', () => {
     });
     const user = await before.user([attr]);
     const passedAt = Date.now();
-    before.passMfa(user);
+    await before.passMfa(user);
     const granted = (await before.session(user, serviceId)).body.data.id as string;
     await before.controller.close();
 

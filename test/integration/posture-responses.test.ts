@@ -209,7 +209,7 @@ describe('posture responses and posture data', () => {
     expect(
       (await world.respond(user, { id: 'state', typeId: 'ENDPOINT_STATE', woken: true })).body.data.services,
     ).toEqual([]);
-    world.passMfa(user);
+    await world.passMfa(user);
     const granted = await world.session(user, serviceId);
     expect(granted.status).toBe(201);
     const unlocked = await world.respond(user, { id: 'state', typeId: 'ENDPOINT_STATE', unlocked: true });
@@ -255,6 +255,6 @@ describe('posture responses and posture data', () => {
     expect(after.domain.domain).toBe('corp');
 
     expect((await world.admin.delete(`${MGMT}/identities/${user.id}`)).status).toBe(200);
-    expect(world.ctx.store.posture.data.load(user.id)).toMatchObject({ domain: null, apiSessions: {} });
+    expect(await world.ctx.store.posture.data.load(user.id)).toMatchObject({ domain: null, apiSessions: {} });
   });
 });

@@ -139,8 +139,8 @@ describe('the background refresh after a catalogue change', () => {
       );
       for (const id of batch) {
         // An API session as a password login creates it (250 scrypt logins would take half a minute).
-        const { token } = createApiSession(world.ctx, {
-          identity: world.ctx.store.identities.get(id)!,
+        const { token } = await createApiSession(world.ctx, {
+          identity: (await world.ctx.store.identities.get(id))!,
           authenticatorId: `test-${id}`,
           ipAddress: '127.0.0.1',
           envInfo: {},
@@ -150,8 +150,8 @@ describe('the background refresh after a catalogue change', () => {
         users.push({ id, api: new Api(world.controller.url, token) });
       }
     }
-    expect(world.ctx.store.posture.sessions.identitiesWithSessions()).toEqual([]);
-    expect(world.ctx.store.posture.data.identitiesWithApiSessions().length).toBeGreaterThan(250);
+    expect(await world.ctx.store.posture.sessions.identitiesWithSessions()).toEqual([]);
+    expect((await world.ctx.store.posture.data.identitiesWithApiSessions()).length).toBeGreaterThan(250);
 
     clock.advance(60_000);
     const changeAt = iso(clock.now());
@@ -159,8 +159,13 @@ describe('the background refresh after a catalogue change', () => {
       200,
     );
 
-    const lastChangeOf = (id: string) => world.ctx.store.posture.changes.lastChangeAt(id)?.toISOString();
-    await vi.waitFor(() => expect(users.filter((u) => lastChangeOf(u.id) !== changeAt)).toEqual([]), {
+    const lastChangeOf = async (id: string) =>
+      (await world.ctx.store.posture.changes.lastChangeAt(id))?.toISOString();
+    const behind = async () => {
+      const seen = await Promise.all(users.map(async (u) => ({ id: u.id, at: await lastChangeOf(u.id) })));
+      return seen.filter((u) => u.at !== changeAt).map((u) => u.id);
+    };
+    await vi.waitFor(async () => expect(await behind()).toEqual([]), {
       timeout: 5_000,
       interval: 20,
     });
@@ -194,7 +199,7 @@ describe('an MFA timeout reached on its timer', () => {
     });
     const user: TestUser = await world.user([attr]);
     const passedAt = Date.now();
-    world.passMfa(user);
+    await world.passMfa(user);
     const afterPass = await world.lastChangeAt(user);
     expect((await world.serviceOf(user, serviceId)).postureQueries[0].isPassing).toBe(true);
     expect((await user.api.get(`${CLIENT}/sessions`)).body.data).toEqual([]);

@@ -6,6 +6,7 @@
  */
 import type { ApiSession, Identity, PolicyType, Service, ServicePolicy } from '../../model.js';
 import { POLICY_TYPES } from '../../model.js';
+import type { IdentityPostureData } from '../types.js';
 import type { Store } from '../../store/repository.js';
 import type { CheckExplanation, PolicyExplanation } from '../../../src/api/access-explanation.js';
 import { AccessResolver } from './access-resolver.js';
@@ -38,12 +39,12 @@ export interface AccessExplanation {
  * The session an administrator most likely asks about: the one given, else the identity's most recently
  * active one. With none, checks are evaluated as for a new sign-in (MFA not yet passed).
  */
-export function sessionToExplain(
+export async function sessionToExplain(
   store: Store,
   identity: Identity,
   requested?: string,
-): ApiSession | undefined {
-  const sessions = store.apiSessions.listByIdentity(identity.id);
+): Promise<ApiSession | undefined> {
+  const sessions = await store.apiSessions.listByIdentity(identity.id);
   if (requested !== undefined) return sessions.find((s) => s.id === requested);
   return sessions.reduce<ApiSession | undefined>(
     (latest, s) => (!latest || s.lastActivityAt > latest.lastActivityAt ? s : latest),
@@ -78,25 +79,32 @@ function policyToExplanation(outcome: PolicyOutcome): PolicyExplanation {
 
 /** One evaluation of the identity's access, shared by every service explained in the same request. */
 export class AccessExplainer {
-  readonly resolver: AccessResolver;
   readonly evaluation: SessionEvaluation;
   readonly apiSessionId: string | null;
 
-  constructor(
-    store: Store,
+  private constructor(
     readonly identity: Identity,
+    readonly resolver: AccessResolver,
+    data: IdentityPostureData,
     apiSession: ApiSession | undefined,
     now: Date,
   ) {
-    this.resolver = new AccessResolver(store);
     this.apiSessionId = apiSession?.id ?? null;
     // No session: an id no session has, so per-session facts (TOTP passes) read as absent.
-    this.evaluation = new SessionEvaluation(
-      this.resolver,
+    this.evaluation = new SessionEvaluation(resolver, data, apiSession?.id ?? '', now);
+  }
+
+  static async create(
+    store: Store,
+    identity: Identity,
+    apiSession: ApiSession | undefined,
+    now: Date,
+  ): Promise<AccessExplainer> {
+    const [resolver, data] = await Promise.all([
+      AccessResolver.of(store),
       store.posture.data.load(identity.id),
-      apiSession?.id ?? '',
-      now,
-    );
+    ]);
+    return new AccessExplainer(identity, resolver, data, apiSession, now);
   }
 
   /** The policies selecting both, each with its checks and results. */

@@ -1,14 +1,16 @@
 /**
- * Who can reach what, through the store's role indexes: identity → the roles it answers to (`#attr`, `@id`,
- * `#all`) → the policies naming one of them (`policy_roles`) → their service and posture check roles →
- * the entities carrying those attributes (`role_attributes`). Nothing here scans every policy or identity, so
- * the cost for one identity does not grow with the number of others.
+ * Who can reach what, through the catalogue's role indexes: identity → the roles it answers to (`#attr`, `@id`,
+ * `#all`) → the policies naming one of them → their service and posture check roles → the entities carrying
+ * those attributes. Nothing here scans every policy or identity, so the cost for one identity does not grow
+ * with the number of others. Synchronous: the catalogue is in memory (catalogue.ts); only `identitiesOf`
+ * reads the store.
  *
- * One resolver lives for one request or one evaluation pass and caches what it has read; it must not outlive
- * it, because the store may change in between.
+ * One resolver lives for one request or one evaluation pass and caches what it has derived; it must not
+ * outlive it, because the catalogue may change in between.
  */
 import type { Entity, Identity, Semantic, Service, ServicePolicy } from '../../model.js';
 import type { AttributedRepository, Store } from '../../store/repository.js';
+import { catalogueOf, type AttributedSet, type Catalogue } from './catalogue.js';
 import type { PostureCheck } from '../types.js';
 import { ALL_ROLE, attributeRoles, idRoles, roleSelects, rolesOf } from './role-match.js';
 
@@ -27,20 +29,20 @@ export class AccessResolver {
   private readonly policiesByIdentity = new Map<string, ServicePolicy[]>();
   private readonly checksByPolicy = new Map<string, PostureCheck[]>();
   private readonly servicesByPolicy = new Map<string, Service[]>();
-  private readonly servicesById = new Map<string, Service | null>();
   private readonly everything = new Map<string, unknown[]>();
-  private checksExist: boolean | undefined;
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly catalogue: Catalogue) {}
+
+  /** A resolver over the store's current catalogue. */
+  static async of(store: Store): Promise<AccessResolver> {
+    return new AccessResolver(await catalogueOf(store));
+  }
 
   /** The service policies that select the identity, sorted by name. */
   policiesOf(identity: Identity): ServicePolicy[] {
     let policies = this.policiesByIdentity.get(identity.id);
     if (!policies) {
-      const candidates = this.store.servicePolicies.selecting(
-        'identity',
-        rolesOf(identity.id, identity.roleAttributes),
-      );
+      const candidates = this.catalogue.selecting('identity', rolesOf(identity.id, identity.roleAttributes));
       policies = candidates
         .filter((p) => roleSelects(p.semantic, p.identityRoles, identity.id, identity.roleAttributes))
         .sort(byName);
@@ -49,14 +51,20 @@ export class AccessResolver {
     return policies;
   }
 
-  /** The identities a policy selects (by its `identityRoles`). */
-  identitiesOf(policy: ServicePolicy): Identity[] {
-    return this.select(this.store.identities, 'identities', policy.semantic, policy.identityRoles);
+  /** The identities a policy selects (by its `identityRoles`): read from the store, which holds them. */
+  async identitiesOf(policy: ServicePolicy, identities: AttributedRepository<Identity>): Promise<Identity[]> {
+    const roles = policy.identityRoles;
+    const found = roles.includes(ALL_ROLE)
+      ? (await identities.list({ limit: Math.max(await identities.count(), 1), offset: 0 })).items
+      : await identities.getMany([
+          ...new Set([...idRoles(roles), ...(await identities.idsWithAnyAttribute(attributeRoles(roles)))]),
+        ]);
+    return found.filter((e) => roleSelects(policy.semantic, roles, e.id, e.roleAttributes)).sort(byName);
   }
 
   /** The service policies that select the service, sorted by name. */
   policiesSelecting(service: Service): ServicePolicy[] {
-    return this.store.servicePolicies
+    return this.catalogue
       .selecting('service', rolesOf(service.id, service.roleAttributes))
       .filter((p) => roleSelects(p.semantic, p.serviceRoles, service.id, service.roleAttributes))
       .sort(byName);
@@ -67,7 +75,7 @@ export class AccessResolver {
     let checks = this.checksByPolicy.get(policy.id);
     if (!checks) {
       checks = this.select(
-        this.store.postureChecks,
+        this.catalogue.postureChecks,
         'postureChecks',
         policy.semantic,
         policy.postureCheckRoles,
@@ -81,16 +89,14 @@ export class AccessResolver {
   servicesOf(policy: ServicePolicy): Service[] {
     let services = this.servicesByPolicy.get(policy.id);
     if (!services) {
-      services = this.select(this.store.services, 'services', policy.semantic, policy.serviceRoles);
-      services.forEach((s) => this.servicesById.set(s.id, s));
+      services = this.select(this.catalogue.services, 'services', policy.semantic, policy.serviceRoles);
       this.servicesByPolicy.set(policy.id, services);
     }
     return services;
   }
 
   service(id: string): Service | undefined {
-    if (!this.servicesById.has(id)) this.servicesById.set(id, this.store.services.get(id) ?? null);
-    return this.servicesById.get(id) ?? undefined;
+    return this.catalogue.services.byId.get(id);
   }
 
   selectsService(policy: ServicePolicy, service: Service): boolean {
@@ -119,29 +125,28 @@ export class AccessResolver {
 
   /** OpenZiti shows placeholder query sets on every service while no posture check exists at all. */
   anyPostureChecks(): boolean {
-    this.checksExist ??= this.store.postureChecks.count() > 0;
-    return this.checksExist;
+    return this.catalogue.postureChecks.all.length > 0;
   }
 
   private select<T extends Attributed>(
-    repo: AttributedRepository<T>,
+    set: AttributedSet<T>,
     kind: string,
     semantic: Semantic,
     roles: readonly string[],
   ): T[] {
-    if (roles.includes(ALL_ROLE)) return this.all(repo, kind);
-    const ids = new Set([...idRoles(roles), ...repo.idsWithAnyAttribute(attributeRoles(roles))]);
-    return repo
-      .getMany([...ids])
-      .filter((e) => roleSelects(semantic, roles, e.id, e.roleAttributes))
+    if (roles.includes(ALL_ROLE)) return this.all(set, kind);
+    const ids = new Set([...idRoles(roles), ...set.idsWithAnyAttribute(attributeRoles(roles))]);
+    return [...ids]
+      .map((id) => set.byId.get(id))
+      .filter((e): e is T => e !== undefined && roleSelects(semantic, roles, e.id, e.roleAttributes))
       .sort(byName);
   }
 
-  /** `#all`: the one case that must read a whole table, read once per resolver. */
-  private all<T extends Attributed>(repo: AttributedRepository<T>, kind: string): T[] {
+  /** `#all`: every entity of the kind, sorted once per resolver. */
+  private all<T extends Attributed>(set: AttributedSet<T>, kind: string): T[] {
     let items = this.everything.get(kind) as T[] | undefined;
     if (!items) {
-      items = repo.list({ limit: repo.count(), offset: 0 }).items.sort(byName);
+      items = [...set.all].sort(byName);
       this.everything.set(kind, items);
     }
     return items;

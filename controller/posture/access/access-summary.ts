@@ -24,18 +24,18 @@ export interface AccessSummary {
   services: ServiceTally[];
 }
 
-export function summariseAccess(store: Store, now: Date): AccessSummary {
-  const resolver = new AccessResolver(store);
+export async function summariseAccess(store: Store, now: Date): Promise<AccessSummary> {
+  const resolver = await AccessResolver.of(store);
   const tallies = new Map<string, ServiceTally>();
   let devices = 0;
-  for (const identityId of store.posture.data.identitiesWithApiSessions()) {
-    const identity = store.identities.get(identityId);
-    const sessions = store.apiSessions.listByIdentity(identityId);
+  for (const identityId of await store.posture.data.identitiesWithApiSessions()) {
+    const identity = await store.identities.get(identityId);
+    const sessions = await store.apiSessions.listByIdentity(identityId);
     if (!identity || identity.disabled || sessions.length === 0) continue;
     const grants = resolver.grantsOf(identity).filter((g) => g.policies.some((p) => p.type === 'Dial'));
     if (grants.length === 0) continue;
     devices++;
-    const data = store.posture.data.load(identityId);
+    const data = await store.posture.data.load(identityId);
     const evaluations = sessions.map((s) => new SessionEvaluation(resolver, data, s.id, now));
     for (const { service } of grants) {
       const tally = tallies.get(service.id) ?? { id: service.id, name: service.name, passing: 0, failing: 0 };
@@ -46,8 +46,8 @@ export function summariseAccess(store: Store, now: Date): AccessSummary {
     }
   }
   return {
-    identities: store.identities.count(),
-    mfaEnrolled: store.mfa.countVerified(),
+    identities: await store.identities.count(),
+    mfaEnrolled: await store.mfa.countVerified(),
     devices,
     services: [...tallies.values()].sort((a, b) => b.failing - a.failing || a.name.localeCompare(b.name)),
   };

@@ -15,16 +15,16 @@ import type { PostureEngine } from '../engine/posture-engine.js';
 import { AccessResolver } from './access-resolver.js';
 import { FAILED_REQUESTS_KEPT, failedRequest, invalidPosture } from './failure-report.js';
 
-export function requestSession(
+export async function requestSession(
   ctx: ControllerContext,
   engine: PostureEngine,
   caller: { session: ApiSession; identity: Identity },
   serviceId: string,
   type: PolicyType,
-): EdgeSession {
+): Promise<EdgeSession> {
   const { store } = ctx;
   const { session: apiSession, identity } = caller;
-  const resolver = new AccessResolver(store);
+  const resolver = await AccessResolver.of(store);
   const service = resolver.service(serviceId);
   // An unknown service and one the identity may not use look the same, so ids cannot be probed.
   if (!service || resolver.policiesFor(identity, service, type).length === 0) {
@@ -37,11 +37,11 @@ export function requestSession(
     ]);
   }
 
-  const evaluation = engine.evaluation(resolver, identity.id, apiSession.id);
+  const evaluation = await engine.evaluation(resolver, identity.id, apiSession.id);
   const decision = evaluation.access(identity, service, type);
   const now = evaluation.ctx.now;
   if (!decision.granted) {
-    store.posture.failures.add(
+    await store.posture.failures.add(
       identity.id,
       failedRequest(apiSession.id, service, type, decision.outcomes, now),
       FAILED_REQUESTS_KEPT,
@@ -50,8 +50,8 @@ export function requestSession(
     throw invalidPosture(decision.outcomes);
   }
 
-  return store.transaction(() => {
-    const existing = store.posture.sessions.find(apiSession.id, service.id, type);
+  return store.transaction(async () => {
+    const existing = await store.posture.sessions.find(apiSession.id, service.id, type);
     if (existing) return existing;
     const created: EdgeSession = {
       id: randomUUID(),
@@ -64,8 +64,8 @@ export function requestSession(
       updatedAt: now,
     };
     // The API session's posture row exists from login; this covers sessions made before the row did.
-    store.posture.data.updateApiSession(apiSession.id, identity.id, {});
-    store.posture.sessions.create(created);
+    await store.posture.data.updateApiSession(apiSession.id, identity.id, {});
+    await store.posture.sessions.create(created);
     return created;
   });
 }

@@ -14,7 +14,7 @@ import type { IdentityPostureData } from '../types.js';
 import { ExpiryTimers } from './expiry-timers.js';
 
 export interface EvaluateOptions {
-  /** reuse a resolver across identities within one synchronous pass */
+  /** reuse a resolver across identities within one pass (the catalogue does not change under it) */
   resolver?: AccessResolver;
   /** move lastChangeAt even if the digest is unchanged (a service or policy changed in ways it cannot see) */
   forceChange?: boolean;
@@ -34,33 +34,37 @@ export class PostureEngine {
   readonly timers: ExpiryTimers;
 
   constructor(private readonly ctx: ControllerContext) {
-    this.timers = new ExpiryTimers(ctx.clock, (apiSessionIds) => this.onExpiry(apiSessionIds));
+    this.timers = new ExpiryTimers(ctx.clock, (apiSessionIds) => {
+      this.onExpiry(apiSessionIds).catch((err: unknown) =>
+        ctx.log.error({ err }, 'posture re-evaluation at expiry failed'),
+      );
+    });
   }
 
   /** An evaluation of one API session of the identity now; `data` defaults to what is stored. */
-  evaluation(
+  async evaluation(
     resolver: AccessResolver,
     identityId: string,
     apiSessionId: string,
     data?: IdentityPostureData,
-  ): SessionEvaluation {
-    const stored = data ?? this.ctx.store.posture.data.load(identityId);
+  ): Promise<SessionEvaluation> {
+    const stored = data ?? (await this.ctx.store.posture.data.load(identityId));
     return new SessionEvaluation(resolver, stored, apiSessionId, this.ctx.clock.now());
   }
 
   /** One transaction, so an evaluation's writes (digests, revocations, the change mark) cost one commit. */
-  evaluateIdentity(identityId: string, options: EvaluateOptions = {}): void {
-    this.ctx.store.transaction(() => this.evaluate(identityId, options));
+  evaluateIdentity(identityId: string, options: EvaluateOptions = {}): Promise<void> {
+    return this.ctx.store.transaction(() => this.evaluate(identityId, options));
   }
 
-  private evaluate(identityId: string, options: EvaluateOptions): void {
+  private async evaluate(identityId: string, options: EvaluateOptions): Promise<void> {
     const { store, clock } = this.ctx;
-    const identity = store.identities.get(identityId);
+    const identity = await store.identities.get(identityId);
     if (!identity) return this.forgetIdentity(identityId);
-    const resolver = options.resolver ?? new AccessResolver(store);
+    const resolver = options.resolver ?? (await AccessResolver.of(store));
     const now = clock.now();
-    const data = store.posture.data.load(identityId);
-    const sessions = store.posture.sessions.listByIdentity(identityId);
+    const data = await store.posture.data.load(identityId);
+    const sessions = await store.posture.sessions.listByIdentity(identityId);
     const evaluations = new Map<string, SessionEvaluation>();
     const evaluationOf = (apiSessionId: string) => {
       let evaluation = evaluations.get(apiSessionId);
@@ -76,9 +80,9 @@ export class PostureEngine {
     for (const apiSessionId of Object.keys(data.apiSessions)) {
       const evaluation = evaluationOf(apiSessionId);
       const digest = digestOf(policies.map((p) => evaluation.policy(p)));
-      const previous = store.posture.data.accessDigest(apiSessionId);
+      const previous = await store.posture.data.accessDigest(apiSessionId);
       if (previous !== digest) {
-        store.posture.data.setAccessDigest(apiSessionId, digest);
+        await store.posture.data.setAccessDigest(apiSessionId, digest);
         // The first digest of a new API session is its starting point, not a change it could have missed.
         if (previous !== null) changed = true;
       }
@@ -94,53 +98,57 @@ export class PostureEngine {
       );
     });
     if (lost.length > 0) {
-      const revoked = store.posture.sessions.deleteMany(lost.map((s) => s.id));
+      const revoked = await store.posture.sessions.deleteMany(lost.map((s) => s.id));
       this.ctx.log.info(
         { identityId, sessionIds: revoked },
         'sessions revoked: posture or policy no longer grants access',
       );
       changed = true;
     }
-    if (changed) this.markChanged(identityId);
+    if (changed) await this.markChanged(identityId);
   }
 
   /** Moves lastChangeAt, strictly forward even within one millisecond, so a client polling it sees every change. */
-  markChanged(identityId: string): void {
+  async markChanged(identityId: string): Promise<void> {
     const now = this.ctx.clock.now().getTime();
-    const previous = this.ctx.store.posture.changes.lastChangeAt(identityId)?.getTime() ?? 0;
-    this.ctx.store.posture.changes.markChanged(identityId, new Date(Math.max(now, previous + 1)));
+    const previous = (await this.ctx.store.posture.changes.lastChangeAt(identityId))?.getTime() ?? 0;
+    await this.ctx.store.posture.changes.markChanged(identityId, new Date(Math.max(now, previous + 1)));
   }
 
-  forgetApiSession(apiSessionId: string): void {
+  async forgetApiSession(apiSessionId: string): Promise<void> {
     this.timers.delete(apiSessionId);
-    this.ctx.store.posture.sessions.deleteByApiSession(apiSessionId);
-    this.ctx.store.posture.data.deleteApiSession(apiSessionId);
+    await this.ctx.store.transaction(async () => {
+      await this.ctx.store.posture.sessions.deleteByApiSession(apiSessionId);
+      await this.ctx.store.posture.data.deleteApiSession(apiSessionId);
+    });
   }
 
-  forgetIdentity(identityId: string): void {
+  async forgetIdentity(identityId: string): Promise<void> {
     const { posture } = this.ctx.store;
-    for (const apiSessionId of Object.keys(posture.data.load(identityId).apiSessions))
+    for (const apiSessionId of Object.keys((await posture.data.load(identityId)).apiSessions))
       this.timers.delete(apiSessionId);
-    posture.data.deleteIdentity(identityId);
-    posture.sessions.deleteByIdentity(identityId);
-    posture.failures.deleteByIdentity(identityId);
-    posture.changes.deleteByIdentity(identityId);
+    await this.ctx.store.transaction(async () => {
+      await posture.data.deleteIdentity(identityId);
+      await posture.sessions.deleteByIdentity(identityId);
+      await posture.failures.deleteByIdentity(identityId);
+      await posture.changes.deleteByIdentity(identityId);
+    });
   }
 
   close(): void {
     this.timers.close();
   }
 
-  private onExpiry(apiSessionIds: readonly string[]): void {
+  private async onExpiry(apiSessionIds: readonly string[]): Promise<void> {
     const identities = new Set<string>();
     for (const id of apiSessionIds) {
-      const identityId = this.ctx.store.posture.data.identityOfApiSession(id);
+      const identityId = await this.ctx.store.posture.data.identityOfApiSession(id);
       if (identityId) identities.add(identityId);
     }
-    const resolver = new AccessResolver(this.ctx.store);
+    const resolver = await AccessResolver.of(this.ctx.store);
     for (const identityId of identities) {
       try {
-        this.evaluateIdentity(identityId, { resolver });
+        await this.evaluateIdentity(identityId, { resolver });
       } catch (err) {
         this.ctx.log.error({ err, identityId }, 'posture re-evaluation at expiry failed');
       }

@@ -18,29 +18,29 @@ export interface GraceService {
 }
 
 /** Writes every item; the caller wraps this in one transaction so a request lands whole or not at all. */
-export function applyResponses(
+export async function applyResponses(
   ctx: ControllerContext,
   identityId: string,
   apiSessionId: string,
   items: readonly ResponseItem[],
   now: Date,
-): void {
+): Promise<void> {
   const data = ctx.store.posture.data;
-  data.updateApiSession(apiSessionId, identityId, {});
+  await data.updateApiSession(apiSessionId, identityId, {});
   for (const item of items) {
     const slot = { postureCheckId: item.id, lastUpdatedAt: now };
     switch (item.typeId) {
       case 'OS':
-        data.setOs(identityId, { ...slot, type: item.type, version: item.version, build: item.build });
+        await data.setOs(identityId, { ...slot, type: item.type, version: item.version, build: item.build });
         break;
       case 'MAC':
-        data.setMac(identityId, { ...slot, addresses: item.macAddresses });
+        await data.setMac(identityId, { ...slot, addresses: item.macAddresses });
         break;
       case 'DOMAIN':
-        data.setDomain(identityId, { ...slot, domain: item.domain });
+        await data.setDomain(identityId, { ...slot, domain: item.domain });
         break;
       case 'PROCESS':
-        data.setProcess(identityId, {
+        await data.setProcess(identityId, {
           ...slot,
           path: item.path,
           isRunning: item.isRunning,
@@ -50,8 +50,8 @@ export function applyResponses(
         break;
       case 'ENDPOINT_STATE':
         // A false flag does not clear an earlier wake or unlock (OpenZiti's rule).
-        if (item.woken) data.updateApiSession(apiSessionId, identityId, { wokenAt: now });
-        if (item.unlocked) data.updateApiSession(apiSessionId, identityId, { unlockedAt: now });
+        if (item.woken) await data.updateApiSession(apiSessionId, identityId, { wokenAt: now });
+        if (item.unlocked) await data.updateApiSession(apiSessionId, identityId, { unlockedAt: now });
         break;
     }
   }

@@ -3,46 +3,41 @@
  * user could otherwise store any number of made-up paths (each report read back on every evaluation), and
  * nothing but a check ever reads them. Windows paths compare without case, as the checks do.
  *
- * Worked out once per catalogue change (`policy.changed`, published after every posture check write), not per
- * report: a device reports often, checks change rarely.
+ * Worked out once per catalogue (a new one after every posture check change), not per report: a device
+ * reports often, checks change rarely.
  */
-import type { ControllerContext } from '../../context.js';
+import type { Store } from '../../store/repository.js';
+import { catalogueOf, type Catalogue } from '../access/catalogue.js';
 import type { PostureCheck, ProcessRule } from '../types.js';
 
 const WINDOWS = ['Windows', 'WindowsServer'];
 
-export class AskedProcesses {
-  private exact: Set<string> | null = null;
-  private folded: Set<string> | null = null;
-  private readonly forget = () => {
-    this.exact = this.folded = null;
-  };
+/** Whether any check names a binary. */
+export interface AskedPaths {
+  has(path: string): boolean;
+}
 
-  constructor(private readonly ctx: ControllerContext) {
-    ctx.events.on('policy.changed', this.forget);
-  }
+const worked = new WeakMap<Catalogue, AskedPaths>();
 
-  /** Whether any check names this binary. */
-  has(path: string): boolean {
-    if (!this.exact || !this.folded) this.load();
-    return this.exact!.has(path) || this.folded!.has(path.toLowerCase());
+/** The binaries the store's posture checks ask about now. */
+export async function askedProcesses(store: Store): Promise<AskedPaths> {
+  const catalogue = await catalogueOf(store);
+  let asked = worked.get(catalogue);
+  if (!asked) {
+    asked = askedBy(catalogue.postureChecks.all);
+    worked.set(catalogue, asked);
   }
+  return asked;
+}
 
-  close(): void {
-    this.ctx.events.off('policy.changed', this.forget);
+function askedBy(checks: readonly PostureCheck[]): AskedPaths {
+  const exact = new Set<string>();
+  const folded = new Set<string>();
+  for (const rule of checks.flatMap(rulesOf)) {
+    if (WINDOWS.includes(rule.osType)) folded.add(rule.path.toLowerCase());
+    else exact.add(rule.path);
   }
-
-  private load(): void {
-    const exact = new Set<string>();
-    const folded = new Set<string>();
-    const checks = this.ctx.store.postureChecks.list({ limit: Number.MAX_SAFE_INTEGER, offset: 0 }).items;
-    for (const rule of checks.flatMap(rulesOf)) {
-      if (WINDOWS.includes(rule.osType)) folded.add(rule.path.toLowerCase());
-      else exact.add(rule.path);
-    }
-    this.exact = exact;
-    this.folded = folded;
-  }
+  return { has: (path) => exact.has(path) || folded.has(path.toLowerCase()) };
 }
 
 function rulesOf(check: PostureCheck): ProcessRule[] {

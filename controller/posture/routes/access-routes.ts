@@ -39,15 +39,15 @@ export function accessToWire(e: AccessExplanation) {
 export function registerAccessRoutes(app: Api, ctx: ControllerContext): void {
   const tags = ['Identity'];
   const { store } = ctx;
-  const identityOf = (id: string): Identity => {
-    const identity = store.identities.get(id);
+  const identityOf = async (id: string): Promise<Identity> => {
+    const identity = await store.identities.get(id);
     if (!identity) throw notFound(`identities/${id}`);
     return identity;
   };
-  const explainerFor = (identity: Identity, apiSessionId: string | undefined) => {
-    const session = sessionToExplain(store, identity, apiSessionId);
+  const explainerFor = async (identity: Identity, apiSessionId: string | undefined) => {
+    const session = await sessionToExplain(store, identity, apiSessionId);
     if (apiSessionId !== undefined && !session) throw notFound(`api-sessions/${apiSessionId}`);
-    return new AccessExplainer(store, identity, session, ctx.clock.now());
+    return AccessExplainer.create(store, identity, session, ctx.clock.now());
   };
 
   app.get(
@@ -71,7 +71,7 @@ export function registerAccessRoutes(app: Api, ctx: ControllerContext): void {
       const { id } = request.params;
       const q = request.query;
       const query = parseListQuery(q);
-      const explainer = explainerFor(identityOf(id), q.apiSessionId);
+      const explainer = await explainerFor(await identityOf(id), q.apiSessionId);
       const services = explainer.resolver
         .grantsOf(explainer.identity)
         .map((g) => g.service)
@@ -105,10 +105,10 @@ export function registerAccessRoutes(app: Api, ctx: ControllerContext): void {
     async (request) => {
       const { id, serviceId } = request.params;
       const { apiSessionId } = request.query;
-      const identity = identityOf(id);
-      const service = store.services.get(serviceId);
+      const identity = await identityOf(id);
+      const service = await store.services.get(serviceId);
       if (!service) throw notFound(`services/${serviceId}`);
-      return detail(accessToWire(explainerFor(identity, apiSessionId).explainWithOthers(service)));
+      return detail(accessToWire((await explainerFor(identity, apiSessionId)).explainWithOthers(service)));
     },
   );
 }

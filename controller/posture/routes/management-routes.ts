@@ -12,9 +12,9 @@ import { FailedServiceRequest, PostureData } from './wire-schemas.js';
 export function registerPostureManagement(app: Api, ctx: ControllerContext): void {
   const tags = ['Identity'];
   // OpenZiti answers an empty structure for an unknown id; a 404 tells a typo from a device that never reported.
-  const identityId = (request: { params: { id: string } }) => {
+  const identityId = async (request: { params: { id: string } }) => {
     const { id } = request.params;
-    if (!ctx.store.identities.get(id)) throw notFound(`identities/${id}`);
+    if (!(await ctx.store.identities.get(id))) throw notFound(`identities/${id}`);
     return id;
   };
 
@@ -27,7 +27,8 @@ export function registerPostureManagement(app: Api, ctx: ControllerContext): voi
         response: { 200: detailEnvelope(PostureData), ...errorResponses(401, 404) },
       },
     },
-    async (request) => detail(postureDataToWire(ctx.store.posture.data.load(identityId(request)))),
+    async (request) =>
+      detail(postureDataToWire(await ctx.store.posture.data.load(await identityId(request)))),
   );
 
   app.get(
@@ -41,7 +42,7 @@ export function registerPostureManagement(app: Api, ctx: ControllerContext): voi
       },
     },
     async (request) => {
-      const records = ctx.store.posture.failures.list(identityId(request));
+      const records = await ctx.store.posture.failures.list(await identityId(request));
       return list(records.map(failedRequestToWire), {
         limit: FAILED_REQUESTS_KEPT,
         offset: 0,

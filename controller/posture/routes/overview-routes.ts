@@ -30,7 +30,7 @@ export function registerOverviewRoutes(app: Api, ctx: ControllerContext): void {
     },
     async () => {
       const now = ctx.clock.now();
-      return detail({ ...summariseAccess(store, now), evaluatedAt: iso(now) });
+      return detail({ ...(await summariseAccess(store, now)), evaluatedAt: iso(now) });
     },
   );
 
@@ -54,16 +54,15 @@ export function registerOverviewRoutes(app: Api, ctx: ControllerContext): void {
     },
     async (request) => {
       const query = parseListQuery({ limit: request.query.limit, offset: request.query.offset });
-      const records = store.posture.failures.recent(query.limit, query.offset);
-      const names = new Map(
-        store.identities.getMany([...new Set(records.map((r) => r.identityId))]).map((i) => [i.id, i.name]),
-      );
+      const records = await store.posture.failures.recent(query.limit, query.offset);
+      const identities = await store.identities.getMany([...new Set(records.map((r) => r.identityId))]);
+      const names = new Map(identities.map((i) => [i.id, i.name]));
       return list(
         records.map((r) => ({
           ...failedRequestToWire(r),
           identity: ref('identities', r.identityId, names.get(r.identityId) ?? r.identityId),
         })),
-        { limit: query.limit, offset: query.offset, totalCount: store.posture.failures.count() },
+        { limit: query.limit, offset: query.offset, totalCount: await store.posture.failures.count() },
       );
     },
   );

@@ -15,30 +15,29 @@ import { AccessResolver } from '../access/access-resolver.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
 import { applyResponses, graceServices } from '../responses/apply-responses.js';
 import { MAX_BULK_ITEMS, parseResponses } from '../responses/response-items.js';
-import { AskedProcesses } from '../responses/asked-processes.js';
+import { askedProcesses } from '../responses/asked-processes.js';
 import { PostureResponseCreate, PostureResponseReply } from './wire-schemas.js';
 
 export function registerPostureResponseRoutes(app: Api, ctx: ControllerContext, engine: PostureEngine): void {
   const tags = ['Posture'];
-  const asked = new AskedProcesses(ctx);
-  app.addHook('onClose', async () => asked.close());
-  const respond = (request: Parameters<typeof authOf>[0], values: unknown[], indexed: boolean) => {
+  const respond = async (request: Parameters<typeof authOf>[0], values: unknown[], indexed: boolean) => {
     const parsed = parseResponses(values, indexed);
     if (!parsed.ok) throw validationError(parsed.problems);
-    // Reports on binaries no check asks about are valid but not kept (see AskedProcesses).
+    // Reports on binaries no check asks about are valid but not kept (see asked-processes.ts).
+    const asked = await askedProcesses(ctx.store);
     const items = parsed.items.filter((item) => item.typeId !== 'PROCESS' || asked.has(item.path));
     const { session, identity } = authOf(request);
     // Storing and re-evaluating share one commit with the reports of other agents arriving at the same
     // moment (group commit); the answer goes out once that commit is durable.
-    return ctx.store.batch(() => {
+    return ctx.store.batch(async () => {
       const now = ctx.clock.now();
-      const before = ctx.store.posture.data.load(identity.id);
+      const before = await ctx.store.posture.data.load(identity.id);
       for (const stale of before.processes.filter((p) => !asked.has(p.path)))
-        ctx.store.posture.data.deleteProcess(identity.id, stale.path);
-      applyResponses(ctx, identity.id, session.id, items, now);
-      const resolver = new AccessResolver(ctx.store);
+        await ctx.store.posture.data.deleteProcess(identity.id, stale.path);
+      await applyResponses(ctx, identity.id, session.id, items, now);
+      const resolver = await AccessResolver.of(ctx.store);
       const services = graceServices(resolver, identity, before, session.id, items, now);
-      engine.evaluateIdentity(identity.id, { resolver });
+      await engine.evaluateIdentity(identity.id, { resolver });
       return { data: { services }, meta: {} };
     });
   };

@@ -19,7 +19,7 @@ import { AccessResolver } from '../access/access-resolver.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
 import { clientServiceToWire } from '../views/service-view.js';
 import { ClientServiceDetailSchema, ServiceUpdatesSchema } from '../../../src/api/schemas.js';
-import { configMapOf, requestedConfigTypes } from '../../configs/service-configs.js';
+import { configMapOf, configMapsOf, requestedConfigTypes } from '../../configs/service-configs.js';
 
 export function registerServiceRoutes(app: Api, ctx: ControllerContext, engine: PostureEngine): void {
   const tags = ['Service'];
@@ -41,7 +41,7 @@ export function registerServiceRoutes(app: Api, ctx: ControllerContext, engine: 
     async (request) => {
       const { session, identity } = authOf(request);
       const query = parseListQuery(request.query);
-      const resolver = new AccessResolver(ctx.store);
+      const resolver = await AccessResolver.of(ctx.store);
       const needle = query.nameContains?.toLowerCase();
       const matching = resolver
         .grantsOf(identity)
@@ -52,12 +52,15 @@ export function registerServiceRoutes(app: Api, ctx: ControllerContext, engine: 
         )
         .filter(({ service: s }) => needle === undefined || s.name.toLowerCase().includes(needle));
       const page = matching.slice(query.offset, query.offset + query.limit);
-      const evaluation = engine.evaluation(resolver, identity.id, session.id);
-      const types = configTypesOf(request.query, session.configTypes);
+      const evaluation = await engine.evaluation(resolver, identity.id, session.id);
+      const types = await configTypesOf(request.query, session.configTypes);
+      const configs = await configMapsOf(
+        ctx.store,
+        page.map((grant) => grant.service),
+        types,
+      );
       return list(
-        page.map((grant) =>
-          clientServiceToWire(grant, evaluation, configMapOf(ctx.store, grant.service, types)),
-        ),
+        page.map((grant) => clientServiceToWire(grant, evaluation, configs.get(grant.service.id) ?? {})),
         { limit: query.limit, offset: query.offset, totalCount: matching.length },
       );
     },
@@ -75,16 +78,15 @@ export function registerServiceRoutes(app: Api, ctx: ControllerContext, engine: 
     async (request) => {
       const { session, identity } = authOf(request);
       const { id } = request.params;
-      const resolver = new AccessResolver(ctx.store);
+      const resolver = await AccessResolver.of(ctx.store);
       const service = resolver.service(id);
       const policies = service ? resolver.policiesFor(identity, service) : [];
       // A service the identity cannot use is as invisible as one that does not exist.
       if (!service || policies.length === 0) throw notFound(`services/${id}`);
-      const evaluation = engine.evaluation(resolver, identity.id, session.id);
-      const types = configTypesOf(request.query, session.configTypes);
-      return detail(
-        clientServiceToWire({ service, policies }, evaluation, configMapOf(ctx.store, service, types)),
-      );
+      const evaluation = await engine.evaluation(resolver, identity.id, session.id);
+      const types = await configTypesOf(request.query, session.configTypes);
+      const configs = await configMapOf(ctx.store, service, types);
+      return detail(clientServiceToWire({ service, policies }, evaluation, configs));
     },
   );
 
@@ -98,7 +100,7 @@ export function registerServiceRoutes(app: Api, ctx: ControllerContext, engine: 
     },
     async (request) => {
       const { session, identity } = authOf(request);
-      const lastChangeAt = ctx.store.posture.changes.lastChangeAt(identity.id) ?? session.createdAt;
+      const lastChangeAt = (await ctx.store.posture.changes.lastChangeAt(identity.id)) ?? session.createdAt;
       return detail({ lastChangeAt: iso(lastChangeAt) });
     },
   );

@@ -26,20 +26,22 @@ export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: 
   const tags = ['Session'];
   const { store } = ctx;
   // Each session names the routers its identity and service may use, with the fingerprint agents pin.
-  const toWire = (s: Parameters<typeof edgeSessionToWire>[0]) => {
-    const service = store.services.get(s.serviceId);
-    const identity = store.identities.get(s.identityId);
-    const routers = service && identity ? routersFor(ctx, identity, service) : [];
+  const toWire = async (s: Parameters<typeof edgeSessionToWire>[0]) => {
+    const [service, identity] = await Promise.all([
+      store.services.get(s.serviceId),
+      store.identities.get(s.identityId),
+    ]);
+    const routers = service && identity ? await routersFor(ctx, identity, service) : [];
     return edgeSessionToWire(
       s,
       service,
       routers.map((r) => routerToSessionWire(ctx, r)),
     );
   };
-  const own = (request: Parameters<typeof authOf>[0] & { params: { id: string } }) => {
+  const own = async (request: Parameters<typeof authOf>[0] & { params: { id: string } }) => {
     const { identity } = authOf(request);
     const { id } = request.params;
-    const session = store.posture.sessions.get(id);
+    const session = await store.posture.sessions.get(id);
     if (!session || session.identityId !== identity.id) throw notFound(`sessions/${id}`);
     return session;
   };
@@ -57,10 +59,10 @@ export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: 
       const { body } = request;
       // Group commit: the session (or the failure record of a refusal) shares one fsync with concurrent
       // requests. A refusal is returned, not thrown, so its failure record is kept, not rolled back.
-      const outcome = await store.batch(() => {
+      const outcome = await store.batch(async () => {
         try {
           return {
-            created: requestSession(ctx, engine, authOf(request), body.serviceId, body.type ?? 'Dial'),
+            created: await requestSession(ctx, engine, authOf(request), body.serviceId, body.type ?? 'Dial'),
           };
         } catch (error) {
           if (error instanceof ApiError) return { refused: error };
@@ -68,7 +70,7 @@ export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: 
         }
       });
       if ('refused' in outcome) throw outcome.refused;
-      return reply.status(201).send(detail(toWire(outcome.created)));
+      return reply.status(201).send(detail(await toWire(outcome.created)));
     },
   );
 
@@ -83,11 +85,15 @@ export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: 
     },
     async (request) => {
       const query = parseListQuery(request.query);
-      const mine = store.posture.sessions
-        .listByIdentity(authOf(request).identity.id)
-        .filter((s) => query.id === undefined || s.id === query.id);
+      const mine = (await store.posture.sessions.listByIdentity(authOf(request).identity.id)).filter(
+        (s) => query.id === undefined || s.id === query.id,
+      );
       const page = mine.slice(query.offset, query.offset + query.limit);
-      return list(page.map(toWire), { limit: query.limit, offset: query.offset, totalCount: mine.length });
+      return list(await Promise.all(page.map(toWire)), {
+        limit: query.limit,
+        offset: query.offset,
+        totalCount: mine.length,
+      });
     },
   );
 
@@ -100,14 +106,14 @@ export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: 
         response: { 200: detailEnvelope(SessionDetailSchema), ...errorResponses(401, 404) },
       },
     },
-    async (request) => detail(toWire(own(request))),
+    async (request) => detail(await toWire(await own(request))),
   );
 
   app.delete(
     '/sessions/:id',
     { schema: { tags, params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses(401, 404) } } },
     async (request) => {
-      store.posture.sessions.delete(own(request).id);
+      await store.posture.sessions.delete((await own(request)).id);
       return empty();
     },
   );

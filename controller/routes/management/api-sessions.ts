@@ -56,14 +56,20 @@ function identityFilter(filter: string | undefined): string | undefined {
 }
 
 export function registerApiSessions(app: Api, ctx: ControllerContext): void {
-  const toWire = (session: ApiSession) => ({
+  /** A page of sessions as shown, their identities' names read at once. */
+  const toWire = async (sessions: readonly ApiSession[]) => {
+    const identities = await ctx.store.identities.getMany([...new Set(sessions.map((s) => s.identityId))]);
+    const names = new Map(identities.map((i) => [i.id, i.name]));
+    return sessions.map((session) => sessionToWire(session, names.get(session.identityId) ?? ''));
+  };
+  const sessionToWire = (session: ApiSession, identityName: string) => ({
     id: session.id,
     createdAt: iso(session.createdAt),
     updatedAt: iso(session.updatedAt),
     _links: selfLinks('api-sessions', session.id),
     tags: {},
     token: '',
-    identity: ref('identities', session.identityId, ctx.store.identities.get(session.identityId)?.name ?? ''),
+    identity: ref('identities', session.identityId, identityName),
     identityId: session.identityId,
     authenticatorId: session.authenticatorId,
     configTypes: session.configTypes,
@@ -76,8 +82,8 @@ export function registerApiSessions(app: Api, ctx: ControllerContext): void {
     cachedLastActivityAt: iso(session.lastActivityAt),
     cachedUpdatedAt: iso(session.updatedAt),
   });
-  const load = (id: string) => {
-    const session = ctx.store.apiSessions.get(id);
+  const load = async (id: string) => {
+    const session = await ctx.store.apiSessions.get(id);
     if (!session) throw notFound(`api-sessions/${id}`);
     return session;
   };
@@ -97,16 +103,16 @@ export function registerApiSessions(app: Api, ctx: ControllerContext): void {
       const identityId = identityFilter(q.filter);
       if (identityId !== undefined) {
         const query = parseListQuery({ ...q, filter: undefined });
-        const sessions = ctx.store.apiSessions.listByIdentity(identityId);
-        return list(sessions.slice(query.offset, query.offset + query.limit).map(toWire), {
+        const sessions = await ctx.store.apiSessions.listByIdentity(identityId);
+        return list(await toWire(sessions.slice(query.offset, query.offset + query.limit)), {
           limit: query.limit,
           offset: query.offset,
           totalCount: sessions.length,
         });
       }
       const query = parseListQuery(q);
-      const page = ctx.store.apiSessions.list(query);
-      return list(page.items.map(toWire), {
+      const page = await ctx.store.apiSessions.list(query);
+      return list(await toWire(page.items), {
         limit: query.limit,
         offset: query.offset,
         totalCount: page.totalCount,
@@ -124,7 +130,10 @@ export function registerApiSessions(app: Api, ctx: ControllerContext): void {
         response: { 200: detailEnvelope(ApiSessionDetail), ...errorResponses(401, 404) },
       },
     },
-    async (request) => ({ data: toWire(load(request.params.id)), meta: {} }),
+    async (request) => {
+      const [shown] = await toWire([await load(request.params.id)]);
+      return { data: shown!, meta: {} };
+    },
   );
 
   app.delete(
@@ -134,7 +143,8 @@ export function registerApiSessions(app: Api, ctx: ControllerContext): void {
       schema: { tags, params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses(401, 404) } },
     },
     async (request) => {
-      deleteApiSession(ctx, load(request.params.id));
+      // Resolves once its revocations (sessions cut, routers and agents told) are done: then it answers.
+      await deleteApiSession(ctx, await load(request.params.id));
       return empty();
     },
   );

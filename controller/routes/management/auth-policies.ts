@@ -113,14 +113,14 @@ export function registerAuthPolicies(app: Api, ctx: ControllerContext): void {
         updatedAt: now,
       };
     },
-    beforeDelete(policy) {
+    async beforeDelete(policy) {
       if (policy.id === 'default')
         throw new ApiError(
           409,
           'CAN_NOT_DELETE_REFERENCED_ENTITY',
           'The default auth policy cannot be deleted',
         );
-      const users = ctx.store.countIdentitiesWithAuthPolicy(policy.id);
+      const users = await ctx.store.countIdentitiesWithAuthPolicy(policy.id);
       if (users > 0) {
         throw new ApiError(
           409,

@@ -60,7 +60,13 @@ const Detail = Type.Object({
 export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
   const tags = ['Authenticator'];
   const { authenticators, identities } = ctx.store;
-  const toWire = (a: Authenticator) => ({
+  /** A page of authenticators as shown, their identities' names read at once. */
+  const toWire = async (page: readonly Authenticator[]) => {
+    const owners = await identities.getMany([...new Set(page.map((a) => a.identityId))]);
+    const names = new Map(owners.map((i) => [i.id, i.name]));
+    return page.map((a) => authenticatorToWire(a, names.get(a.identityId) ?? a.identityId));
+  };
+  const authenticatorToWire = (a: Authenticator, identityName: string) => ({
     id: a.id,
     createdAt: iso(a.createdAt),
     updatedAt: iso(a.updatedAt),
@@ -68,22 +74,22 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
     tags: {},
     method: a.method,
     identityId: a.identityId,
-    identity: ref('identities', a.identityId, identities.get(a.identityId)?.name ?? a.identityId),
+    identity: ref('identities', a.identityId, identityName),
     ...(a.method === 'updb'
       ? { username: a.username }
       : { fingerprint: a.fingerprint, certPem: a.certPem, isIssuedByNetwork: true }),
   });
-  const load = (id: string) =>
-    authenticators.get(id) ??
-    (() => {
-      throw notFound(`authenticators/${id}`);
-    })();
-  const minLength = (identityId: string) => {
-    const policyId = identities.get(identityId)?.authPolicyId ?? 'default';
-    return ctx.store.authPolicies.get(policyId)?.primary.updb.minPasswordLength ?? 5;
+  const load = async (id: string) => {
+    const authenticator = await authenticators.get(id);
+    if (!authenticator) throw notFound(`authenticators/${id}`);
+    return authenticator;
   };
-  const checkPassword = (identityId: string, password: string) => {
-    const min = minLength(identityId);
+  const minLength = async (identityId: string) => {
+    const policyId = (await identities.get(identityId))?.authPolicyId ?? 'default';
+    return (await ctx.store.authPolicies.get(policyId))?.primary.updb.minPasswordLength ?? 5;
+  };
+  const checkPassword = async (identityId: string, password: string) => {
+    const min = await minLength(identityId);
     if (password.length < min)
       throw validationError([{ field: 'password', reason: `must be at least ${min} characters` }]);
   };
@@ -99,8 +105,12 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
     },
     async (request) => {
       const q = parseListQuery(request.query);
-      const page = authenticators.list(q);
-      return list(page.items.map(toWire), { limit: q.limit, offset: q.offset, totalCount: page.totalCount });
+      const page = await authenticators.list(q);
+      return list(await toWire(page.items), {
+        limit: q.limit,
+        offset: q.offset,
+        totalCount: page.totalCount,
+      });
     },
   );
 
@@ -113,7 +123,10 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
         response: { 200: detailEnvelope(Detail), ...errorResponses(401, 404) },
       },
     },
-    async (request) => detail(toWire(load(request.params.id))),
+    async (request) => {
+      const [shown] = await toWire([await load(request.params.id)]);
+      return detail(shown!);
+    },
   );
 
   app.post(
@@ -121,13 +134,13 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
     { schema: { tags, body: Create, response: { 201: CreateEnvelope, ...errorResponses(400, 401) } } },
     async (request, reply) => {
       const { body } = request;
-      if (!identities.get(body.identityId)) {
+      if (!(await identities.get(body.identityId))) {
         throw validationError([
           { field: 'identityId', reason: `no identity with id '${body.identityId}'`, value: body.identityId },
         ]);
       }
-      const refuseSecond = () => {
-        if (authenticators.listByIdentity(body.identityId).some((a) => a.method === 'updb'))
+      const refuseSecond = async () => {
+        if ((await authenticators.listByIdentity(body.identityId)).some((a) => a.method === 'updb'))
           throw validationError([
             {
               field: 'identityId',
@@ -136,8 +149,8 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
             },
           ]);
       };
-      refuseSecond();
-      checkPassword(body.identityId, body.password);
+      await refuseSecond();
+      await checkPassword(body.identityId, body.password);
       const now = ctx.clock.now();
       const authenticator: Authenticator = {
         id: randomUUID(),
@@ -149,9 +162,9 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
         updatedAt: now,
       };
       // Checked again with the write: a parallel request may have created one while this one hashed.
-      ctx.store.transaction(() => {
-        refuseSecond();
-        authenticators.create(authenticator);
+      await ctx.store.transaction(async () => {
+        await refuseSecond();
+        await authenticators.create(authenticator);
       });
       return reply.status(201).send(created('authenticators', authenticator.id));
     },
@@ -172,7 +185,7 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
         },
       },
       async (request) => {
-        const existing = load(request.params.id);
+        const existing = await load(request.params.id);
         if (existing.method !== 'updb')
           throw validationError([
             {
@@ -182,17 +195,22 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
             },
           ]);
         const { body } = request;
-        if (body.password !== undefined) checkPassword(existing.identityId, body.password);
-        authenticators.update({
-          ...existing,
-          username: body.username ?? existing.username,
-          passwordHash:
-            body.password !== undefined ? await hashPassword(body.password) : existing.passwordHash,
-          updatedAt: ctx.clock.now(),
+        if (body.password !== undefined) await checkPassword(existing.identityId, body.password);
+        // Hashed before the transaction: it is slow, and needs nothing from the store.
+        const passwordHash =
+          body.password !== undefined ? await hashPassword(body.password) : existing.passwordHash;
+        // One transaction: the new password and the end of what the old one opened (the caller's own session
+        // excepted) land together, and their revocations are done before the answer.
+        await ctx.store.transaction(async () => {
+          await authenticators.update({
+            ...existing,
+            username: body.username ?? existing.username,
+            passwordHash,
+            updatedAt: ctx.clock.now(),
+          });
+          if (body.password !== undefined)
+            await endApiSessionsOf(ctx, existing.identityId, authOf(request).session.id);
         });
-        // A new password ends what the old one opened (the caller's own session excepted).
-        if (body.password !== undefined)
-          endApiSessionsOf(ctx, existing.identityId, authOf(request).session.id);
         return empty();
       },
     );
@@ -202,9 +220,11 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
     '/authenticators/:id',
     { schema: { tags, params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses(401, 404) } } },
     async (request) => {
-      const existing = load(request.params.id);
-      authenticators.delete(existing.id);
-      endApiSessionsOf(ctx, existing.identityId, authOf(request).session.id);
+      const existing = await load(request.params.id);
+      await ctx.store.transaction(async () => {
+        await authenticators.delete(existing.id);
+        await endApiSessionsOf(ctx, existing.identityId, authOf(request).session.id);
+      });
       return empty();
     },
   );

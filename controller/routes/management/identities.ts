@@ -1,7 +1,7 @@
 import type { Api } from '../../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
 import type { ControllerContext } from '../../context.js';
-import { IDENTITY_TYPES, type Identity } from '../../model.js';
+import { IDENTITY_TYPES, type ApiSession, type Authenticator, type Identity } from '../../model.js';
 import { ApiError, validationError, type FieldCause } from '../../http/api-error.js';
 import { entityBase, iso, selfLinks } from '../../http/envelope.js';
 import { Attributes, BaseEntity, DateTime, EntityRef, Name, Tags, writeBodies } from '../../http/schemas.js';
@@ -10,6 +10,7 @@ import { releasePolicyReferences } from './policy-references.js';
 import { registerCrud, pick } from '../crud.js';
 import { normaliseAttributes } from './roles.js';
 import { ref } from './refs.js';
+import { preparedWire, type WireOf } from './prepared-wire.js';
 import { enrollmentAuthorityOf } from '../../enrollment/enrollment-authority.js';
 import { IdentityEnrollments, identityEnrollmentsToWire } from '../../enrollment/enrollment-views.js';
 import {
@@ -67,14 +68,62 @@ export const IdentityDetail = Type.Object(
   { additionalProperties: true },
 );
 
-/** The identity as the API shows it, with what other tables know about it (authenticators, sessions, MFA). */
-export function identityToWire(ctx: ControllerContext, identity: Identity): Record<string, unknown> {
-  const authenticators = ctx.store.authenticators.listByIdentity(identity.id);
+/**
+ * How a page of identities shows, with what other tables know about each (authenticators, API sessions, MFA,
+ * enrollments, its auth policy's name): read for the whole page first, then rendered synchronously. The auth
+ * policies are one read for the page; the per-identity rows are read side by side (the store has no
+ * by-many-identities reads for them yet).
+ */
+export async function identityWireOf(
+  ctx: ControllerContext,
+  identities: readonly Identity[],
+): Promise<WireOf<Identity>> {
+  const { store } = ctx;
+  const [policies, related] = await Promise.all([
+    store.authPolicies.getMany([...new Set(identities.map((i) => i.authPolicyId))]),
+    Promise.all(
+      identities.map(async (identity) => {
+        const [authenticators, sessions, isMfaEnabled, enrollment] = await Promise.all([
+          store.authenticators.listByIdentity(identity.id),
+          store.apiSessions.listByIdentity(identity.id),
+          ctx.isMfaEnrolled(identity.id),
+          identityEnrollmentsToWire(ctx, identity.id),
+        ]);
+        return [identity.id, { authenticators, sessions, isMfaEnabled, enrollment }] as const;
+      }),
+    ),
+  ]);
+  const policyNames = new Map(policies.map((p) => [p.id, p.name]));
+  const byIdentity = new Map(related);
+  return (identity) => {
+    const loaded = byIdentity.get(identity.id);
+    if (!loaded) throw new Error(`identity ${identity.id} is not in the page its view was loaded for`);
+    return renderIdentity(identity, loaded, policyNames.get(identity.authPolicyId));
+  };
+}
+
+/** One identity as the API shows it (`identityWireOf` for a page). */
+export async function identityToWire(
+  ctx: ControllerContext,
+  identity: Identity,
+): Promise<Record<string, unknown>> {
+  return (await identityWireOf(ctx, [identity]))(identity);
+}
+
+function renderIdentity(
+  identity: Identity,
+  related: {
+    authenticators: readonly Authenticator[];
+    sessions: readonly ApiSession[];
+    isMfaEnabled: boolean;
+    enrollment: Record<string, unknown>;
+  },
+  authPolicyName: string | undefined,
+): Record<string, unknown> {
+  const { authenticators, sessions } = related;
   const updb = authenticators.find((a) => a.method === 'updb');
   const cert = authenticators.find((a) => a.method === 'cert');
-  const sessions = ctx.store.apiSessions.listByIdentity(identity.id);
   const latest = sessions[sessions.length - 1];
-  const authPolicy = ctx.store.authPolicies.get(identity.authPolicyId);
   return {
     ...entityBase('identities', identity),
     type: {
@@ -86,15 +135,15 @@ export function identityToWire(ctx: ControllerContext, identity: Identity): Reco
     typeId: identity.type,
     isAdmin: identity.isAdmin,
     isDefaultAdmin: identity.isDefaultAdmin,
-    isMfaEnabled: ctx.isMfaEnrolled(identity.id),
+    isMfaEnabled: related.isMfaEnabled,
     roleAttributes: identity.roleAttributes,
     authPolicyId: identity.authPolicyId,
-    authPolicy: ref('auth-policies', identity.authPolicyId, authPolicy?.name ?? identity.authPolicyId),
+    authPolicy: ref('auth-policies', identity.authPolicyId, authPolicyName ?? identity.authPolicyId),
     authenticators: {
       ...(updb ? { updb: { id: updb.id, username: updb.username } } : {}),
       ...(cert ? { cert: { id: cert.id, fingerprint: cert.fingerprint } } : {}),
     },
-    enrollment: identityEnrollmentsToWire(ctx, identity.id),
+    enrollment: related.enrollment,
     hasApiSession: sessions.length > 0,
     hasEdgeRouterConnection: false,
     edgeRouterConnectionStatus: 'unknown',
@@ -115,17 +164,19 @@ export function identityToWire(ctx: ControllerContext, identity: Identity): Reco
 export function registerIdentities(app: Api, ctx: ControllerContext): void {
   // The enrollment a create asked for, stored by afterWrite in the create's own transaction.
   const requestedEnrollment = new WeakMap<Identity, RequestedEnrollment>();
+  const wire = preparedWire<Identity>('identities', (page) => identityWireOf(ctx, page));
   registerCrud<Identity>(app, ctx, {
     collection: 'identities',
     tag: 'Identity',
     repo: ctx.store.identities,
     schemas: { create: IdentityCreate, update: IdentityCreate, patch: IdentityPatch, detail: IdentityDetail },
-    toWire: (identity) => identityToWire(ctx, identity),
-    build(body, mode, existing, id, now) {
+    prepare: wire.prepare,
+    toWire: wire.toWire,
+    async build(body, mode, existing, id, now) {
       const problems: FieldCause[] = [];
       const authPolicyId =
         pick<string | null>(body, 'authPolicyId', mode, existing?.authPolicyId, 'default') ?? 'default';
-      if (!ctx.store.authPolicies.get(authPolicyId)) {
+      if (!(await ctx.store.authPolicies.get(authPolicyId))) {
         problems.push({
           field: 'authPolicyId',
           reason: `no auth policy with id '${authPolicyId}'`,
@@ -149,7 +200,7 @@ export function registerIdentities(app: Api, ctx: ControllerContext): void {
           },
         ]);
       const enrollment = mode === 'create' ? parseEnrollmentRequest(body.enrollment) : undefined;
-      if (enrollment?.username) checkUsernameFree(ctx, enrollment.username, 'enrollment.updb');
+      if (enrollment?.username) await checkUsernameFree(ctx, enrollment.username, 'enrollment.updb');
       const disabled = pick(body, 'disabled', mode, existing?.disabled, false);
       // Disabling the default admin would lock every administrator out of a fresh controller for good.
       if (existing?.isDefaultAdmin && disabled)
@@ -177,7 +228,7 @@ export function registerIdentities(app: Api, ctx: ControllerContext): void {
       if (enrollment) requestedEnrollment.set(identity, enrollment);
       return identity;
     },
-    beforeDelete(identity, { cascade }) {
+    async beforeDelete(identity, { cascade }) {
       if (identity.isDefaultAdmin) {
         throw new ApiError(
           409,
@@ -185,23 +236,26 @@ export function registerIdentities(app: Api, ctx: ControllerContext): void {
           'The default admin identity cannot be deleted',
         );
       }
-      if (releasePolicyReferences(ctx, 'identity', identity, 'identity', cascade))
+      if (await releasePolicyReferences(ctx, 'identity', identity, 'identity', cascade))
         ctx.events.emit('policy.changed');
     },
-    afterWrite(identity, op) {
+    // Awaited inside the write's transaction: on a delete, the identity, its authenticators, its API sessions
+    // (with their sessions) and, with ?cascade=true, the policies' references to it go together or not at all.
+    async afterWrite(identity, op) {
       const enrollment = op === 'create' ? requestedEnrollment.get(identity) : undefined;
       if (enrollment)
-        addEnrollment(ctx, enrollmentAuthorityOf(ctx), identity.id, enrollment, {
+        await addEnrollment(ctx, enrollmentAuthorityOf(ctx), identity.id, enrollment, {
           usernameField: 'enrollment.updb',
         });
       if (op !== 'delete') {
         // A disabled identity keeps nothing: its API sessions end, and with them its sessions and tunnels.
-        if (identity.disabled) endApiSessionsOf(ctx, identity.id);
-        return void ctx.events.emit('identity.changed', identity.id);
+        if (identity.disabled) await endApiSessionsOf(ctx, identity.id);
+        ctx.events.emit('identity.changed', identity.id);
+        return;
       }
       // Its enrollments go with it by the store's foreign key, in this same transaction.
-      ctx.store.authenticators.deleteByIdentity(identity.id);
-      endApiSessionsOf(ctx, identity.id);
+      await ctx.store.authenticators.deleteByIdentity(identity.id);
+      await endApiSessionsOf(ctx, identity.id);
       ctx.events.emit('identity.deleted', identity.id);
     },
   });

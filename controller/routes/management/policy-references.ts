@@ -15,17 +15,22 @@ const ROLE_FIELD: Record<PolicySide, 'identityRoles' | 'serviceRoles' | 'posture
   postureCheck: 'postureCheckRoles',
 };
 
-/** Throws the 409, or with `cascade` removes the references; answers whether any policy changed. */
-export function releasePolicyReferences(
+/**
+ * Throws the 409, or with `cascade` removes the references; answers whether any policy changed. Call inside
+ * the delete's transaction, so the check, the policies' edits and the delete land together.
+ */
+export async function releasePolicyReferences(
   ctx: ControllerContext,
   side: PolicySide,
   entity: { id: string; name: string },
   what: string,
   cascade: boolean,
-): boolean {
+): Promise<boolean> {
   const role = `@${entity.id}`;
   const field = ROLE_FIELD[side];
-  const referrers = ctx.store.servicePolicies.selecting(side, [role]).filter((p) => p[field].includes(role));
+  const referrers = (await ctx.store.servicePolicies.selecting(side, [role])).filter((p) =>
+    p[field].includes(role),
+  );
   if (referrers.length === 0) return false;
   if (!cascade) {
     const names = referrers.map((p) => `'${p.name}'`).join(', ');
@@ -44,7 +49,7 @@ export function releasePolicyReferences(
       [field]: policy[field].filter((r) => r !== role),
       updatedAt: now,
     };
-    ctx.store.servicePolicies.update(updated);
+    await ctx.store.servicePolicies.update(updated);
   }
   return true;
 }

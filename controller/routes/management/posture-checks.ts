@@ -129,8 +129,9 @@ export function registerPostureChecks(app: Api, ctx: ControllerContext): void {
     schemas: { create: CheckCreate, update: CheckCreate, patch: CheckPatch, detail: CheckDetail },
     toWire: postureCheckToWire,
     build: (body, mode, existing, id, now) => buildCheck(body, mode, existing, id, now),
-    beforeDelete: (check, { cascade }) =>
-      void releasePolicyReferences(ctx, 'postureCheck', check, 'posture check', cascade),
+    beforeDelete: async (check, { cascade }) => {
+      await releasePolicyReferences(ctx, 'postureCheck', check, 'posture check', cascade);
+    },
     afterWrite: () => void ctx.events.emit('policy.changed'),
   });
 }

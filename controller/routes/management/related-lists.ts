@@ -6,18 +6,20 @@
 import type { Api } from '../../http/typed-app.js';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { ControllerContext } from '../../context.js';
-import type { Entity } from '../../model.js';
+import type { Entity, Identity, ServicePolicy } from '../../model.js';
 import { notFound } from '../../http/api-error.js';
 import { list } from '../../http/envelope.js';
 import { parseListQuery } from '../../http/list-query.js';
 import { IdParams, ListQuerystring, errorResponses, listEnvelope } from '../../http/schemas.js';
 import { AccessResolver } from '../../posture/access/access-resolver.js';
+import { ALL_ROLE, attributeRoles, idRoles, roleSelects } from '../../posture/access/role-match.js';
 import type { PostureCheck } from '../../posture/types.js';
 import type { AttributedRepository } from '../../store/repository.js';
-import { IdentityDetail, identityToWire } from './identities.js';
-import { PolicyDetail, servicePolicyToWire } from './service-policies.js';
+import { IdentityDetail, identityWireOf } from './identities.js';
+import { PolicyDetail, servicePolicyWireOf } from './service-policies.js';
 import { CheckDetail, postureCheckToWire } from './posture-checks.js';
 import { ServiceDetail, serviceToWire } from './services.js';
+import type { WireOf } from './prepared-wire.js';
 
 /** One page of an in-memory list, by the request's `limit`, `offset` and name filter. */
 function page<T extends { name: string; id: string }>(items: T[], query: Record<string, unknown>) {
@@ -55,7 +57,7 @@ export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
         },
       },
       async (request) => {
-        const attributes = repo.attributes().map((a) => ({ id: a, name: a }));
+        const attributes = (await repo.attributes()).map((a) => ({ id: a, name: a }));
         const { items, pagination } = page(attributes, request.query);
         return list(
           items.map((a) => a.id),
@@ -65,14 +67,17 @@ export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
     );
   }
 
-  /** `GET /<owner>/:id/<related>`: the owner loaded (404 when unknown), then its related entities. */
+  /**
+   * `GET /<owner>/:id/<related>`: the owner loaded (404 when unknown), then its related entities; only the
+   * page shown is rendered, its views loaded for the page at once.
+   */
   function related<O, R extends { name: string; id: string }>(
     path: string,
     tag: string,
     item: TSchema,
-    load: (id: string) => O | undefined,
-    find: (owner: O, resolver: AccessResolver) => R[],
-    toWire: (entity: R) => Record<string, unknown>,
+    load: (id: string) => Promise<O | undefined>,
+    find: (owner: O, resolver: AccessResolver) => R[] | Promise<R[]>,
+    wireOf: (page: readonly R[]) => Promise<WireOf<R>>,
   ): void {
     app.get(
       path,
@@ -86,25 +91,27 @@ export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
       },
       async (request) => {
         const { id } = request.params;
-        const owner = load(id);
+        const owner = await load(id);
         if (owner === undefined) throw notFound(`${path.split('/')[1]}/${id}`);
-        const { items, pagination } = page(find(owner, new AccessResolver(store)), request.query);
-        return list(items.map(toWire), pagination);
+        const { items, pagination } = page(await find(owner, await AccessResolver.of(store)), request.query);
+        const wire = await wireOf(items);
+        return list(items.map(wire), pagination);
       },
     );
   }
 
   const policy = (id: string) => store.servicePolicies.get(id);
-  const identityWire = (i: Parameters<typeof identityToWire>[1]) => identityToWire(ctx, i);
-  const policyWire = (p: Parameters<typeof servicePolicyToWire>[1]) => servicePolicyToWire(ctx, p);
-  const checkWire = (c: PostureCheck) => postureCheckToWire(c);
+  const identityWire = (page: readonly Identity[]) => identityWireOf(ctx, page);
+  const policyWire = (page: readonly ServicePolicy[]) => servicePolicyWireOf(ctx, page);
+  const serviceWire = async () => serviceToWire;
+  const checkWire = async () => (c: PostureCheck) => postureCheckToWire(c);
 
   related(
     '/service-policies/:id/identities',
     'Service Policy',
     IdentityDetail,
     policy,
-    (p, r) => r.identitiesOf(p),
+    (p, r) => r.identitiesOf(p, store.identities),
     identityWire,
   );
   related(
@@ -113,7 +120,7 @@ export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
     ServiceDetail,
     policy,
     (p, r) => r.servicesOf(p),
-    serviceToWire,
+    serviceWire,
   );
   related(
     '/service-policies/:id/posture-checks',
@@ -139,7 +146,7 @@ export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
     ServiceDetail,
     identity,
     (i, r) => r.grantsOf(i).map((g) => g.service),
-    serviceToWire,
+    serviceWire,
   );
 
   const service = (id: string) => store.services.get(id);
@@ -156,8 +163,28 @@ export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
     'Service',
     IdentityDetail,
     service,
-    (s, r) => uniqueById(r.policiesSelecting(s).flatMap((p) => r.identitiesOf(p))),
+    async (s, r) => uniqueById(await identitiesOfAny(r.policiesSelecting(s), store.identities)),
     identityWire,
+  );
+}
+
+/**
+ * The identities any of the policies selects: the candidates are read once for all the policies (one lookup
+ * by attribute, one by id), not once per policy, then each kept when some policy selects it.
+ */
+async function identitiesOfAny(
+  policies: readonly ServicePolicy[],
+  identities: AttributedRepository<Identity>,
+): Promise<Identity[]> {
+  if (policies.length === 0) return [];
+  const roles = policies.flatMap((p) => p.identityRoles);
+  const candidates = roles.includes(ALL_ROLE)
+    ? (await identities.list({ limit: Math.max(await identities.count(), 1), offset: 0 })).items
+    : await identities.getMany([
+        ...new Set([...idRoles(roles), ...(await identities.idsWithAnyAttribute(attributeRoles(roles)))]),
+      ]);
+  return candidates.filter((e) =>
+    policies.some((p) => roleSelects(p.semantic, p.identityRoles, e.id, e.roleAttributes)),
   );
 }
 

@@ -6,7 +6,8 @@ import { validationError, type FieldCause } from '../../http/api-error.js';
 import { entityBase } from '../../http/envelope.js';
 import { BaseEntity, Name, Roles, Tags, writeBodies } from '../../http/schemas.js';
 import { registerCrud, pick } from '../crud.js';
-import { normaliseRoles, rolesDisplay } from './roles.js';
+import { normaliseRoles, roleNames, rolesDisplay } from './roles.js';
+import { preparedWire, type WireOf } from './prepared-wire.js';
 
 const NamedRoles = Type.Array(Type.Object({ role: Type.String(), name: Type.String() }));
 const writable = {
@@ -35,30 +36,50 @@ export const PolicyDetail = Type.Object(
   { additionalProperties: true },
 );
 
-export function servicePolicyToWire(ctx: ControllerContext, p: ServicePolicy): Record<string, unknown> {
+/** How a page of policies shows: the names behind their `@id` roles are read once per kind for the page. */
+export async function servicePolicyWireOf(
+  ctx: ControllerContext,
+  policies: readonly ServicePolicy[],
+): Promise<WireOf<ServicePolicy>> {
   const { identities, services, postureChecks } = ctx.store;
-  return {
+  const [identityNames, serviceNames, checkNames] = await Promise.all([
+    roleNames(
+      policies.map((p) => p.identityRoles),
+      identities,
+    ),
+    roleNames(
+      policies.map((p) => p.serviceRoles),
+      services,
+    ),
+    roleNames(
+      policies.map((p) => p.postureCheckRoles),
+      postureChecks,
+    ),
+  ]);
+  return (p) => ({
     ...entityBase('service-policies', p),
     type: p.type,
     semantic: p.semantic,
     identityRoles: p.identityRoles,
-    identityRolesDisplay: rolesDisplay(p.identityRoles, identities),
+    identityRolesDisplay: rolesDisplay(p.identityRoles, identityNames),
     serviceRoles: p.serviceRoles,
-    serviceRolesDisplay: rolesDisplay(p.serviceRoles, services),
+    serviceRolesDisplay: rolesDisplay(p.serviceRoles, serviceNames),
     postureCheckRoles: p.postureCheckRoles,
-    postureCheckRolesDisplay: rolesDisplay(p.postureCheckRoles, postureChecks),
-  };
+    postureCheckRolesDisplay: rolesDisplay(p.postureCheckRoles, checkNames),
+  });
 }
 
 export function registerServicePolicies(app: Api, ctx: ControllerContext): void {
   const { identities, services, postureChecks } = ctx.store;
+  const wire = preparedWire<ServicePolicy>('service-policies', (page) => servicePolicyWireOf(ctx, page));
   registerCrud<ServicePolicy>(app, ctx, {
     collection: 'service-policies',
     tag: 'Service Policy',
     repo: ctx.store.servicePolicies,
     schemas: { create: PolicyCreate, update: PolicyCreate, patch: PolicyPatch, detail: PolicyDetail },
-    toWire: (p) => servicePolicyToWire(ctx, p),
-    build(body, mode, existing, id, now) {
+    prepare: wire.prepare,
+    toWire: wire.toWire,
+    async build(body, mode, existing, id, now) {
       const problems: FieldCause[] = [];
       const roles = (
         field: 'identityRoles' | 'serviceRoles' | 'postureCheckRoles',
@@ -72,9 +93,9 @@ export function registerServicePolicies(app: Api, ctx: ControllerContext): void 
         name: pick(body, 'name', mode, existing?.name, ''),
         type: pick(body, 'type', mode, existing?.type, 'Dial'),
         semantic: pick(body, 'semantic', mode, existing?.semantic, 'AllOf'),
-        identityRoles: roles('identityRoles', identities),
-        serviceRoles: roles('serviceRoles', services),
-        postureCheckRoles: roles('postureCheckRoles', postureChecks),
+        identityRoles: await roles('identityRoles', identities),
+        serviceRoles: await roles('serviceRoles', services),
+        postureCheckRoles: await roles('postureCheckRoles', postureChecks),
         tags: pick(body, 'tags', mode, existing?.tags, {}),
         createdAt: existing?.createdAt ?? now,
         updatedAt: now,

@@ -48,12 +48,12 @@ export function registerServices(app: Api, ctx: ControllerContext): void {
     repo: ctx.store.services,
     schemas: { create: ServiceCreate, update: ServiceCreate, patch: ServicePatch, detail: ServiceDetail },
     toWire: serviceToWire,
-    build: (body, mode, existing, id, now) => {
+    build: async (body, mode, existing, id, now) => {
       const problems: FieldCause[] = [];
       const configs =
         mode === 'patch' && !('configs' in body)
           ? (existing?.configs ?? [])
-          : resolveServiceConfigs(
+          : await resolveServiceConfigs(
               ctx.store,
               body.configs === null
                 ? []
@@ -82,8 +82,9 @@ export function registerServices(app: Api, ctx: ControllerContext): void {
         updatedAt: now,
       };
     },
-    beforeDelete: (service, { cascade }) =>
-      void releasePolicyReferences(ctx, 'service', service, 'service', cascade),
+    beforeDelete: async (service, { cascade }) => {
+      await releasePolicyReferences(ctx, 'service', service, 'service', cascade);
+    },
     afterWrite: () => void ctx.events.emit('policy.changed'),
   });
 }

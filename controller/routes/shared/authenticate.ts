@@ -55,7 +55,7 @@ export function registerAuthenticate(app: Api, ctx: ControllerContext): void {
       const body = request.body ?? {};
       const { authenticator, identity } =
         method === 'cert'
-          ? checkCertificate(ctx, enrollmentAuthorityOf(ctx).ca, request.raw.socket, request.log)
+          ? await checkCertificate(ctx, enrollmentAuthorityOf(ctx).ca, request.raw.socket, request.log)
           : await checkPassword(
               ctx,
               required(body.username, 'username'),
@@ -66,7 +66,7 @@ export function registerAuthenticate(app: Api, ctx: ControllerContext): void {
               },
             );
 
-      const { session, token } = createApiSession(ctx, {
+      const { session, token } = await createApiSession(ctx, {
         identity,
         authenticatorId: authenticator.id,
         ipAddress: request.ip,
@@ -78,7 +78,7 @@ export function registerAuthenticate(app: Api, ctx: ControllerContext): void {
       return reply
         .header(SESSION_HEADER, token)
         .headers(sessionHeaders(ctx, session))
-        .send(detail(currentSessionToWire(ctx, session, identity, token)));
+        .send(detail(await currentSessionToWire(ctx, session, identity, token)));
     },
   );
 }

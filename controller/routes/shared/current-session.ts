@@ -21,7 +21,7 @@ export function registerCurrentSession(app: Api, ctx: ControllerContext): void {
       const { session, identity, token } = authOf(request);
       return reply
         .headers(sessionHeaders(ctx, session))
-        .send(detail(currentSessionToWire(ctx, session, identity, token)));
+        .send(detail(await currentSessionToWire(ctx, session, identity, token)));
     },
   );
 
@@ -32,7 +32,7 @@ export function registerCurrentSession(app: Api, ctx: ControllerContext): void {
       schema: { tags, response: { 200: EmptyEnvelope, ...errorResponses(401) } },
     },
     async (request) => {
-      deleteApiSession(ctx, authOf(request).session);
+      await deleteApiSession(ctx, authOf(request).session);
       return empty();
     },
   );
@@ -46,6 +46,6 @@ export function registerCurrentSession(app: Api, ctx: ControllerContext): void {
         response: { 200: detailEnvelope(IdentityDetail), ...errorResponses(401) },
       },
     },
-    async (request) => detail(identityToWire(ctx, authOf(request).identity)),
+    async (request) => detail(await identityToWire(ctx, authOf(request).identity)),
   );
 }

@@ -12,13 +12,13 @@ export {
 } from '../../../src/api/schemas.js';
 
 /** The current API session as OpenZiti's `currentApiSessionDetail`. */
-export function currentSessionToWire(
+export async function currentSessionToWire(
   ctx: ControllerContext,
   session: ApiSession,
   identity: Identity,
   token: string,
 ) {
-  const queries = outstandingAuthQueries(ctx, session, identity);
+  const queries = await outstandingAuthQueries(ctx, session, identity);
   const expires = expiresAt(ctx, session);
   const requireTotp = queries.length > 0 || session.isMfaRequired;
   return {

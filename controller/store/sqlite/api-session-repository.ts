@@ -1,6 +1,6 @@
 import type { Db } from '../database.js';
 import type { ApiSession } from '../../model.js';
-import type { ApiSessionRepository, ListQuery, Page } from '../repository.js';
+import type { SyncApiSessionRepository, ListQuery, Page } from '../repository.js';
 
 interface Row {
   id: string;
@@ -65,7 +65,7 @@ const CACHED_SESSIONS = 10_000;
  * so the next read goes to the database; the store clears the whole cache when a transaction rolls back,
  * so nothing read inside a rolled-back transaction outlives it. Callers get copies, never the cached object.
  */
-export class SqliteApiSessionRepository implements ApiSessionRepository {
+export class SqliteApiSessionRepository implements SyncApiSessionRepository {
   private readonly stmts;
   private readonly byTokenHash = new Map<string, ApiSession>();
   private readonly tokenHashById = new Map<string, string>();

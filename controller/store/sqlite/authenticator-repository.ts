@@ -1,6 +1,11 @@
 import type { Db } from '../database.js';
 import type { Authenticator, CertAuthenticator, UpdbAuthenticator } from '../../model.js';
-import { UniqueViolation, type AuthenticatorRepository, type ListQuery, type Page } from '../repository.js';
+import {
+  UniqueViolation,
+  type SyncAuthenticatorRepository,
+  type ListQuery,
+  type Page,
+} from '../repository.js';
 
 interface Row {
   id: string;
@@ -38,7 +43,7 @@ const toParams = (a: Authenticator) => ({
   updated_at: a.updatedAt.toISOString(),
 });
 
-export class SqliteAuthenticatorRepository implements AuthenticatorRepository {
+export class SqliteAuthenticatorRepository implements SyncAuthenticatorRepository {
   constructor(private readonly db: Db) {}
 
   get(id: string): Authenticator | undefined {

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Db } from '../database.js';
 import type { Entity } from '../../model.js';
-import { UniqueViolation, type AttributedRepository, type ListQuery, type Page } from '../repository.js';
+import { UniqueViolation, type SyncAttributedRepository, type ListQuery, type Page } from '../repository.js';
 import { compileFilter, type FilterField } from '../../http/filter/index.js';
 import { MAX_LIMIT } from '../../http/list-query.js';
 import { documentFilterFields, type ExtraField } from './document-filter.js';
@@ -23,7 +23,7 @@ export type DocReviver<T> = (doc: Record<string, unknown>) => Partial<T>;
  */
 export class DocumentRepository<
   T extends Entity & { roleAttributes?: string[] },
-> implements AttributedRepository<T> {
+> implements SyncAttributedRepository<T> {
   private readonly stmts;
   /** SQL that varies with its inputs (IN lists, filters), prepared once per distinct text. */
   private readonly prepared = new Map<string, Database.Statement>();

@@ -1,6 +1,6 @@
 import type { Db } from '../database.js';
 import type { Enrollment } from '../../model.js';
-import { UniqueViolation, type EnrollmentRepository, type ListQuery, type Page } from '../repository.js';
+import { UniqueViolation, type SyncEnrollmentRepository, type ListQuery, type Page } from '../repository.js';
 
 interface Row {
   id: string;
@@ -46,7 +46,7 @@ const toParams = (e: Enrollment) => ({
 
 const OUTSTANDING = `used_at IS NULL`;
 
-export class SqliteEnrollmentRepository implements EnrollmentRepository {
+export class SqliteEnrollmentRepository implements SyncEnrollmentRepository {
   private readonly stmts;
 
   constructor(private readonly db: Db) {

@@ -5,7 +5,7 @@ import type {
   MfaAuditFilter,
   MfaAuditQuery,
   MfaEnrollment,
-  MfaRepository,
+  SyncMfaRepository,
   SealedRecoveryCode,
 } from '../../mfa/mfa-repository.js';
 
@@ -73,7 +73,7 @@ const AUDIT_COLUMNS: Record<keyof MfaAuditFilter, string> = {
   factor: 'factor',
 };
 
-export class SqliteMfaRepository implements MfaRepository {
+export class SqliteMfaRepository implements SyncMfaRepository {
   private readonly stmts;
 
   constructor(readonly db: Db) {

@@ -3,10 +3,10 @@ import type { Db } from '../database.js';
 import type { PolicyType } from '../../model.js';
 import type {
   EdgeSession,
-  EdgeSessionRepository,
-  FailedRequestRepository,
+  SyncEdgeSessionRepository,
+  SyncFailedRequestRepository,
   FailedServiceRequest,
-  ServiceChangeRepository,
+  SyncServiceChangeRepository,
 } from '../../posture/posture-repository.js';
 
 interface SessionRow {
@@ -31,7 +31,7 @@ const sessionOf = (r: SessionRow): EdgeSession => ({
   updatedAt: new Date(r.updated_at),
 });
 
-export class SqliteEdgeSessionRepository implements EdgeSessionRepository {
+export class SqliteEdgeSessionRepository implements SyncEdgeSessionRepository {
   private readonly stmts;
 
   constructor(private readonly db: Db) {
@@ -52,7 +52,9 @@ export class SqliteEdgeSessionRepository implements EdgeSessionRepository {
       deleteByApiSession: db.prepare(`DELETE FROM edge_sessions WHERE api_session_id = ?`),
       deleteByIdentity: db.prepare(`DELETE FROM edge_sessions WHERE identity_id = ?`),
       identities: db.prepare(`SELECT DISTINCT identity_id FROM edge_sessions`),
-      apiSessions: db.prepare(`SELECT DISTINCT api_session_id FROM edge_sessions`),
+      deleteOrphans: db.prepare(
+        `DELETE FROM edge_sessions WHERE api_session_id NOT IN (SELECT id FROM api_sessions)`,
+      ),
     };
   }
 
@@ -116,11 +118,8 @@ export class SqliteEdgeSessionRepository implements EdgeSessionRepository {
     return (this.stmts.identities.all() as { identity_id: string }[]).map((r) => r.identity_id);
   }
 
-  deleteOrphans(liveApiSession: (apiSessionId: string) => boolean): number {
-    const ids = (this.stmts.apiSessions.all() as { api_session_id: string }[]).map((r) => r.api_session_id);
-    const orphans = ids.filter((id) => !liveApiSession(id));
-    this.db.transaction(() => orphans.forEach((id) => this.stmts.deleteByApiSession.run(id)))();
-    return orphans.length;
+  deleteOrphans(): number {
+    return this.stmts.deleteOrphans.run().changes;
   }
 }
 
@@ -143,7 +142,7 @@ const failureOf = (r: FailureRow): FailedServiceRequest => ({
   policyFailures: JSON.parse(r.policy_failures) as FailedServiceRequest['policyFailures'],
 });
 
-export class SqliteFailedRequestRepository implements FailedRequestRepository {
+export class SqliteFailedRequestRepository implements SyncFailedRequestRepository {
   private readonly stmts;
 
   constructor(private readonly db: Db) {
@@ -200,7 +199,7 @@ export class SqliteFailedRequestRepository implements FailedRequestRepository {
   }
 }
 
-export class SqliteServiceChangeRepository implements ServiceChangeRepository {
+export class SqliteServiceChangeRepository implements SyncServiceChangeRepository {
   private readonly stmts;
 
   constructor(db: Db) {

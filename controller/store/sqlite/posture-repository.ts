@@ -1,8 +1,8 @@
 import type { Db } from '../database.js';
 import type {
   ApiSessionPatch,
-  PostureDataRepository,
-  PostureRepository,
+  SyncPostureDataRepository,
+  SyncPostureRepository,
 } from '../../posture/posture-repository.js';
 import type {
   ApiSessionPostureData,
@@ -115,7 +115,7 @@ const CACHED_IDENTITIES = 5_000;
  * the row just written; every other write drops the identity's entry before it runs (the next load reads the
  * database again); the store clears the cache when a transaction rolls back. Callers get copies.
  */
-class SqlitePostureDataRepository implements PostureDataRepository {
+class SqlitePostureDataRepository implements SyncPostureDataRepository {
   private readonly stmts;
   private readonly cache = new Map<string, IdentityPostureData>();
   /** the identity each API session of a cached identity belongs to */
@@ -152,7 +152,9 @@ class SqlitePostureDataRepository implements PostureDataRepository {
       digest: db.prepare(`SELECT access_digest FROM posture_api_sessions WHERE api_session_id = ?`),
       setDigest: db.prepare(`UPDATE posture_api_sessions SET access_digest = ? WHERE api_session_id = ?`),
       identities: db.prepare(`SELECT DISTINCT identity_id FROM posture_api_sessions`),
-      allApiSessions: db.prepare(`SELECT api_session_id FROM posture_api_sessions`),
+      deleteOrphans: db.prepare(
+        `DELETE FROM posture_api_sessions WHERE api_session_id NOT IN (SELECT id FROM api_sessions)`,
+      ),
       deleteApiSession: db.prepare(`DELETE FROM posture_api_sessions WHERE api_session_id = ?`),
       deleteFacts: db.prepare(`DELETE FROM posture_facts WHERE identity_id = ?`),
       deleteProcesses: db.prepare(`DELETE FROM posture_processes WHERE identity_id = ?`),
@@ -320,14 +322,9 @@ class SqlitePostureDataRepository implements PostureDataRepository {
     })();
   }
 
-  deleteOrphans(liveApiSession: (apiSessionId: string) => boolean): number {
-    const ids = (this.stmts.allApiSessions.all() as { api_session_id: string }[]).map(
-      (r) => r.api_session_id,
-    );
-    const orphans = ids.filter((id) => !liveApiSession(id));
+  deleteOrphans(): number {
     this.clearCache();
-    this.db.transaction(() => orphans.forEach((id) => this.stmts.deleteApiSession.run(id)))();
-    return orphans.length;
+    return this.stmts.deleteOrphans.run().changes;
   }
 
   private setFact(
@@ -351,7 +348,7 @@ class SqlitePostureDataRepository implements PostureDataRepository {
   }
 }
 
-export class SqlitePostureRepository implements PostureRepository {
+export class SqlitePostureRepository implements SyncPostureRepository {
   readonly data;
   readonly sessions;
   readonly failures;

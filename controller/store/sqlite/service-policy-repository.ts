@@ -1,6 +1,6 @@
 import type { Db } from '../database.js';
 import type { ServicePolicy } from '../../model.js';
-import type { PolicySide, ServicePolicyRepository } from '../repository.js';
+import type { PolicySide, SyncServicePolicyRepository } from '../repository.js';
 import { DocumentRepository, placeholders } from './document-repository.js';
 
 const SIDES: Record<PolicySide, keyof ServicePolicy> = {
@@ -12,7 +12,7 @@ const SIDES: Record<PolicySide, keyof ServicePolicy> = {
 /** Service policies, with their roles mirrored into `policy_roles` so "which policies select X" is an index lookup. */
 export class SqliteServicePolicyRepository
   extends DocumentRepository<ServicePolicy>
-  implements ServicePolicyRepository
+  implements SyncServicePolicyRepository
 {
   private readonly clearRoles;
   private readonly addRole;

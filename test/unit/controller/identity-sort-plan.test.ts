@@ -21,14 +21,14 @@ beforeAll(() => {
     return prepare(source);
   }) as typeof store.db.prepare;
 });
-afterAll(() => {
-  store.close();
+afterAll(async () => {
+  await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 function pagePlan(filter: string): string {
   prepared.length = 0;
-  store.identities.list({ limit: 25, offset: 0, filter });
+  store.sync.identities.list({ limit: 25, offset: 0, filter });
   const page = prepared.find((sql) => /^SELECT \* FROM identities .*ORDER BY/s.test(sql));
   expect(page, filter).toBeDefined();
   const steps = store.db.prepare(`EXPLAIN QUERY PLAN ${page!}`).all(...[25, 0]) as { detail: string }[];

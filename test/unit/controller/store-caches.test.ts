@@ -1,18 +1,22 @@
 /**
  * What the SQLite store keeps in memory (API sessions by token hash, identities, posture data, whole
- * catalogue lists, the policies selecting a role list) must read exactly like the database: after every
- * write, after a rolled-back transaction, and whatever a caller does to the objects it was handed.
+ * catalogue lists, the policies selecting a role list, the access catalogue) must read exactly like the
+ * database: after every write, after a rolled-back transaction or savepoint, and whatever a caller does to the
+ * objects it was handed. Plain reads and writes are the repositories' own behaviour and run synchronously
+ * (`store.sync`); rollbacks are `SqliteStore.transaction`'s (it forgets the caches), so those run through the
+ * store's asynchronous face.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { SqliteStore } from '../../../controller/store/sqlite-store.js';
+import { catalogueOf } from '../../../controller/posture/access/catalogue.js';
 import type { ApiSession, EdgeRouterPolicy, Identity, ServicePolicy } from '../../../controller/model.js';
 import { tempDir } from '../../helpers/controller.js';
 
 const dirs: string[] = [];
 const stores: SqliteStore[] = [];
-afterEach(() => {
-  stores.splice(0).forEach((s) => s.close());
+afterEach(async () => {
+  for (const store of stores.splice(0)) await store.close();
   dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true }));
 });
 function open(): SqliteStore {
@@ -74,69 +78,79 @@ const routerPolicy = (id: string, name: string): EdgeRouterPolicy => ({
   createdAt: at(0),
   updatedAt: at(0),
 });
-const rollback = (store: SqliteStore, fn: () => void) =>
-  expect(() =>
-    store.transaction(() => {
-      fn();
+/** Runs `fn` in a transaction that then throws: everything it wrote is rolled back. */
+const rollback = (store: SqliteStore, fn: () => Promise<void>) =>
+  expect(
+    store.transaction(async () => {
+      await fn();
       throw new Error('roll back');
     }),
-  ).toThrow('roll back');
+  ).rejects.toThrow('roll back');
+/** The same inside an outer transaction that commits: only the nested one (a savepoint) is rolled back. */
+const rollbackSavepoint = (store: SqliteStore, fn: () => Promise<void>) =>
+  store.transaction(() => rollback(store, fn));
 
 describe('API sessions by token hash', () => {
   it('reads every write at once: update, touch, delete and the idle sweep', () => {
-    const store = open();
-    store.apiSessions.create(session('s1'), 'hash-1');
-    store.apiSessions.create(session('s2'), 'hash-2');
-    expect(store.apiSessions.getByTokenHash('hash-1')?.isMfaComplete).toBe(false);
-    store.apiSessions.update({ ...session('s1'), isMfaComplete: true, updatedAt: at(1) });
-    expect(store.apiSessions.getByTokenHash('hash-1')?.isMfaComplete).toBe(true);
-    expect(store.apiSessions.get('s1')?.isMfaComplete).toBe(true);
-    store.apiSessions.touch('s1', at(9));
-    expect(store.apiSessions.getByTokenHash('hash-1')?.lastActivityAt).toEqual(at(9));
-    expect(store.apiSessions.delete('s1')).toBe(true);
-    expect(store.apiSessions.getByTokenHash('hash-1')).toBeUndefined();
-    expect(store.apiSessions.get('s1')).toBeUndefined();
+    const { apiSessions } = open().sync;
+    apiSessions.create(session('s1'), 'hash-1');
+    apiSessions.create(session('s2'), 'hash-2');
+    expect(apiSessions.getByTokenHash('hash-1')?.isMfaComplete).toBe(false);
+    apiSessions.update({ ...session('s1'), isMfaComplete: true, updatedAt: at(1) });
+    expect(apiSessions.getByTokenHash('hash-1')?.isMfaComplete).toBe(true);
+    expect(apiSessions.get('s1')?.isMfaComplete).toBe(true);
+    apiSessions.touch('s1', at(9));
+    expect(apiSessions.getByTokenHash('hash-1')?.lastActivityAt).toEqual(at(9));
+    expect(apiSessions.delete('s1')).toBe(true);
+    expect(apiSessions.getByTokenHash('hash-1')).toBeUndefined();
+    expect(apiSessions.get('s1')).toBeUndefined();
 
-    expect(store.apiSessions.getByTokenHash('hash-2')).toBeDefined();
-    expect(store.apiSessions.deleteIdleSince(at(5))).toEqual([{ id: 's2', identityId: 'ann' }]);
-    expect(store.apiSessions.getByTokenHash('hash-2')).toBeUndefined();
+    expect(apiSessions.getByTokenHash('hash-2')).toBeDefined();
+    expect(apiSessions.deleteIdleSince(at(5))).toEqual([{ id: 's2', identityId: 'ann' }]);
+    expect(apiSessions.getByTokenHash('hash-2')).toBeUndefined();
   });
 
-  it('forgets what a rolled-back transaction read or wrote', () => {
+  it.each([
+    ['transaction', rollback],
+    ['savepoint', rollbackSavepoint],
+  ])('forgets what a rolled-back %s read or wrote', async (_, rollingBack) => {
     const store = open();
-    store.apiSessions.create(session('s1'), 'hash-1');
-    rollback(store, () => {
-      store.apiSessions.touch('s1', at(9));
-      expect(store.apiSessions.getByTokenHash('hash-1')?.lastActivityAt).toEqual(at(9));
+    await store.apiSessions.create(session('s1'), 'hash-1');
+    await rollingBack(store, async () => {
+      await store.apiSessions.touch('s1', at(9));
+      expect((await store.apiSessions.getByTokenHash('hash-1'))?.lastActivityAt).toEqual(at(9));
     });
-    expect(store.apiSessions.getByTokenHash('hash-1')?.lastActivityAt).toEqual(at(0));
+    expect((await store.apiSessions.getByTokenHash('hash-1'))?.lastActivityAt).toEqual(at(0));
   });
 
   it('hands out copies: changing one changes nothing stored', () => {
-    const store = open();
-    store.apiSessions.create(session('s1'), 'hash-1');
-    const read = store.apiSessions.getByTokenHash('hash-1')!;
+    const { apiSessions } = open().sync;
+    apiSessions.create(session('s1'), 'hash-1');
+    const read = apiSessions.getByTokenHash('hash-1')!;
     read.isMfaComplete = true;
     read.lastActivityAt.setTime(0);
     read.envInfo.os = 'changed';
-    expect(store.apiSessions.getByTokenHash('hash-1')).toEqual(session('s1'));
+    expect(apiSessions.getByTokenHash('hash-1')).toEqual(session('s1'));
   });
 });
 
 describe('identities', () => {
-  it('reads an update, a delete and a rollback at once', () => {
+  it.each([
+    ['transaction', rollback],
+    ['savepoint', rollbackSavepoint],
+  ])('reads an update, a delete and a rolled-back %s at once', async (_, rollingBack) => {
     const store = open();
-    store.identities.create(identity('ann'));
-    expect(store.identities.get('ann')?.disabled).toBe(false);
-    store.identities.update(identity('ann', true));
-    expect(store.identities.get('ann')?.disabled).toBe(true);
-    rollback(store, () => {
-      store.identities.update(identity('ann', false));
-      expect(store.identities.get('ann')?.disabled).toBe(false);
+    await store.identities.create(identity('ann'));
+    expect((await store.identities.get('ann'))?.disabled).toBe(false);
+    await store.identities.update(identity('ann', true));
+    expect((await store.identities.get('ann'))?.disabled).toBe(true);
+    await rollingBack(store, async () => {
+      await store.identities.update(identity('ann', false));
+      expect((await store.identities.get('ann'))?.disabled).toBe(false);
     });
-    expect(store.identities.get('ann')?.disabled).toBe(true);
-    store.identities.delete('ann');
-    expect(store.identities.get('ann')).toBeUndefined();
+    expect((await store.identities.get('ann'))?.disabled).toBe(true);
+    await store.identities.delete('ann');
+    expect(await store.identities.get('ann')).toBeUndefined();
   });
 });
 
@@ -151,7 +165,7 @@ describe('posture data', () => {
 
   it('loads every write at once, each kind and each API session change', () => {
     const store = open();
-    const data = store.posture.data;
+    const data = store.sync.posture.data;
     expect(data.load('ann').os).toBeNull();
     data.setOs('ann', os('6.1', 1));
     expect(data.load('ann').os).toMatchObject({ version: '6.1', lastUpdatedAt: at(1) });
@@ -197,8 +211,9 @@ describe('posture data', () => {
     expect(data.load('ann').apiSessions.s1?.mfaPassedAt).toBeNull();
     data.deleteApiSession('s1');
     expect(data.load('ann').apiSessions).toEqual({});
+    // No API session `s2` exists: the sweep removes its row.
     data.updateApiSession('s2', 'ann', {});
-    expect(data.deleteOrphans(() => false)).toBe(1);
+    expect(data.deleteOrphans()).toBe(1);
     expect(data.load('ann').apiSessions).toEqual({});
     data.deleteIdentity('ann');
     expect(data.load('ann').os).toBeNull();
@@ -206,7 +221,7 @@ describe('posture data', () => {
 
   it('what a write leaves in memory is exactly what the database gives back', () => {
     const store = open();
-    const data = store.posture.data;
+    const data = store.sync.posture.data;
     const fresh = () => {
       data.clearCache();
       return data.load('ann');
@@ -243,24 +258,27 @@ describe('posture data', () => {
     expect(data.load('ann').processes.map((p) => p.path)).toEqual(['/B', '/a', '/c']);
   });
 
-  it('forgets a rolled-back write and hands out copies', () => {
+  it.each([
+    ['transaction', rollback],
+    ['savepoint', rollbackSavepoint],
+  ])('forgets a rolled-back %s and hands out copies', async (_, rollingBack) => {
     const store = open();
     const data = store.posture.data;
-    data.setOs('ann', os('6.1', 1));
-    data.updateApiSession('s1', 'ann', { mfaPassedAt: at(1) });
-    expect(data.load('ann').os?.version).toBe('6.1');
-    rollback(store, () => {
-      data.setOs('ann', os('7.0', 2));
-      expect(data.load('ann').os?.version).toBe('7.0');
+    await data.setOs('ann', os('6.1', 1));
+    await data.updateApiSession('s1', 'ann', { mfaPassedAt: at(1) });
+    expect((await data.load('ann')).os?.version).toBe('6.1');
+    await rollingBack(store, async () => {
+      await data.setOs('ann', os('7.0', 2));
+      expect((await data.load('ann')).os?.version).toBe('7.0');
     });
-    expect(data.load('ann').os?.version).toBe('6.1');
+    expect((await data.load('ann')).os?.version).toBe('6.1');
 
-    const loaded = data.load('ann');
+    const loaded = await data.load('ann');
     loaded.os!.version = 'changed';
     loaded.os!.lastUpdatedAt.setTime(0);
     loaded.apiSessions.s1!.mfaPassedAt!.setTime(0);
     loaded.processes.push({ ...loaded.processes[0]!, path: '/x' });
-    expect(data.load('ann')).toMatchObject({
+    expect(await data.load('ann')).toMatchObject({
       os: { version: '6.1', lastUpdatedAt: at(1) },
       processes: [],
       apiSessions: { s1: { mfaPassedAt: at(1) } },
@@ -271,56 +289,78 @@ describe('posture data', () => {
 describe('catalogue lists and policy selection', () => {
   const all = { limit: Number.MAX_SAFE_INTEGER, offset: 0 };
   // Only the policies made here (a migration may have made others).
-  const names = (store: SqliteStore) =>
-    store.edgeRouterPolicies
-      .list(all)
-      .items.filter((p) => ['1', '2', '3'].includes(p.id))
+  const names = async (store: SqliteStore) =>
+    (await store.edgeRouterPolicies.list(all)).items
+      .filter((p) => ['1', '2', '3'].includes(p.id))
       .map((p) => p.name);
 
-  it('a whole-table list follows every write and a rollback, and callers may sort what they get', () => {
-    const store = open();
-    store.edgeRouterPolicies.create(routerPolicy('1', 'b'));
-    store.edgeRouterPolicies.create(routerPolicy('2', 'a'));
-    expect(names(store)).toEqual(['a', 'b']);
-    store.edgeRouterPolicies.list(all).items.reverse();
-    expect(names(store)).toEqual(['a', 'b']);
-    const whole = store.edgeRouterPolicies.list(all);
-    expect(store.edgeRouterPolicies.list({ limit: 1, offset: 1 })).toEqual({
-      items: [whole.items[1]],
-      totalCount: whole.totalCount,
-    });
-    store.edgeRouterPolicies.create(routerPolicy('3', 'c'));
-    expect(names(store)).toEqual(['a', 'b', 'c']);
-    store.edgeRouterPolicies.update({ ...routerPolicy('3', '0'), updatedAt: at(1) });
-    expect(names(store)).toEqual(['0', 'a', 'b']);
-    store.edgeRouterPolicies.delete('2');
-    expect(names(store)).toEqual(['0', 'b']);
-    rollback(store, () => {
-      store.edgeRouterPolicies.delete('1');
-      expect(names(store)).toEqual(['0']);
-    });
-    expect(names(store)).toEqual(['0', 'b']);
-  });
+  it.each([
+    ['transaction', rollback],
+    ['savepoint', rollbackSavepoint],
+  ])(
+    'a whole-table list follows every write and a rolled-back %s, and callers may sort what they get',
+    async (_, rollingBack) => {
+      const store = open();
+      const repo = store.edgeRouterPolicies;
+      await repo.create(routerPolicy('1', 'b'));
+      await repo.create(routerPolicy('2', 'a'));
+      expect(await names(store)).toEqual(['a', 'b']);
+      (await repo.list(all)).items.reverse();
+      expect(await names(store)).toEqual(['a', 'b']);
+      const whole = await repo.list(all);
+      expect(await repo.list({ limit: 1, offset: 1 })).toEqual({
+        items: [whole.items[1]],
+        totalCount: whole.totalCount,
+      });
+      await repo.create(routerPolicy('3', 'c'));
+      expect(await names(store)).toEqual(['a', 'b', 'c']);
+      await repo.update({ ...routerPolicy('3', '0'), updatedAt: at(1) });
+      expect(await names(store)).toEqual(['0', 'a', 'b']);
+      await repo.delete('2');
+      expect(await names(store)).toEqual(['0', 'b']);
+      await rollingBack(store, async () => {
+        await repo.delete('1');
+        expect(await names(store)).toEqual(['0']);
+      });
+      expect(await names(store)).toEqual(['0', 'b']);
+    },
+  );
 
-  it('the policies selecting a role list follow every policy write and a rollback', () => {
-    const store = open();
-    const ids = () =>
-      store.servicePolicies
-        .selecting('identity', ['#sales', '@ann'])
-        .map((p) => p.id)
-        .sort();
-    store.servicePolicies.create(policy('1', ['#sales']));
-    expect(ids()).toEqual(['1']);
-    store.servicePolicies.create(policy('2', ['@ann']));
-    expect(ids()).toEqual(['1', '2']);
-    store.servicePolicies.update({ ...policy('1', ['#marketing']), updatedAt: at(1) });
-    expect(ids()).toEqual(['2']);
-    rollback(store, () => {
-      store.servicePolicies.delete('2');
-      expect(ids()).toEqual([]);
-    });
-    expect(ids()).toEqual(['2']);
-    store.servicePolicies.delete('2');
-    expect(ids()).toEqual([]);
-  });
+  it.each([
+    ['transaction', rollback],
+    ['savepoint', rollbackSavepoint],
+  ])(
+    'the policies selecting a role list follow every policy write and a rolled-back %s, the access catalogue too',
+    async (_, rollingBack) => {
+      const store = open();
+      const roles = ['#sales', '@ann'];
+      const ids = async () =>
+        (await store.servicePolicies.selecting('identity', roles)).map((p) => p.id).sort();
+      // What access decisions read: the in-memory catalogue, rebuilt when the store says it may have changed.
+      const catalogued = async () =>
+        (await catalogueOf(store))
+          .selecting('identity', roles)
+          .map((p) => p.id)
+          .sort();
+      await store.servicePolicies.create(policy('1', ['#sales']));
+      expect(await ids()).toEqual(['1']);
+      expect(await catalogued()).toEqual(['1']);
+      await store.servicePolicies.create(policy('2', ['@ann']));
+      expect(await ids()).toEqual(['1', '2']);
+      expect(await catalogued()).toEqual(['1', '2']);
+      await store.servicePolicies.update({ ...policy('1', ['#marketing']), updatedAt: at(1) });
+      expect(await ids()).toEqual(['2']);
+      expect(await catalogued()).toEqual(['2']);
+      await rollingBack(store, async () => {
+        await store.servicePolicies.delete('2');
+        expect(await ids()).toEqual([]);
+        expect(await catalogued()).toEqual([]);
+      });
+      expect(await ids()).toEqual(['2']);
+      expect(await catalogued()).toEqual(['2']);
+      await store.servicePolicies.delete('2');
+      expect(await ids()).toEqual([]);
+      expect(await catalogued()).toEqual([]);
+    },
+  );
 });

@@ -29,11 +29,11 @@ const policy = (id: string, identityRoles: string[]): ServicePolicy => ({
 });
 
 describe('SQLite store', () => {
-  it('opens in WAL mode with every migration applied once, and reopening applies none again', () => {
+  it('opens in WAL mode with every migration applied once, and reopening applies none again', async () => {
     const { dir, store } = open();
     expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(store.db.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
-    store.close();
+    await store.close();
     const again = openDatabase(dir);
     expect(again.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     expect(
@@ -43,28 +43,30 @@ describe('SQLite store', () => {
     again.close();
   });
 
-  it('finds policies by the roles they select through the index, and keeps it in step with updates and deletes', () => {
+  it('finds policies by the roles they select through the index, and keeps it in step with updates and deletes', async () => {
     const { store } = open();
-    store.servicePolicies.create(policy('1', ['#sales']));
-    store.servicePolicies.create(policy('2', ['#support', '@ann']));
-    store.servicePolicies.create(policy('3', ['#all']));
+    const { servicePolicies } = store.sync;
+    servicePolicies.create(policy('1', ['#sales']));
+    servicePolicies.create(policy('2', ['#support', '@ann']));
+    servicePolicies.create(policy('3', ['#all']));
     const ids = (roles: string[]) =>
-      store.servicePolicies
+      servicePolicies
         .selecting('identity', roles)
         .map((p) => p.id)
         .sort();
     expect(ids(['#sales', '#all'])).toEqual(['1', '3']);
     expect(ids(['@ann'])).toEqual(['2']);
-    store.servicePolicies.update({ ...policy('1', ['#marketing']), updatedAt: new Date() });
+    servicePolicies.update({ ...policy('1', ['#marketing']), updatedAt: new Date() });
     expect(ids(['#sales'])).toEqual([]);
     expect(ids(['#marketing'])).toEqual(['1']);
-    store.servicePolicies.delete('2');
+    servicePolicies.delete('2');
     expect(ids(['@ann', '#support'])).toEqual([]);
-    store.close();
+    await store.close();
   });
 
-  it('indexes role attributes and enforces unique names', () => {
+  it('indexes role attributes and enforces unique names', async () => {
     const { store } = open();
+    const { identities } = store.sync;
     const identity = (id: string, name: string, roleAttributes: string[]) => ({
       id,
       name,
@@ -79,13 +81,15 @@ describe('SQLite store', () => {
       createdAt: now,
       updatedAt: now,
     });
-    store.identities.create(identity('a', 'ann', ['sales', 'emea']));
-    store.identities.create(identity('b', 'ben', ['support']));
-    expect(store.identities.idsWithAnyAttribute(['emea', 'support']).sort()).toEqual(['a', 'b']);
-    expect(store.identities.attributes()).toEqual(['emea', 'sales', 'support']);
-    expect(() => store.identities.create(identity('c', 'ann', []))).toThrow(UniqueViolation);
-    expect(store.identities.get('c')).toBeUndefined();
-    expect(store.identities.get('a')?.createdAt).toEqual(now);
-    store.close();
+    identities.create(identity('a', 'ann', ['sales', 'emea']));
+    identities.create(identity('b', 'ben', ['support']));
+    expect(identities.idsWithAnyAttribute(['emea', 'support']).sort()).toEqual(['a', 'b']);
+    expect(identities.attributes()).toEqual(['emea', 'sales', 'support']);
+    expect(() => identities.create(identity('c', 'ann', []))).toThrow(UniqueViolation);
+    // The store's asynchronous face rejects alike.
+    await expect(store.identities.create(identity('c', 'ann', []))).rejects.toThrow(UniqueViolation);
+    expect(identities.get('c')).toBeUndefined();
+    expect(identities.get('a')?.createdAt).toEqual(now);
+    await store.close();
   });
 });

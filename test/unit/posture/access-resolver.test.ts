@@ -1,10 +1,13 @@
 /**
  * Role selection (`#attr`, `@id`, `#all`, AllOf/AnyOf) for policies, services and checks, and that resolving
- * one identity reads through the role indexes instead of scanning every policy or identity.
+ * one identity reads through the role indexes (of the in-memory catalogue) instead of scanning every policy or
+ * identity.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AccessResolver } from '../../../controller/posture/access/access-resolver.js';
+import { Catalogue } from '../../../controller/posture/access/catalogue.js';
 import { roleSelects } from '../../../controller/posture/access/role-match.js';
+import type { ServicePolicy } from '../../../controller/model.js';
 import { Fixture } from './fixture.js';
 
 describe('roleSelects', () => {
@@ -25,29 +28,36 @@ describe('AccessResolver', () => {
   beforeEach(() => {
     f = new Fixture();
   });
-  afterEach(() => f.dispose());
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await f.dispose();
+  });
 
-  it('resolves an identity’s policies, their services and checks by role', () => {
-    const alice = f.identity(['sales', 'emea']);
-    const crm = f.service(['crm']);
-    const wiki = f.service(['wiki', 'docs']);
-    const mfa = f.check('MFA', {}, ['strong']);
-    f.check('DOMAIN', { domains: ['corp'] }, ['weak']);
-    const allOf = f.policy({
+  it('resolves an identity’s policies, their services and checks by role', async () => {
+    const alice = await f.identity(['sales', 'emea']);
+    const crm = await f.service(['crm']);
+    const wiki = await f.service(['wiki', 'docs']);
+    const mfa = await f.check('MFA', {}, ['strong']);
+    await f.check('DOMAIN', { domains: ['corp'] }, ['weak']);
+    const allOf = await f.policy({
       semantic: 'AllOf',
       identityRoles: ['#sales', '#emea'],
       serviceRoles: ['#crm'],
       postureCheckRoles: ['#strong'],
     });
-    const byId = f.policy({ type: 'Bind', identityRoles: [`@${alice.id}`], serviceRoles: [`@${wiki.id}`] });
-    f.policy({ semantic: 'AllOf', identityRoles: ['#sales', '#apac'], serviceRoles: ['#all'] });
-    const everyone = f.policy({
+    const byId = await f.policy({
+      type: 'Bind',
+      identityRoles: [`@${alice.id}`],
+      serviceRoles: [`@${wiki.id}`],
+    });
+    await f.policy({ semantic: 'AllOf', identityRoles: ['#sales', '#apac'], serviceRoles: ['#all'] });
+    const everyone = await f.policy({
       identityRoles: ['#all'],
       serviceRoles: ['#wiki', '#nothing'],
       semantic: 'AnyOf',
     });
 
-    const resolver = new AccessResolver(f.store);
+    const resolver = await AccessResolver.of(f.store);
     expect(
       resolver
         .policiesOf(alice)
@@ -66,34 +76,52 @@ describe('AccessResolver', () => {
     expect(resolver.policiesFor(alice, wiki, 'Bind').map((p) => p.id)).toEqual([byId.id]);
   });
 
-  it('reads one identity through the indexes: no listing of policies or identities, only its candidates', () => {
-    const alice = f.identity(['sales']);
-    const svc = f.service(['crm']);
-    const mine = f.policy({ identityRoles: ['#sales'], serviceRoles: ['#crm'] });
+  it('reads one identity through the indexes: no listing of policies or identities, only its candidates', async () => {
+    const alice = await f.identity(['sales']);
+    const svc = await f.service(['crm']);
+    const mine = await f.policy({ identityRoles: ['#sales'], serviceRoles: ['#crm'] });
     for (let i = 0; i < 300; i++) {
-      f.identity([`team-${i}`]);
-      f.policy({ identityRoles: [`#team-${i}`], serviceRoles: ['#crm'] });
+      await f.identity([`team-${i}`]);
+      await f.policy({ identityRoles: [`#team-${i}`], serviceRoles: ['#crm'] });
     }
+    // The catalogue (services, policies, checks) is read once after a change, by whichever resolver comes
+    // first; what is measured here is the work for one identity after that.
+    await AccessResolver.of(f.store);
     const spies = [
       vi.spyOn(f.store.servicePolicies, 'list'),
+      vi.spyOn(f.store.servicePolicies, 'getMany'),
       vi.spyOn(f.store.identities, 'list'),
+      vi.spyOn(f.store.identities, 'getMany'),
+      vi.spyOn(f.store.identities, 'get'),
       vi.spyOn(f.store.services, 'list'),
+      vi.spyOn(f.store.postureChecks, 'list'),
     ];
-    const getMany = vi.spyOn(f.store.servicePolicies, 'getMany');
-    const resolver = new AccessResolver(f.store);
+    const selecting = vi.spyOn(Catalogue.prototype, 'selecting');
+    const resolver = await AccessResolver.of(f.store);
     expect(resolver.grantsOf(alice).map((g) => [g.service.id, g.policies.map((p) => p.id)])).toEqual([
       [svc.id, [mine.id]],
     ]);
     spies.forEach((spy) => expect(spy).not.toHaveBeenCalled());
-    expect(getMany.mock.calls.flatMap(([ids]) => ids)).toEqual([mine.id]);
+    // Only the policies naming one of alice's roles were looked at, not the 300 others.
+    expect(selecting.mock.results.flatMap((r) => (r.value as ServicePolicy[]).map((p) => p.id))).toEqual([
+      mine.id,
+    ]);
   });
 
-  it('caches what it read for the life of one resolver', () => {
-    const alice = f.identity(['sales']);
-    f.policy({ identityRoles: ['#sales'], serviceRoles: ['#all'] });
-    f.service();
-    const selecting = vi.spyOn(f.store.servicePolicies, 'selecting');
-    const resolver = new AccessResolver(f.store);
+  it('sees a catalogue change made after an earlier resolver was built', async () => {
+    const alice = await f.identity(['sales']);
+    await f.service(['crm']);
+    expect((await AccessResolver.of(f.store)).grantsOf(alice)).toEqual([]);
+    const added = await f.policy({ identityRoles: ['#sales'], serviceRoles: ['#crm'] });
+    expect((await AccessResolver.of(f.store)).policiesOf(alice).map((p) => p.id)).toEqual([added.id]);
+  });
+
+  it('caches what it read for the life of one resolver', async () => {
+    const alice = await f.identity(['sales']);
+    await f.policy({ identityRoles: ['#sales'], serviceRoles: ['#all'] });
+    await f.service();
+    const selecting = vi.spyOn(Catalogue.prototype, 'selecting');
+    const resolver = await AccessResolver.of(f.store);
     resolver.grantsOf(alice);
     resolver.grantsOf(alice);
     resolver.policiesOf(alice);

@@ -1,6 +1,7 @@
 /**
  * A controller context on a real SQLite store in a temp dir, without HTTP, for driving posture evaluation
  * directly. Time is whatever `Date` says, so vitest's fake timers control both the clock and the timers.
+ * Entities are written through the store's asynchronous face, as the controller writes them.
  */
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -34,7 +35,7 @@ export class Fixture {
     };
   }
 
-  identity(roleAttributes: string[] = []): Identity {
+  async identity(roleAttributes: string[] = []): Promise<Identity> {
     const identity: Identity = {
       ...this.base('identity'),
       type: 'User',
@@ -45,11 +46,11 @@ export class Fixture {
       externalId: null,
       disabled: false,
     };
-    this.store.identities.create(identity);
+    await this.store.identities.create(identity);
     return identity;
   }
 
-  service(roleAttributes: string[] = []): Service {
+  async service(roleAttributes: string[] = []): Promise<Service> {
     const service: Service = {
       ...this.base('service'),
       roleAttributes,
@@ -58,11 +59,11 @@ export class Fixture {
       terminatorStrategy: 'smartrouting',
       maxIdleTimeMillis: 0,
     };
-    this.store.services.create(service);
+    await this.store.services.create(service);
     return service;
   }
 
-  policy(fields: Partial<ServicePolicy>): ServicePolicy {
+  async policy(fields: Partial<ServicePolicy>): Promise<ServicePolicy> {
     const policy: ServicePolicy = {
       ...this.base('policy'),
       type: 'Dial',
@@ -72,15 +73,15 @@ export class Fixture {
       postureCheckRoles: [],
       ...fields,
     };
-    this.store.servicePolicies.create(policy);
+    await this.store.servicePolicies.create(policy);
     return policy;
   }
 
-  check(
+  async check(
     typeId: PostureCheck['typeId'],
     body: Record<string, unknown>,
     roleAttributes: string[] = [],
-  ): PostureCheck {
+  ): Promise<PostureCheck> {
     const parsed = getCheckModule(typeId).parse(body, 'create');
     if (!parsed.ok) throw new Error(JSON.stringify(parsed.problems));
     const check = {
@@ -89,12 +90,15 @@ export class Fixture {
       roleAttributes,
       version: 1,
     } as PostureCheck;
-    this.store.postureChecks.create(check);
+    await this.store.postureChecks.create(check);
     return check;
   }
 
-  /** An API session as login makes one, announced the way login announces it. */
-  apiSession(identity: Identity): ApiSession {
+  /**
+   * An API session as login makes one, announced the way login announces it: created and announced in one
+   * transaction, which resolves once the listeners (the posture engine's, when wired) have settled.
+   */
+  async apiSession(identity: Identity): Promise<ApiSession> {
     const now = this.ctx.clock.now();
     const session: ApiSession = {
       id: randomUUID(),
@@ -110,13 +114,15 @@ export class Fixture {
       updatedAt: now,
       lastActivityAt: now,
     };
-    this.store.apiSessions.create(session, randomUUID());
-    this.ctx.events.emit('apiSession.created', session.id, identity.id);
+    await this.store.transaction(async () => {
+      await this.store.apiSessions.create(session, randomUUID());
+      this.ctx.events.emit('apiSession.created', session.id, identity.id);
+    });
     return session;
   }
 
-  dispose(): void {
-    this.store.close();
+  async dispose(): Promise<void> {
+    await this.store.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

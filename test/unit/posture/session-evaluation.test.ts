@@ -16,17 +16,17 @@ describe('SessionEvaluation', () => {
   });
   afterEach(() => f.dispose());
 
-  function scene() {
-    const identity = f.identity(['staff']);
-    const service = f.service(['app']);
-    const domain = f.check('DOMAIN', { domains: ['corp'] }, ['base']);
-    const mac = f.check('MAC', { macAddresses: ['aa-bb-cc-dd-ee-ff'] }, ['base']);
-    const strict = f.policy({
+  async function scene() {
+    const identity = await f.identity(['staff']);
+    const service = await f.service(['app']);
+    const domain = await f.check('DOMAIN', { domains: ['corp'] }, ['base']);
+    const mac = await f.check('MAC', { macAddresses: ['aa-bb-cc-dd-ee-ff'] }, ['base']);
+    const strict = await f.policy({
       identityRoles: ['#staff'],
       serviceRoles: ['#app'],
       postureCheckRoles: ['#base'],
     });
-    const bind = f.policy({ type: 'Bind', identityRoles: ['#staff'], serviceRoles: ['#app'] });
+    const bind = await f.policy({ type: 'Bind', identityRoles: ['#staff'], serviceRoles: ['#app'] });
     return { identity, service, domain, mac, strict, bind };
   }
   const data = (partial: Partial<IdentityPostureData>): IdentityPostureData => ({
@@ -39,10 +39,10 @@ describe('SessionEvaluation', () => {
     ...partial,
   });
 
-  it('passes a policy only when all its checks pass, and grants per session type', () => {
-    const { identity, service, domain, strict } = scene();
+  it('passes a policy only when all its checks pass, and grants per session type', async () => {
+    const { identity, service, domain, strict } = await scene();
     const onlyDomain = data({ domain: { ...slot, domain: 'CORP' } });
-    const evaluation = new SessionEvaluation(new AccessResolver(f.store), onlyDomain, 's', NOW);
+    const evaluation = new SessionEvaluation(await AccessResolver.of(f.store), onlyDomain, 's', NOW);
     const dial = evaluation.access(identity, service, 'Dial');
     expect(dial.granted).toBe(false);
     expect(dial.outcomes.map((o) => o.policy.id)).toEqual([strict.id]);
@@ -52,16 +52,19 @@ describe('SessionEvaluation', () => {
 
     const both = data({ domain: { ...slot, domain: 'corp' }, mac: { ...slot, addresses: ['aabbccddeeff'] } });
     expect(
-      new SessionEvaluation(new AccessResolver(f.store), both, 's', NOW).access(identity, service, 'Dial')
-        .granted,
+      new SessionEvaluation(await AccessResolver.of(f.store), both, 's', NOW).access(
+        identity,
+        service,
+        'Dial',
+      ).granted,
     ).toBe(true);
   });
 
-  it('reports a refusal in OpenZiti’s shapes, listing only failing policies and checks', () => {
-    const { identity, service, mac, strict } = scene();
-    const open = f.policy({ identityRoles: ['#nobody'], serviceRoles: ['#app'] });
+  it('reports a refusal in OpenZiti’s shapes, listing only failing policies and checks', async () => {
+    const { identity, service, mac, strict } = await scene();
+    const open = await f.policy({ identityRoles: ['#nobody'], serviceRoles: ['#app'] });
     const evaluation = new SessionEvaluation(
-      new AccessResolver(f.store),
+      await AccessResolver.of(f.store),
       data({ domain: { ...slot, domain: 'corp' } }),
       's',
       NOW,

@@ -1,4 +1,7 @@
-/** The SQLite posture repository: what it keeps, what replaces what, and what it removes. */
+/**
+ * The SQLite posture repository: what it keeps, what replaces what, and what it removes. Its own behaviour,
+ * so it is driven synchronously (`store.sync`), without the store's asynchronous face.
+ */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Fixture } from './fixture.js';
 import type { FailedServiceRequest } from '../../../controller/posture/posture-repository.js';
@@ -13,7 +16,7 @@ describe('SqlitePostureRepository', () => {
   afterEach(() => f.dispose());
 
   it('keeps the latest report per slot and per process path, and API-session data apart', () => {
-    const { data } = f.store.posture;
+    const { data } = f.store.sync.posture;
     data.setOs('i1', {
       postureCheckId: 'c1',
       lastUpdatedAt: at(1),
@@ -95,18 +98,37 @@ describe('SqlitePostureRepository', () => {
       when: at(n),
       policyFailures: [],
     });
-    for (let n = 0; n < 60; n++) f.store.posture.failures.add('i1', record(n), 50);
-    f.store.posture.failures.add('i2', record(99), 50);
-    const kept = f.store.posture.failures.list('i1');
+    const { failures } = f.store.sync.posture;
+    for (let n = 0; n < 60; n++) failures.add('i1', record(n), 50);
+    failures.add('i2', record(99), 50);
+    const kept = failures.list('i1');
     expect(kept.map((r) => r.serviceId)).toEqual(Array.from({ length: 50 }, (_, i) => `svc-${i + 10}`));
-    expect(f.store.posture.failures.list('i2')).toHaveLength(1);
+    expect(failures.list('i2')).toHaveLength(1);
   });
 
   it('sweeps rows of API sessions that no longer exist', () => {
-    const { data, sessions } = f.store.posture;
+    const { data, sessions } = f.store.sync.posture;
+    const now = at(0);
+    // Only `live` is an API session that exists; `gone` ended (while the controller was down, say).
+    f.store.sync.apiSessions.create(
+      {
+        id: 'live',
+        identityId: 'i1',
+        authenticatorId: 'a',
+        ipAddress: '127.0.0.1',
+        configTypes: [],
+        envInfo: {},
+        sdkInfo: {},
+        isMfaRequired: false,
+        isMfaComplete: false,
+        createdAt: now,
+        updatedAt: now,
+        lastActivityAt: now,
+      },
+      'token-hash',
+    );
     data.updateApiSession('gone', 'i1', {});
     data.updateApiSession('live', 'i1', {});
-    const now = at(0);
     sessions.create({
       id: 'e1',
       token: 't1',
@@ -127,9 +149,8 @@ describe('SqlitePostureRepository', () => {
       createdAt: now,
       updatedAt: now,
     });
-    const live = (id: string) => id === 'live';
-    expect(sessions.deleteOrphans(live)).toBe(1);
-    expect(data.deleteOrphans(live)).toBe(1);
+    expect(sessions.deleteOrphans()).toBe(1);
+    expect(data.deleteOrphans()).toBe(1);
     expect(sessions.listByIdentity('i1').map((s) => s.id)).toEqual(['e2']);
     expect(Object.keys(data.load('i1').apiSessions)).toEqual(['live']);
     expect(sessions.identitiesWithSessions()).toEqual(['i1']);
