@@ -30,14 +30,13 @@ export async function controllerMemoryFigures(_options: BenchOptions): Promise<F
     try {
       seedCatalog(store, FULL_CATALOG);
       seedIdentities(store, 0, IDENTITIES, true);
-      // Seeding a store no controller uses yet: its synchronous repositories, in one better-sqlite3 transaction.
-      store.db.transaction(() => {
-        for (const identity of store.sync.identities.list({ limit: IDENTITIES, offset: 0 }).items) {
-          const { id, token } = seedApiSession(store, identity.id);
-          store.sync.posture.data.updateApiSession(id, identity.id, { mfaPassedAt: new Date() });
+      await store.transaction(async () => {
+        for (const identity of (await store.identities.list({ limit: IDENTITIES, offset: 0 })).items) {
+          const { id, token } = await seedApiSession(store, identity.id);
+          await store.posture.data.updateApiSession(id, identity.id, { mfaPassedAt: new Date() });
           tokens.push(token);
         }
-      })();
+      });
     } finally {
       await store.close();
     }

@@ -18,10 +18,11 @@ import { parseBenchArgs, type BenchOptions } from './lib/options.js';
 import { describeMachine, table, writeResults } from './lib/report.js';
 import { mfaTimeoutFigures } from './mfa-timeout.js';
 import { servicesScalingFigures } from './services-scaling.js';
-import { throughputFigures } from './throughput.js';
+import { postgresThroughputFigures, throughputFigures } from './throughput.js';
 
 const BENCHES: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
   throughput: throughputFigures,
+  'throughput-postgres': postgresThroughputFigures,
   services: servicesScalingFigures,
   'mfa-timeout': mfaTimeoutFigures,
   'agent-cycle': agentCycleFigures,

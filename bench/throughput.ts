@@ -1,7 +1,9 @@
 /**
  * Controller throughput and p99 latency at 50 connections for `POST /posture-response-bulk` (5 items) and
  * `POST /sessions` (a policy with 5 checks of mixed types, all passing), each against a bare fastify route in
- * its own process answering the same status with a JSON body of the same size. One connection per simulated
+ * its own process answering the same status with a JSON body of the same size: on the embedded SQLite store
+ * (`throughput`, the goals), and on PostgreSQL (`throughput-postgres`: one controller against the route, and
+ * two controllers sharing the database against one). One connection per simulated
  * agent (50 identities, each with its own API session and TOTP passed). Runs alternate controller and
  * baseline and each figure is the median of its rounds, so a noisy neighbour hurts both sides alike.
  *
@@ -29,6 +31,7 @@ import {
 import { figure, median, type Figure } from './lib/figure.js';
 import { runLoad, type LoadResult } from './lib/load.js';
 import type { BenchOptions } from './lib/options.js';
+import { startPostgres } from '../test/helpers/postgres-server.js';
 
 const CONNECTIONS = 50;
 
@@ -42,68 +45,84 @@ interface Target {
   min: number;
 }
 
+/** One load run against one or several controllers, the agents' connections split evenly between them. */
 async function measure(
-  url: string,
+  urls: readonly string[],
   target: Target,
   tokens: string[] | undefined,
   seconds: number,
 ): Promise<LoadResult> {
-  const result = await runLoad({
-    url: url + target.path,
-    method: 'POST',
-    body: target.body,
-    perConnection: tokens?.map((t) => ({ 'zt-session': t })),
-    connections: CONNECTIONS,
-    durationSeconds: seconds,
-  });
-  if (result.failures > 0)
+  const share = Math.ceil(CONNECTIONS / urls.length);
+  const results = await Promise.all(
+    urls.map((url, i) =>
+      runLoad({
+        url: url + target.path,
+        method: 'POST',
+        body: target.body,
+        perConnection: tokens?.slice(i * share, (i + 1) * share).map((t) => ({ 'zt-session': t })),
+        connections: share,
+        durationSeconds: seconds,
+      }),
+    ),
+  );
+  const failures = results.reduce((n, r) => n + r.failures, 0);
+  if (failures > 0)
     throw new Error(
-      `${target.key}: ${result.failures} failed requests ${JSON.stringify(result.statusCounts)}`,
+      `${target.key}: ${failures} failed requests ${JSON.stringify(results.map((r) => r.statusCounts))}`,
     );
-  return result;
+  return {
+    rps: results.reduce((n, r) => n + r.rps, 0),
+    p50Ms: Math.max(...results.map((r) => r.p50Ms)),
+    p99Ms: Math.max(...results.map((r) => r.p99Ms)),
+    failures,
+    statusCounts: results[0]!.statusCounts,
+    // Concurrent runs each saw the whole process's CPU.
+    generatorCpuPercent: Math.max(...results.map((r) => r.generatorCpuPercent)),
+  };
 }
 
-export async function throughputFigures(options: BenchOptions): Promise<Figure[]> {
-  const pinning = pinLoadGenerator();
-  process.stdout.write(`(${pinning ? pinning.describe() : 'unpinned'}) `);
-  const controller = await startControllerChild();
-  const baselines: Child[] = [];
-  try {
-    pinning?.pinServer(controller.pid);
-    const admin = await adminOf(controller.url);
-    const checks = await mixedChecks(admin, 'tp');
-    const serviceId = await created(admin, 'services', { name: 'tp-service' });
-    await created(admin, 'service-policies', {
-      name: 'tp-policy',
-      type: 'Dial',
-      semantic: 'AllOf',
-      identityRoles: ['#bench-agents'],
-      serviceRoles: [`@${serviceId}`],
-      postureCheckRoles: Object.values(checks).map((id) => `@${id}`),
-    });
-    const bulk = JSON.stringify(bulkResponse(checks));
-    // 50 agents: each logs in, passes TOTP (enrollment verify) and reports once, so every session is granted.
-    const agents = await inBatches(
-      Array.from({ length: CONNECTIONS }, (_, i) => i),
-      8,
-      async (i) => {
-        const user = await clientUser(admin, `tp-agent-${i}`, ['bench-agents']);
-        await enrollTotp(user.api);
-        const sent = await user.api.post(`${CLIENT}/posture-response-bulk`, JSON.parse(bulk));
-        if (sent.status !== 201) throw new Error(`posture response failed: ${JSON.stringify(sent.body)}`);
-        return user;
-      },
-    );
-    const tokens = agents.map((a) => a.api.token!);
-    const sessionBody = JSON.stringify({ serviceId, type: 'Dial' });
-    const probe = await agents[0]!.api.request('POST', `${CLIENT}/sessions`, sessionBody);
-    if (probe.status !== 201)
-      throw new Error(
-        `the session bench needs a granted session: ${probe.status} ${JSON.stringify(probe.body)}`,
-      );
-    const bulkProbe = await agents[0]!.api.request('POST', `${CLIENT}/posture-response-bulk`, bulk);
+/** What the load needs: 50 agents signed in with TOTP passed and posture reported, and the two requests. */
+interface Workload {
+  tokens: string[];
+  targets: Target[];
+  sizes: Record<string, number>;
+}
 
-    const targets: Target[] = [
+async function prepareWorkload(controllerUrl: string): Promise<Workload> {
+  const admin = await adminOf(controllerUrl);
+  const checks = await mixedChecks(admin, 'tp');
+  const serviceId = await created(admin, 'services', { name: 'tp-service' });
+  await created(admin, 'service-policies', {
+    name: 'tp-policy',
+    type: 'Dial',
+    semantic: 'AllOf',
+    identityRoles: ['#bench-agents'],
+    serviceRoles: [`@${serviceId}`],
+    postureCheckRoles: Object.values(checks).map((id) => `@${id}`),
+  });
+  const bulk = JSON.stringify(bulkResponse(checks));
+  // 50 agents: each logs in, passes TOTP (enrollment verify) and reports once, so every session is granted.
+  const agents = await inBatches(
+    Array.from({ length: CONNECTIONS }, (_, i) => i),
+    8,
+    async (i) => {
+      const user = await clientUser(admin, `tp-agent-${i}`, ['bench-agents']);
+      await enrollTotp(user.api);
+      const sent = await user.api.post(`${CLIENT}/posture-response-bulk`, JSON.parse(bulk));
+      if (sent.status !== 201) throw new Error(`posture response failed: ${JSON.stringify(sent.body)}`);
+      return user;
+    },
+  );
+  const sessionBody = JSON.stringify({ serviceId, type: 'Dial' });
+  const probe = await agents[0]!.api.request('POST', `${CLIENT}/sessions`, sessionBody);
+  if (probe.status !== 201)
+    throw new Error(
+      `the session bench needs a granted session: ${probe.status} ${JSON.stringify(probe.body)}`,
+    );
+  const bulkProbe = await agents[0]!.api.request('POST', `${CLIENT}/posture-response-bulk`, bulk);
+  return {
+    tokens: agents.map((a) => a.api.token!),
+    targets: [
       {
         key: 'posture-bulk',
         label: 'POST /posture-response-bulk (5 items)',
@@ -120,60 +139,137 @@ export async function throughputFigures(options: BenchOptions): Promise<Figure[]
         status: 201,
         min: 0.4,
       },
-    ];
-    const sizes = {
+    ],
+    sizes: {
       'posture-bulk': JSON.stringify(bulkProbe.body).length,
       sessions: JSON.stringify(probe.body).length,
-    };
-    const figures: Figure[] = [];
-    const seconds = options.quick ? 3 : 8;
-    const rounds = options.quick ? 1 : 3;
-    for (const target of targets) {
-      const baseline = await startBaseline(sizes[target.key as keyof typeof sizes], target.status);
-      baselines.push(baseline);
-      pinning?.pinServer(baseline.pid);
-      // Warm both (JIT, SQLite page cache) before anything counts.
-      await measure(controller.url, target, tokens, 2);
-      await measure(baseline.url, target, undefined, 2);
+    },
+  };
+}
+
+/**
+ * Throughput and p99 of `subject` (one or several controllers) against `reference`, alternating rounds,
+ * medians. The reference is a bare fastify route by default, or other controllers (two instances ÷ one).
+ */
+async function compare(
+  options: BenchOptions,
+  pinning: ReturnType<typeof pinLoadGenerator>,
+  work: Workload,
+  subject: readonly string[],
+  naming: { prefix: string; label: string; targets: boolean },
+  reference?: { urls: readonly string[]; label: string },
+): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  const seconds = options.quick ? 3 : 8;
+  const rounds = options.quick ? 1 : 3;
+  for (const target of work.targets) {
+    const size = work.sizes[target.key]!;
+    const baseline = reference ? undefined : await startBaseline(size, target.status);
+    try {
+      if (baseline) pinning?.pinServer(baseline.pid);
+      const theirUrls = reference?.urls ?? [baseline!.url];
+      const theirTokens = reference ? work.tokens : undefined;
+      // Warm both (JIT, page caches) before anything counts.
+      await measure(subject, target, work.tokens, 2);
+      await measure(theirUrls, target, theirTokens, 2);
       const ours: LoadResult[] = [];
       const theirs: LoadResult[] = [];
       for (let r = 0; r < rounds; r++) {
-        theirs.push(await measure(baseline.url, target, undefined, seconds));
-        ours.push(await measure(controller.url, target, tokens, seconds));
+        theirs.push(await measure(theirUrls, target, theirTokens, seconds));
+        ours.push(await measure(subject, target, work.tokens, seconds));
       }
-      await baseline.stop();
       const generatorCpu = (runs: LoadResult[]) =>
         `${median(runs.map((r) => r.generatorCpuPercent)).toFixed(0)} %`;
       const placement = pinning
-        ? `${pinning.describe()}; generator CPU ${generatorCpu(ours)} of its core against the controller, ${generatorCpu(theirs)} against the baseline`
+        ? `${pinning.describe()}; generator CPU ${generatorCpu(ours)} of its core against the subject, ${generatorCpu(theirs)} against the reference`
         : 'unpinned: load generator and server share the cores';
-      const note = `${CONNECTIONS} connections, ${rounds} x ${seconds} s alternating with the baseline, median; response ${sizes[target.key as keyof typeof sizes]} bytes; ${placement}`;
+      const note = `${naming.label}; ${CONNECTIONS} connections, ${rounds} x ${seconds} s alternating with the reference, median; response ${size} bytes; ${placement}`;
+      const baselineLabel = reference?.label ?? 'bare fastify route, same-sized JSON';
       figures.push(
         figure({
-          name: `${target.key}.throughput`,
-          label: `${target.label} throughput`,
+          name: `${naming.prefix}${target.key}.throughput`,
+          label: `${target.label} throughput${naming.prefix ? ` (${naming.label})` : ''}`,
           value: median(ours.map((r) => r.rps)),
           unit: 'req/s',
           baseline: median(theirs.map((r) => r.rps)),
-          baselineLabel: 'bare fastify route, same-sized JSON',
-          target: { ratioMin: target.min },
-          note,
+          baselineLabel,
+          target: naming.targets ? { ratioMin: target.min } : null,
+          note: naming.targets ? note : `informational (no target); ${note}`,
         }),
         figure({
-          name: `${target.key}.p99`,
-          label: `${target.label} p99 latency`,
+          name: `${naming.prefix}${target.key}.p99`,
+          label: `${target.label} p99 latency${naming.prefix ? ` (${naming.label})` : ''}`,
           value: median(ours.map((r) => r.p99Ms)),
           unit: 'ms',
           baseline: median(theirs.map((r) => r.p99Ms)),
-          baselineLabel: 'bare fastify route, same-sized JSON',
+          baselineLabel,
           note: `informational (no target); ${note}`,
         }),
       );
+    } finally {
+      await baseline?.stop();
     }
-    return figures;
+  }
+  return figures;
+}
+
+/** The goals' figures: the embedded default (SQLite), one controller, against a bare fastify route. */
+export async function throughputFigures(options: BenchOptions): Promise<Figure[]> {
+  const pinning = pinLoadGenerator();
+  process.stdout.write(`(${pinning ? pinning.describe() : 'unpinned'}) `);
+  const controller = await startControllerChild();
+  try {
+    pinning?.pinServer(controller.pid);
+    const work = await prepareWorkload(controller.url);
+    return await compare(options, pinning, work, [controller.url], {
+      prefix: '',
+      label: 'SQLite, one controller',
+      targets: true,
+    });
   } finally {
-    for (const b of baselines) await b.stop();
     await controller.stop();
+    pinning?.release();
+  }
+}
+
+/**
+ * The same load on PostgreSQL (a real server, fsync on, on the servers' cores): one controller against the
+ * bare route, and two controller instances on the one database against one.
+ */
+export async function postgresThroughputFigures(options: BenchOptions): Promise<Figure[]> {
+  const pinning = pinLoadGenerator();
+  process.stdout.write(`(${pinning ? pinning.describe() : 'unpinned'}) `);
+  const server = await startPostgres({ durable: true });
+  const controllers: Child[] = [];
+  try {
+    // Backends are the postmaster's children: pinned before any exists, they inherit its cores.
+    pinning?.pinServer(server.pid);
+    const env = { POSTERN_DATABASE_URL: await server.createDatabase() };
+    for (let i = 0; i < 2; i++) {
+      const controller = await startControllerChild(undefined, env);
+      controllers.push(controller);
+      pinning?.pinServer(controller.pid);
+    }
+    const [a, b] = controllers.map((c) => c.url) as [string, string];
+    const work = await prepareWorkload(a);
+    return [
+      ...(await compare(options, pinning, work, [a], {
+        prefix: 'postgres.',
+        label: 'PostgreSQL, one controller',
+        targets: false,
+      })),
+      ...(await compare(
+        options,
+        pinning,
+        work,
+        [a, b],
+        { prefix: 'postgres.two-instances.', label: 'PostgreSQL, two controllers', targets: false },
+        { urls: [a], label: 'one controller on the same database' },
+      )),
+    ];
+  } finally {
+    for (const c of controllers) await c.stop();
+    await server.stop();
     pinning?.release();
   }
 }

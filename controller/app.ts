@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { ControllerConfig } from './config.js';
-import { createContext, type ControllerContext } from './context.js';
+import { createContext, systemClock, type ControllerContext } from './context.js';
 import { createLogger } from './logger.js';
 import { SqliteStore } from './store/sqlite-store.js';
 import { lockDataFolder } from './store/data-folder.js';
@@ -11,7 +11,12 @@ import { bootstrapAdmin, type BootstrapResult } from './auth/bootstrap-admin.js'
 import { sweepIdleSessions } from './auth/api-sessions.js';
 import { installMfa } from './mfa/install.js';
 import { installPosture } from './posture/install.js';
+import { startDeadlineTakeover } from './posture/engine/deadline-takeover.js';
 import { AccessOutbox } from './events/access-outbox.js';
+import { PgAccessOutbox } from './events/pg-access-outbox.js';
+import { PgStore } from './store/postgres/pg-store.js';
+import { PgLimiterStore } from './store/postgres/pg-limiter-store.js';
+import { memoryLimiters } from './auth/memory-failure-counters.js';
 import { startRouterFeed } from './router-link/router-feed.js';
 import { createRouterDirectory } from './router-link/router-directory.js';
 import { installEnrollment } from './enrollment/enrollment-authority.js';
@@ -35,20 +40,35 @@ export async function startController(
 ): Promise<RunningController> {
   // The lock needs the folder; opening the store makes it and its files private.
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const unlock = lockDataFolder(config.dataDir);
-  let store: SqliteStore;
+  // One controller per SQLite file: two would each trust their own caches and grant what policy forbids. On
+  // PostgreSQL several controllers share the database (and may share the folder's keys).
+  const unlock = config.database ? () => undefined : lockDataFolder(config.dataDir);
+  let store: SqliteStore | PgStore;
   try {
-    store = SqliteStore.open(config.dataDir);
+    store = config.database ? await PgStore.open(config.database) : SqliteStore.open(config.dataDir);
   } catch (err) {
     unlock();
     throw err;
   }
-  const ctx = createContext(config, store, createLogger(config.logLevel, options.logDestination));
+  // On PostgreSQL the attempt limits are counted in the database: guesses spread over instances count once.
+  const limiters = store instanceof PgStore ? PgLimiterStore.beside(store.pool) : memoryLimiters;
+  const log = createLogger(config.logLevel, options.logDestination);
+  const ctx = createContext(config, store, log, systemClock, limiters);
+  // What has started so far, stopped again if a later step fails (a listening connection would keep the
+  // database pool, and the process, from ending).
+  const started: { close(): unknown }[] = [limiters];
   try {
-    const outbox = new AccessOutbox(store.db, ctx);
+    const outbox = await startOutbox(store, ctx);
+    started.push(outbox);
     const mfa = await installMfa(ctx);
+    started.push(mfa);
     const posture = installPosture(ctx);
+    started.push(posture);
     await posture.started;
+    // Instances sharing a PostgreSQL database enforce the posture deadlines of one that stopped (on SQLite
+    // there is no other instance: the start-up pass above re-armed everything).
+    const takeover = store instanceof PgStore ? startDeadlineTakeover(ctx, posture.engine) : undefined;
+    if (takeover) started.push(takeover);
     const bootstrap = await bootstrapAdmin(ctx, options.adminPassword);
     const enrollment = await installEnrollment(ctx);
     const tls = await resolveTlsIdentity(config);
@@ -76,16 +96,37 @@ export async function startController(
         clearInterval(sweeper);
         routers.close();
         await app.close();
+        await takeover?.close();
         posture.close();
         mfa.close();
-        outbox.close();
+        await outbox.close();
         await store.close();
+        await limiters.close();
         unlock();
       },
     };
   } catch (err) {
+    for (const part of started.reverse()) await part.close();
     await store.close();
     unlock();
     throw err;
   }
+}
+
+/**
+ * The access outbox's delivery: on SQLite after this process's own commits; on PostgreSQL whatever instance
+ * committed, heard through LISTEN/NOTIFY.
+ */
+async function startOutbox(
+  store: SqliteStore | PgStore,
+  ctx: ControllerContext,
+): Promise<{ close(): unknown }> {
+  if (store instanceof SqliteStore) return new AccessOutbox(store.db, ctx);
+  const outbox = new PgAccessOutbox(store.pool, ctx, {
+    onCatalogueChange: (announcedBy) => store.catalogueChanged(announcedBy),
+  });
+  await outbox.start();
+  // This instance's own revocations go out before the request that made them is answered, as on SQLite.
+  store.db.onOutboxWrite(() => outbox.catchUp());
+  return outbox;
 }

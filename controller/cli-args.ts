@@ -5,6 +5,8 @@ import { defaultDataDir } from './data-dir.js';
 export const USAGE = `Usage: npm run controller -- [options]
 
   --data-dir D          where the SQLite database and keys live (default: ${defaultDataDir()})
+  --database URL        keep the store in PostgreSQL (postgres://user:password@host:5432/db) instead of
+                        SQLite; several controllers may share one (default: POSTERN_DATABASE_URL, else SQLite)
   --port P              TCP port; 0 picks a free one (default 1280)
   --host H              address to bind (default 127.0.0.1)
   --tls-cert F          PEM certificate; serve HTTPS (needs --tls-key)
@@ -18,7 +20,8 @@ export const USAGE = `Usage: npm run controller -- [options]
   --help                this text
 
 Environment: POSTERN_ADMIN_PASSWORD sets the admin password on first start (otherwise one is
-generated, printed once and written to <data-dir>/admin-password, mode 0600).`;
+generated, printed once and written to <data-dir>/admin-password, mode 0600); POSTERN_DATABASE_URL
+is --database's default.`;
 
 export class UsageError extends Error {}
 
@@ -32,14 +35,39 @@ const positiveInt = (name: string, value: string | undefined, min = 0, max = Num
   return n;
 };
 
+/** A PostgreSQL URL as `pg` takes it; anything else is refused here rather than failing at connect. */
+function databaseUrl(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (
+    !url ||
+    !['postgres:', 'postgresql:'].includes(url.protocol) ||
+    !(url.hostname || url.searchParams.get('host'))
+  )
+    // The value is not repeated: it may hold a password.
+    throw new UsageError(
+      '--database must be a PostgreSQL URL such as postgres://user:password@host:5432/postern',
+    );
+  return value;
+}
+
 /** Command-line options to a controller configuration; a bad option is a UsageError with one clear line. */
-export function parseControllerArgs(argv: string[]): ControllerConfig | 'help' {
+export function parseControllerArgs(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): ControllerConfig | 'help' {
   let values;
   try {
     ({ values } = parseArgs({
       args: argv,
       options: {
         'data-dir': { type: 'string' },
+        database: { type: 'string' },
         port: { type: 'string' },
         host: { type: 'string' },
         'tls-cert': { type: 'string' },
@@ -59,6 +87,7 @@ export function parseControllerArgs(argv: string[]): ControllerConfig | 'help' {
   }
   if (values.help) return 'help';
   const config = defaultConfig(values['data-dir'] ?? defaultDataDir());
+  config.database = databaseUrl(values.database ?? (env.POSTERN_DATABASE_URL || undefined));
   config.port = positiveInt('port', values.port, 0, 65535) ?? config.port;
   config.host = values.host ?? config.host;
   config.sessionTimeoutSeconds =

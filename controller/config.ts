@@ -1,6 +1,11 @@
 /** Everything the controller can be told at start. Defaults are what `npm run controller` uses. */
 export interface ControllerConfig {
   dataDir: string;
+  /**
+   * A PostgreSQL connection URL (`postgres://…`): the store lives there, and several controllers may share it.
+   * Unset: the embedded SQLite file in `dataDir`.
+   */
+  database?: string;
   host: string;
   /** 0 picks a free port */
   port: number;

@@ -5,6 +5,8 @@ import type { Store } from './store/repository.js';
 import { WorkGate } from './auth/work-gate.js';
 import { FailureLimiter } from './auth/failure-limiter.js';
 import { AttemptLimits } from './auth/attempt-limits.js';
+import type { LimiterStore } from './auth/limiter-store.js';
+import { memoryLimiters } from './auth/memory-failure-counters.js';
 
 /**
  * Things that happen in the controller that other parts react to (posture evaluation re-checks the
@@ -90,6 +92,11 @@ export interface ControllerContext {
   log: Logger;
   clock: Clock;
   events: ControllerEventBus;
+  /**
+   * where attempt limits keep their counts: this process's memory, or (on PostgreSQL) the database every
+   * controller shares, so attempts spread over controllers count once
+   */
+  limiters: LimiterStore;
   /** failed password logins: per username and address, per address, per username */
   loginLimits: AttemptLimits;
   /** failed router enrollments per source address */
@@ -106,6 +113,7 @@ export function createContext(
   store: Store,
   log: Logger,
   clock: Clock = systemClock,
+  limiters: LimiterStore = memoryLimiters,
 ): ControllerContext {
   // Read through the context so a replaced clock (tests) applies here too.
   const now = () => context.clock.now().getTime();
@@ -121,6 +129,7 @@ export function createContext(
     log,
     clock,
     events: new ControllerEventBus((fn) => store.afterCommit(fn)),
+    limiters,
     loginLimits: new AttemptLimits(
       {
         perPair: rule(config.loginMaxFailures),
@@ -129,8 +138,13 @@ export function createContext(
         perAccount: rule(config.loginMaxFailuresPerAccount, 5 * 60_000),
       },
       now,
+      limiters,
+      'login',
     ),
-    routerEnrollLimiter: new FailureLimiter({ ...rule(config.loginMaxFailuresPerAddress), now }),
+    routerEnrollLimiter: new FailureLimiter(
+      { ...rule(config.loginMaxFailuresPerAddress), now },
+      limiters.counters('router-enroll', rule(config.loginMaxFailuresPerAddress)),
+    ),
     // Two hashes at once keep both cores' worth of libuv threads for everything else; a short queue behind.
     passwordHashing: new WorkGate(2, 32),
     isMfaEnrolled: () => Promise.resolve(false),

@@ -1,3 +1,5 @@
+import { UNSTORABLE_REASON, unstorableTextAt } from './http/unstorable-text.js';
+import { validationError } from './http/api-error.js';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -69,6 +71,13 @@ export async function buildServer(ctx: ControllerContext, tls?: ServerTls): Prom
   // Both APIs speak JSON only; any other body type is a 415, not a confusing validation error.
   app.removeContentTypeParser('text/plain');
   registerErrorHandling(app);
+  // After validation, so a field whose schema already refuses control characters says so in its own words;
+  // this catches the rest (a tag's value, a filter, an id) before anything reaches the store.
+  app.addHook('preHandler', async (request) => {
+    const field =
+      unstorableTextAt(request.params) ?? unstorableTextAt(request.query) ?? unstorableTextAt(request.body);
+    if (field !== undefined) throw validationError([{ field, reason: UNSTORABLE_REASON }]);
+  });
   app.addHook('onSend', async (_request, reply) => {
     reply.header('server', `postern-controller/${POSTERN_VERSION}`);
   });

@@ -24,9 +24,11 @@ export interface Child {
  */
 export async function startControllerChild(
   dataDir = tempDir('postern-bench-'),
+  env: Record<string, string> = {},
 ): Promise<Child & { dataDir: string }> {
   const proc = await spawnController(['--data-dir', dataDir, '--port', '0', '--log-level', 'warn'], {
     POSTERN_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    ...env,
   });
   return { pid: proc.child.pid!, url: proc.url, dataDir, stop: () => proc.stop('SIGTERM') };
 }

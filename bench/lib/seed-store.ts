@@ -16,7 +16,8 @@ import { hashToken } from '../../controller/auth/api-sessions.js';
 import type { ApiSession, Identity, Service, ServicePolicy } from '../../controller/model.js';
 import { getCheckModule } from '../../controller/posture/checks/index.js';
 import type { PostureCheck } from '../../controller/posture/types.js';
-import { SqliteStore } from '../../controller/store/sqlite-store.js';
+import type { SqliteStore } from '../../controller/store/sqlite-store.js';
+import type { Store } from '../../controller/store/repository.js';
 
 export const TEAMS = 200;
 const SERVICE_GROUPS = 500;
@@ -164,20 +165,20 @@ export function seedIdentities(store: SqliteStore, from: number, to: number, wit
  * the controller's first start gets no bootstrap admin (the store is not empty): seed one with `isAdmin`.
  */
 export async function seedUsers(
-  store: SqliteStore,
+  store: Store,
   names: string[],
   password: string,
   roleAttributes: string[],
   isAdmin = false,
 ): Promise<string[]> {
   const passwordHash = await hashPassword(password);
-  const { sync } = store;
-  return inOneTransaction(store, () =>
-    names.map((name) => {
+  return store.transaction(async () => {
+    const ids: string[] = [];
+    for (const name of names) {
       const entity = { ...identity(isAdmin ? `${name} (seeded admin)` : name, roleAttributes), isAdmin };
-      sync.identities.create(entity);
+      await store.identities.create(entity);
       const now = new Date();
-      sync.authenticators.create({
+      await store.authenticators.create({
         id: randomUUID(),
         identityId: entity.id,
         method: 'updb',
@@ -186,28 +187,28 @@ export async function seedUsers(
         createdAt: now,
         updatedAt: now,
       });
-      return entity.id;
-    }),
-  );
+      ids.push(entity.id);
+    }
+    return ids;
+  });
 }
 
 /**
  * An API session row with a known token, as a password login would have made it. For runs that need
- * hundreds of sessions: each real login costs ~0.1 s of scrypt by design. Synchronous (`store.sync`), so many
- * of them fit in one `store.db.transaction`.
+ * hundreds of sessions: each real login costs ~0.1 s of scrypt by design. Through the store's asynchronous
+ * face, so it seeds either backend; call it inside `store.transaction` to make many in one commit.
  */
-export function seedApiSession(
-  store: SqliteStore,
+export async function seedApiSession(
+  store: Store,
   identityId: string,
   sdkType = 'postern-bench',
-): { id: string; token: string } {
-  const { sync } = store;
+): Promise<{ id: string; token: string }> {
   const token = randomUUID();
   const now = new Date();
   const session: ApiSession = {
     id: randomUUID(),
     identityId,
-    authenticatorId: sync.authenticators.listByIdentity(identityId)[0]?.id ?? 'seeded',
+    authenticatorId: (await store.authenticators.listByIdentity(identityId))[0]?.id ?? 'seeded',
     ipAddress: '127.0.0.1',
     configTypes: [],
     envInfo: {},
@@ -218,8 +219,8 @@ export function seedApiSession(
     updatedAt: now,
     lastActivityAt: now,
   };
-  sync.apiSessions.create(session, hashToken(token));
+  await store.apiSessions.create(session, hashToken(token));
   // The posture row a login's `apiSession.created` event would have made.
-  sync.posture.data.updateApiSession(session.id, identityId, { sdkInfo: session.sdkInfo });
+  await store.posture.data.updateApiSession(session.id, identityId, { sdkInfo: session.sdkInfo });
   return { id: session.id, token };
 }

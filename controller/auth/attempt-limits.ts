@@ -12,10 +12,15 @@
  *
  * A success forgives only its own account-and-address pair: succeeding on one's own account must not
  * reset an address or an account that may be under attack from elsewhere.
+ *
+ * The budgets are kept in a LimiterStore: this process's memory, or the database several controllers share
+ * (then a burst spread over them gets no more tries than one controller would give).
  */
-import { FailureLimiter, type FailureLimiterOptions } from './failure-limiter.js';
+import { FailureLimiter, type LimitRule } from './failure-limiter.js';
+import type { LimiterStore } from './limiter-store.js';
+import { memoryLimiters } from './memory-failure-counters.js';
 
-export type LimitRule = Omit<FailureLimiterOptions, 'now'>;
+export type { LimitRule } from './failure-limiter.js';
 
 export interface AttemptLimitRules {
   perPair: LimitRule;
@@ -36,38 +41,66 @@ export class AttemptLimits {
   private readonly address: FailureLimiter;
   private readonly account: FailureLimiter;
 
-  constructor(rules: AttemptLimitRules, now: () => number) {
-    this.pair = new FailureLimiter({ ...rules.perPair, now });
-    this.address = new FailureLimiter({ ...rules.perAddress, now });
-    this.account = new FailureLimiter({ ...rules.perAccount, now });
+  /** `name` keeps these budgets apart from other limits in a shared store (`login`, `mfa`). */
+  constructor(
+    rules: AttemptLimitRules,
+    now: () => number,
+    store: LimiterStore = memoryLimiters,
+    name = 'attempts',
+  ) {
+    const limiter = (part: string, rule: LimitRule) =>
+      new FailureLimiter({ ...rule, now }, store.counters(`${name}.${part}`, rule));
+    this.pair = limiter('pair', rules.perPair);
+    this.address = limiter('address', rules.perAddress);
+    this.account = limiter('account', rules.perAccount);
   }
 
   /**
    * Holds a place in all three budgets, or none: answers how long to wait when any of them is spent or
-   * blocked. Parallel attempts share the budgets, so a burst gets no more tries than the limits.
+   * blocked. Parallel attempts share the budgets, so a burst gets no more tries than the limits. The tight
+   * budget is asked first, so most refusals hold nothing to give back.
    */
-  reserve(account: string, address: string): { ticket: AttemptTicket } | { retryAfterMs: number } {
+  async reserve(
+    account: string,
+    address: string,
+  ): Promise<{ ticket: AttemptTicket } | { retryAfterMs: number }> {
     const held: [FailureLimiter, string][] = [];
-    for (const [limiter, key] of this.keysOf(account, address)) {
-      if (!limiter.reserve(key)) {
-        held.forEach(([l, k]) => l.settle(k, false));
-        return { retryAfterMs: Math.max(this.retryAfterMs(account, address), 1000) };
+    // splice: a place is given back once, even when the store fails while giving it back
+    const giveBack = () => Promise.all(held.splice(0).map(([l, k]) => l.settle(k, false)));
+    try {
+      for (const [limiter, key] of this.keysOf(account, address)) {
+        if (!(await limiter.reserve(key))) {
+          await giveBack();
+          return { retryAfterMs: Math.max(await this.retryAfterMs(account, address), 1000) };
+        }
+        held.push([limiter, key]);
       }
-      held.push([limiter, key]);
+    } catch (err) {
+      // The store failed midway: the places already held are not left to count against the budgets.
+      await giveBack().catch(() => undefined);
+      throw err;
     }
     return { ticket: { account, address } };
   }
 
   /** Gives the place back; a failure counts in every budget, a success clears its own pair. */
-  settle(ticket: AttemptTicket, outcome: AttemptOutcome): void {
-    for (const [limiter, key] of this.keysOf(ticket.account, ticket.address))
-      limiter.settle(key, outcome === 'failed');
-    if (outcome === 'passed') this.pair.recordSuccess(pairKey(ticket.account, ticket.address));
+  async settle(ticket: AttemptTicket, outcome: AttemptOutcome): Promise<void> {
+    await Promise.all(
+      this.keysOf(ticket.account, ticket.address).map(([limiter, key]) =>
+        // Clearing the pair gives its place back too.
+        outcome === 'passed' && limiter === this.pair
+          ? limiter.recordSuccess(key)
+          : limiter.settle(key, outcome === 'failed'),
+      ),
+    );
   }
 
   /** The longest block that applies to this account from this address; 0 when none does. */
-  retryAfterMs(account: string, address: string): number {
-    return Math.max(0, ...this.keysOf(account, address).map(([limiter, key]) => limiter.retryAfterMs(key)));
+  async retryAfterMs(account: string, address: string): Promise<number> {
+    const waits = await Promise.all(
+      this.keysOf(account, address).map(([limiter, key]) => limiter.retryAfterMs(key)),
+    );
+    return Math.max(0, ...waits);
   }
 
   private keysOf(account: string, address: string): [FailureLimiter, string][] {

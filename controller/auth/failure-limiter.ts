@@ -1,38 +1,34 @@
 /**
  * Counts failed attempts per key (a username, an identity, a source address) in a sliding window and
  * blocks a key that reaches the limit, for a back-off that doubles on every further block.
- * Shared by password logins and TOTP checks. In memory: a restart forgets, which only helps the next
- * legitimate user; the window is short enough that this is no real gift to an attacker.
+ * Shared by password logins, TOTP checks and enrollments. The counts live where its counters keep them
+ * (auth/limiter-store.ts): this process's memory by default, or the database that several controllers share,
+ * so attempts spread over them count once. Hence every answer is a promise.
  */
-export interface FailureLimiterOptions {
-  maxFailures: number;
-  windowMs: number;
-  baseBlockMs: number;
-  maxBlockMs: number;
+import type { FailureCounters, LimitRule } from './limiter-store.js';
+import { MemoryFailureCounters } from './memory-failure-counters.js';
+
+export type { LimitRule } from './limiter-store.js';
+
+export interface FailureLimiterOptions extends LimitRule {
+  /** the controller's clock, read on every call (tests move it); by default the system's */
   now?: () => number;
 }
 
-interface KeyState {
-  failures: number[];
-  blockedUntil: number;
-  blocks: number;
-  /** attempts reserved and not yet settled */
-  pending: number;
-}
-
 export class FailureLimiter {
-  private readonly keys = new Map<string, KeyState>();
   private readonly now: () => number;
 
-  constructor(private readonly options: FailureLimiterOptions) {
+  constructor(
+    options: FailureLimiterOptions,
+    private readonly counters: FailureCounters = new MemoryFailureCounters(options),
+  ) {
     this.now = options.now ?? Date.now;
   }
 
   /** Milliseconds until `key` may try again; 0 when it may try now. */
-  retryAfterMs(key: string): number {
-    const state = this.keys.get(key);
-    if (!state) return 0;
-    return Math.max(0, state.blockedUntil - this.now());
+  async retryAfterMs(key: string): Promise<number> {
+    const now = this.now();
+    return Math.max(0, (await this.counters.blockedUntil(key)) - now);
   }
 
   /**
@@ -40,53 +36,21 @@ export class FailureLimiter {
    * than the limit: answers false when the key is blocked or every remaining try is already held. Each
    * place is given back with `settle` once the attempt's outcome is known.
    */
-  reserve(key: string): boolean {
-    if (this.retryAfterMs(key) > 0) return false;
-    const now = this.now();
-    const state = this.keys.get(key) ?? { failures: [], blockedUntil: 0, blocks: 0, pending: 0 };
-    state.failures = state.failures.filter((t) => now - t < this.options.windowMs);
-    if (state.failures.length + state.pending >= this.options.maxFailures) return false;
-    state.pending++;
-    this.keys.set(key, state);
-    return true;
+  reserve(key: string): Promise<boolean> {
+    return this.counters.reserve(key, this.now());
   }
 
   /** The reserved attempt's outcome: a failure counts, a success only gives the place back. */
-  settle(key: string, failed: boolean): void {
-    const state = this.keys.get(key);
-    if (state) state.pending = Math.max(0, state.pending - 1);
-    if (failed) this.recordFailure(key);
+  settle(key: string, failed: boolean): Promise<void> {
+    return this.counters.settle(key, failed, this.now());
   }
 
-  recordFailure(key: string): void {
-    const now = this.now();
-    const state = this.keys.get(key) ?? { failures: [], blockedUntil: 0, blocks: 0, pending: 0 };
-    state.failures = state.failures.filter((t) => now - t < this.options.windowMs);
-    state.failures.push(now);
-    if (state.failures.length >= this.options.maxFailures) {
-      const block = Math.min(this.options.baseBlockMs * 2 ** state.blocks, this.options.maxBlockMs);
-      state.blockedUntil = now + block;
-      state.blocks++;
-      state.failures = [];
-    }
-    this.keys.set(key, state);
-    this.prune(now);
+  recordFailure(key: string): Promise<void> {
+    return this.counters.recordFailure(key, this.now());
   }
 
   /** A success clears the key's failures and back-off. */
-  recordSuccess(key: string): void {
-    this.keys.delete(key);
-  }
-
-  private prune(now: number): void {
-    if (this.keys.size < 10_000) return;
-    for (const [key, state] of this.keys) {
-      if (
-        state.pending === 0 &&
-        state.blockedUntil < now &&
-        state.failures.every((t) => now - t >= this.options.windowMs)
-      )
-        this.keys.delete(key);
-    }
+  recordSuccess(key: string): Promise<void> {
+    return this.counters.clear(key);
   }
 }

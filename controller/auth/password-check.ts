@@ -19,7 +19,7 @@ export async function checkPassword(
   password: string,
   from: { ip: string; log: FastifyBaseLogger },
 ): Promise<{ authenticator: Authenticator; identity: Identity }> {
-  const held = ctx.loginLimits.reserve(username, from.ip);
+  const held = await ctx.loginLimits.reserve(username, from.ip);
   if ('retryAfterMs' in held) throw rateLimited(held.retryAfterMs / 1000);
   // A sign-in the gate turned away was never tried: it gives its place back without counting.
   let outcome: AttemptOutcome = 'failed';
@@ -42,6 +42,6 @@ export async function checkPassword(
     outcome = 'passed';
     return { authenticator, identity };
   } finally {
-    ctx.loginLimits.settle(held.ticket, outcome);
+    await ctx.loginLimits.settle(held.ticket, outcome);
   }
 }

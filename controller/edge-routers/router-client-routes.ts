@@ -54,7 +54,7 @@ export function registerRouterClientRoutes(app: Api, ctx: ControllerContext): vo
       },
     },
     async (request) => {
-      const wait = limiter.retryAfterMs(request.ip);
+      const wait = await limiter.retryAfterMs(request.ip);
       if (wait > 0) throw rateLimited(wait / 1000);
       const { token, certPem } = request.body;
       let fingerprint: string;
@@ -88,7 +88,7 @@ export function registerRouterClientRoutes(app: Api, ctx: ControllerContext): vo
         return { router: enrolled };
       });
       if ('error' in outcome) {
-        limiter.recordFailure(request.ip);
+        await limiter.recordFailure(request.ip);
         request.log.info({ ip: request.ip }, 'router enrollment refused');
         throw invalidToken(outcome.error!);
       }

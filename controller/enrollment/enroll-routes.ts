@@ -73,9 +73,9 @@ export function registerEnrollRoutes(app: Api, ctx: ControllerContext): void {
 
     const handle = async (route: Route, request: EnrollRequest, reply: FastifyReply) => {
       const ip = request.ip;
-      if (!authority.limiter.reserve(ip))
+      if (!(await authority.limiter.reserve(ip)))
         throw rateLimited(
-          Math.max(1, authority.limiter.retryAfterMs(ip) / 1000),
+          Math.max(1, (await authority.limiter.retryAfterMs(ip)) / 1000),
           'Too many enrollment attempts',
         );
       let failed = false;
@@ -103,7 +103,7 @@ export function registerEnrollRoutes(app: Api, ctx: ControllerContext): void {
         failed = err instanceof TokenRefused;
         throw err;
       } finally {
-        authority.limiter.settle(ip, failed);
+        await authority.limiter.settle(ip, failed);
       }
     };
 

@@ -41,13 +41,17 @@ export class EnrollmentAuthority {
     this.tokenKey = tokenKeyFrom(ca.privateKey);
     this.signer = ca;
     const { config } = ctx;
-    this.limiter = new FailureLimiter({
+    const rule = {
       maxFailures: config.loginMaxFailuresPerAddress,
       windowMs: config.loginWindowSeconds * 1000,
       baseBlockMs: 30_000,
       maxBlockMs: 15 * 60_000,
-      now: () => ctx.clock.now().getTime(),
-    });
+    };
+    // Kept where the context keeps limits: shared by every controller on a PostgreSQL database.
+    this.limiter = new FailureLimiter(
+      { ...rule, now: () => ctx.clock.now().getTime() },
+      ctx.limiters.counters('enroll', rule),
+    );
   }
 
   /** The listening URL (a wildcard address becomes this machine's name) and the TLS identity, if any. */

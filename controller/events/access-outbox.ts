@@ -7,14 +7,10 @@
  */
 import type { ControllerContext } from '../context.js';
 import { onOutboxWritten, type Db } from '../store/database.js';
+import { publishOutboxRows, type OutboxRow } from './outbox-events.js';
 
-interface OutboxRow {
+interface SqliteOutboxRow extends OutboxRow {
   seq: number;
-  kind: 'session.added' | 'session.removed' | 'access.changed';
-  entity_id: string;
-  identity_id: string;
-  api_session_id: string | null;
-  at: string;
 }
 
 /** Rows kept after delivery, for a look at recent history; older ones are trimmed as new ones arrive. */
@@ -57,10 +53,10 @@ export class AccessOutbox {
     // A transaction still open (a caller that awaited inside one cannot, but be safe): wait for its end.
     if (this.db.inTransaction) return void setImmediate(() => this.schedule());
     for (;;) {
-      const rows = this.stmts.after.all(this.cursor) as OutboxRow[];
+      const rows = this.stmts.after.all(this.cursor) as SqliteOutboxRow[];
       if (rows.length === 0) break;
       this.cursor = rows[rows.length - 1]!.seq;
-      this.publish(rows);
+      publishOutboxRows(this.ctx, rows);
       if (rows.length < PAGE) break;
     }
     // Trimmed now and then, not per delivery: every write here costs a commit.
@@ -73,38 +69,5 @@ export class AccessOutbox {
   close(): void {
     this.closed = true;
     if (this.db.open) onOutboxWritten(this.db, undefined);
-  }
-
-  /** Consecutive rows of one kind go out as one event, so 1,000 revocations are one message per router. */
-  private publish(rows: readonly OutboxRow[]): void {
-    const { events, log } = this.ctx;
-    let i = 0;
-    while (i < rows.length) {
-      const kind = rows[i]!.kind;
-      let j = i;
-      while (j < rows.length && rows[j]!.kind === kind) j++;
-      const run = rows.slice(i, j);
-      i = j;
-      try {
-        if (kind === 'session.added')
-          events.emit(
-            'sessions.added',
-            run.map((r) => r.entity_id),
-          );
-        else if (kind === 'session.removed')
-          events.emit(
-            'sessions.removed',
-            run.map((r) => ({
-              id: r.entity_id,
-              identityId: r.identity_id,
-              apiSessionId: r.api_session_id ?? '',
-            })),
-          );
-        else for (const r of run) events.emit('access.changed', r.identity_id, new Date(r.at));
-      } catch (err) {
-        // A listener's failure must not stop the others' deliveries.
-        log.error({ err, kind }, 'an access event listener failed');
-      }
-    }
   }
 }

@@ -12,7 +12,9 @@ import { findRecoveryCode, normalizeRecoveryCode } from './recovery-codes.js';
  *
  * Call it inside the store transaction that read the enrollment (MfaService does): the compare-and-set of the
  * step, or the use of a recovery code, then lands on the very enrollment that was judged, and of two requests
- * racing with one code only one passes.
+ * racing with one code only one passes. The attempt limits are not part of that transaction: a refused code
+ * rolls it back, and its failure must count all the same (in memory, or on the PostgreSQL limiter's own
+ * connections).
  */
 export type CodeCheck =
   | { ok: true; factor: MfaFactor }
@@ -50,19 +52,23 @@ export class CodeVerifier {
     private readonly ctx: ControllerContext,
     private readonly box: SecretBox,
   ) {
-    // Read the clock through ctx on every call: tests (and nothing else) swap ctx.clock.
-    this.limits = new AttemptLimits(MFA_LIMITS, () => ctx.clock.now().getTime());
+    // Read the clock through ctx on every call: tests (and nothing else) swap ctx.clock. The limits are kept
+    // where the context keeps them: shared by every controller on a PostgreSQL database.
+    this.limits = new AttemptLimits(MFA_LIMITS, () => ctx.clock.now().getTime(), ctx.limiters, 'mfa');
   }
 
   async check(attempt: CodeAttempt): Promise<CodeCheck> {
-    const held = this.limits.reserve(attempt.enrollment.identityId, attempt.sourceIp);
+    const held = await this.limits.reserve(attempt.enrollment.identityId, attempt.sourceIp);
     if ('retryAfterMs' in held) return { ok: false, reason: 'rate-limited', retryAfterMs: held.retryAfterMs };
     let outcome: CodeCheck | undefined;
     try {
       outcome = await this.judge(attempt);
       return outcome;
     } finally {
-      this.limits.settle(held.ticket, outcome === undefined ? 'not-tried' : outcome.ok ? 'passed' : 'failed');
+      await this.limits.settle(
+        held.ticket,
+        outcome === undefined ? 'not-tried' : outcome.ok ? 'passed' : 'failed',
+      );
     }
   }
 

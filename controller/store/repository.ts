@@ -23,6 +23,7 @@ import type {
 } from '../model.js';
 import type { SyncPostureRepository } from '../posture/posture-repository.js';
 import type { SyncMfaRepository } from '../mfa/mfa-repository.js';
+import type { SyncDeadlineRepository } from './deadline-repository.js';
 import type { Async } from './async.js';
 
 import type { Page } from './page.js';
@@ -135,6 +136,8 @@ export interface SyncRepositories {
   apiSessions: SyncApiSessionRepository;
   posture: SyncPostureRepository;
   mfa: SyncMfaRepository;
+  /** deadlines another instance takes over if their owner stops (deadline-repository.ts) */
+  deadlines: SyncDeadlineRepository;
   countIdentitiesWithAuthPolicy(authPolicyId: string): number;
 }
 
@@ -153,6 +156,8 @@ export type ApiSessionRepository = Async<SyncApiSessionRepository>;
 export interface Store extends Async<SyncRepositories> {
   /** which backend this is (`sqlite`, `postgres`), for logs and the bench */
   readonly backend: string;
+  /** this controller instance among those sharing the database (a deadline's owner, a NOTIFY's sender) */
+  readonly instanceId: string;
   /** runs `fn` atomically: all of its writes land, or none; nested calls join the outer transaction */
   transaction<T>(fn: () => Promise<T>): Promise<T>;
   /**

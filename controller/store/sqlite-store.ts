@@ -1,9 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import { openDatabase, type Db } from './database.js';
 import type { Store } from './repository.js';
 import { asyncFacade, type Async, type CallGate } from './async.js';
 import { SqliteRepositories } from './sqlite/sqlite-repositories.js';
 import { WriteLock } from './sqlite/write-lock.js';
+import { CatalogueVersion } from './catalogue-version.js';
 import type { SyncRepositories } from './repository.js';
 
 /** What a caller inside a transaction carries along its awaits (AsyncLocalStorage). */
@@ -36,6 +38,7 @@ const REPOSITORIES: readonly (keyof Repositories)[] = [
   'enrollments',
   'apiSessions',
   'mfa',
+  'deadlines',
 ];
 
 /**
@@ -61,11 +64,14 @@ export class SqliteStore implements Store {
   readonly apiSessions;
   readonly posture;
   readonly mfa;
+  readonly deadlines;
+  /** a deadline's owner; alone on its file, there is no other instance to tell it from */
+  readonly instanceId = randomUUID();
   /** the synchronous repositories, for tests and tools that seed a database directly */
   readonly sync: SqliteRepositories;
 
   private readonly lock = new WriteLock();
-  private catalogueVersionNow = 0;
+  private readonly catalogue = new CatalogueVersion();
   private readonly context = new AsyncLocalStorage<Transaction>();
   private batchQueue: BatchJob[] = [];
 
@@ -89,27 +95,14 @@ export class SqliteStore implements Store {
     this.enrollments = facades.enrollments;
     this.apiSessions = facades.apiSessions;
     this.mfa = facades.mfa;
+    this.deadlines = facades.deadlines;
     this.posture = asyncFacade(this.sync.posture, gate, ['data', 'sessions', 'failures', 'changes']);
-    for (const repo of [this.services, this.postureChecks, this.servicePolicies]) this.versionWrites(repo);
+    for (const repo of [this.services, this.postureChecks, this.servicePolicies])
+      this.catalogue.watchWrites(repo);
   }
 
   catalogueVersion(): number {
-    return this.catalogueVersionNow;
-  }
-
-  /** Every write to a catalogue kind moves the version, before and after (a reader in between rebuilds twice). */
-  private versionWrites(repo: { create: unknown; update: unknown; delete: unknown }): void {
-    for (const name of ['create', 'update', 'delete'] as const) {
-      const write = repo[name] as (...args: unknown[]) => Promise<unknown>;
-      (repo as Record<string, unknown>)[name] = async (...args: unknown[]) => {
-        this.catalogueVersionNow++;
-        try {
-          return await write(...args);
-        } finally {
-          this.catalogueVersionNow++;
-        }
-      };
-    }
+    return this.catalogue.current;
   }
 
   static open(dataDir: string): SqliteStore {
@@ -222,7 +215,7 @@ export class SqliteStore implements Store {
   /** A rollback may have undone writes whose entities a cache (or the catalogue) already holds. */
   private forgetCached(): void {
     this.sync.clearCaches();
-    this.catalogueVersionNow++;
+    this.catalogue.bump();
   }
 
   private async flushBatches(): Promise<void> {

@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { defaultConfig, type ControllerConfig } from '../../controller/config.js';
+import type { ControllerConfig } from '../../controller/config.js';
 import { startController, type RunningController } from '../../controller/app.js';
+import { databaseFor, testConfig } from './test-database.js';
 import { startBundle } from '../../server/bundle.js';
 
 export const ADMIN_PASSWORD = 'admin-password-for-tests';
@@ -23,7 +24,7 @@ export async function startTestController(
   overrides: Partial<ControllerConfig> = {},
 ): Promise<TestController> {
   const dataDir = overrides.dataDir ?? tempDir();
-  const config = { ...defaultConfig(dataDir), port: 0, logLevel: 'silent', ...overrides };
+  const config = await testConfig(dataDir, overrides);
   const running = await startController(config, { adminPassword: ADMIN_PASSWORD });
   return {
     ...running,
@@ -38,7 +39,7 @@ export async function startTestController(
 /** The same, with its embedded edge router running (as `npm run controller` starts it), for tunnel tests. */
 export async function startTestBundle(overrides: Partial<ControllerConfig> = {}): Promise<TestController> {
   const dataDir = overrides.dataDir ?? tempDir();
-  const config = { ...defaultConfig(dataDir), port: 0, logLevel: 'silent', ...overrides };
+  const config = await testConfig(dataDir, overrides);
   const bundle = await startBundle(config, {
     adminPassword: ADMIN_PASSWORD,
     router: { enabled: true, graceSeconds: 30 },
@@ -64,12 +65,15 @@ export interface ControllerProcess {
 const CLI = join(import.meta.dirname, '..', '..', 'server', 'cli.ts');
 
 /** The controller as users run it (`server/cli.ts`, with its embedded router), in a child process; resolves once it is listening. */
-export function spawnController(
+export async function spawnController(
   args: string[],
   env: Record<string, string | undefined> = {},
 ): Promise<ControllerProcess> {
+  // On the suite's PostgreSQL run, the folder's own database (a restart on the folder finds its data).
+  const dataDir = args[args.indexOf('--data-dir') + 1];
+  const database = args.includes('--data-dir') && dataDir ? await databaseFor(dataDir) : undefined;
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...(database ? { POSTERN_DATABASE_URL: database } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

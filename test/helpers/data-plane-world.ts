@@ -3,6 +3,7 @@
  * real TCP services behind it, and a small router client that speaks the stream protocol with the
  * fingerprint pinned, as the agent does. Used by the router, revocation and tunnel tests.
  */
+import { testConfig } from './test-database.js';
 import { createHash } from 'node:crypto';
 import { connect as h2connect, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -11,7 +12,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { expect } from 'vitest';
 import { normaliseFingerprint } from '../../src/api/data-plane.js';
 import { startBundle, type RunningBundle } from '../../server/bundle.js';
-import { defaultConfig, type ControllerConfig } from '../../controller/config.js';
+import type { ControllerConfig } from '../../controller/config.js';
 import { Api, CLIENT, MGMT, createUser } from './api.js';
 import { ADMIN_PASSWORD, tempDir } from './controller.js';
 import { unique } from './posture-world.js';
@@ -27,7 +28,7 @@ export async function startWorld(
   options: { graceSeconds?: number; config?: Partial<ControllerConfig>; routerPort?: number } = {},
 ): Promise<World> {
   const dataDir = options.config?.dataDir ?? tempDir('postern-dp-');
-  const config = { ...defaultConfig(dataDir), port: 0, logLevel: 'silent', ...options.config };
+  const config = await testConfig(dataDir, options.config);
   const bundle = await startBundle(config, {
     adminPassword: ADMIN_PASSWORD,
     router: { enabled: true, graceSeconds: options.graceSeconds ?? 30, port: options.routerPort },

@@ -101,6 +101,7 @@ export function launchServer(
   dataFolder: string,
   port: number,
   account: Account | undefined,
+  durable = false,
 ): RunningServer {
   const child = start(
     postgres,
@@ -114,9 +115,10 @@ export function launchServer(
       // Inside our folder, not the system's socket folder: it may be missing or not ours to write.
       '-c',
       `unix_socket_directories=${folder}`,
-      // The cluster is thrown away with the folder; nothing it writes needs to survive a crash.
+      // The cluster is thrown away with the folder; nothing it writes needs to survive a crash (unless asked:
+      // the bench compares with SQLite's durable commits).
       '-c',
-      'fsync=off',
+      `fsync=${durable ? 'on' : 'off'}`,
       // Suites open a pool per store and run in parallel; the default 100 is close enough to hit.
       '-c',
       'max_connections=200',

@@ -34,6 +34,8 @@ const PORT_ATTEMPTS = 3;
 export interface PostgresServerOptions {
   /** A fixed port; by default a free one is picked. */
   port?: number;
+  /** fsync on, as a real server runs (the bench); off by default, the tests need no crash safety */
+  durable?: boolean;
 }
 
 export interface PostgresServer {
@@ -42,6 +44,8 @@ export interface PostgresServer {
   /** The maintenance database `postgres`, for administering the others. */
   readonly adminUrl: string;
   readonly port: number;
+  /** the postmaster's process id (its backends are its children) */
+  readonly pid: number;
   /** The temp folder holding the cluster and the server's socket; stop() removes it. */
   readonly folder: string;
   /** A new empty database, uniquely named unless a name is given; resolves to its URL. */
@@ -120,11 +124,12 @@ async function startServerOnFreePort(
   dataFolder: string,
   account: Account | undefined,
   fixedPort: number | undefined,
+  durable: boolean,
   onLaunch: (server: RunningServer) => void,
 ): Promise<{ server: RunningServer; port: number }> {
   for (let attempt = 1; ; attempt++) {
     const port = fixedPort ?? (await freePort());
-    const server = launchServer(binaries.postgres, folder, dataFolder, port, account);
+    const server = launchServer(binaries.postgres, folder, dataFolder, port, account, durable);
     onLaunch(server);
     try {
       await waitUntilReady(server, databaseUrl(port, SUPERUSER), dataFolder);
@@ -166,9 +171,17 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
     if (account) chownSync(folder, account.uid, account.gid);
     await initCluster(binaries.initdb, dataFolder, account);
     // Known to the exit hook from launch on, so even an exit while it starts takes it down.
-    const started = await startServerOnFreePort(binaries, folder, dataFolder, account, options.port, (s) => {
-      server = s;
-    });
+    const started = await startServerOnFreePort(
+      binaries,
+      folder,
+      dataFolder,
+      account,
+      options.port,
+      options.durable === true,
+      (s) => {
+        server = s;
+      },
+    );
     letProcessExitWithout(started.server.child);
     const port = started.port;
     const adminUrl = databaseUrl(port, SUPERUSER);
@@ -188,6 +201,7 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
       url,
       adminUrl,
       port,
+      pid: started.server.child.pid!,
       folder,
       createDatabase,
       stop: () =>

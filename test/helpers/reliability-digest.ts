@@ -2,15 +2,63 @@
  * A digest of everything the controller has stored, to prove a run of requests changed nothing. Every table
  * is read in full except what changes by design when nothing was written:
  * - `api_sessions.last_activity_at`: any authenticated request refreshes it (the idle timeout);
- * - `mfa_audit_events`: every refused MFA code is audited, so hostile codes add rows.
+ * - `mfa_audit_events`: every refused MFA code is audited, so hostile codes add rows;
+ * - `attempt_counters` (PostgreSQL): hostile sign-ins, codes and tokens count against the attempt limits.
  */
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import type { Store } from '../../controller/store/repository.js';
+import { SqliteStore } from '../../controller/store/sqlite-store.js';
+import type { PgStore } from '../../controller/store/postgres/pg-store.js';
 
-const SKIPPED_TABLES = new Set(['mfa_audit_events', 'sqlite_sequence']);
+const SKIPPED_TABLES = new Set([
+  'mfa_audit_events',
+  'attempt_counters',
+  'sqlite_sequence',
+  'schema_migrations',
+]);
 const SKIPPED_COLUMNS: Record<string, string[]> = { api_sessions: ['last_activity_at'] };
 
-export function storeDigest(db: Database.Database): { digest: string; rows: Record<string, number> } {
+export interface StoreDigest {
+  digest: string;
+  rows: Record<string, number>;
+}
+
+/** The digest of whichever backend the controller runs on. */
+export async function storeDigest(store: Store): Promise<StoreDigest> {
+  return store instanceof SqliteStore ? sqliteDigest(store.db) : postgresDigest(store as PgStore);
+}
+
+async function postgresDigest(store: PgStore): Promise<StoreDigest> {
+  const tables = (
+    await store.db.rows<{ name: string }>(
+      `SELECT table_name AS name FROM information_schema.tables
+        WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name`,
+    )
+  )
+    .map((t) => t.name)
+    .filter((t) => !SKIPPED_TABLES.has(t));
+  const hash = createHash('sha256');
+  const rows: Record<string, number> = {};
+  for (const table of tables) {
+    const columns = (
+      await store.db.rows<{ name: string }>(
+        `SELECT column_name AS name FROM information_schema.columns
+          WHERE table_schema = 'public' AND table_name = ? ORDER BY ordinal_position`,
+        [table],
+      )
+    )
+      .map((c) => c.name)
+      .filter((c) => !(SKIPPED_COLUMNS[table] ?? []).includes(c));
+    const list = columns.map((c) => `"${c}"::text`).join(', ');
+    const all = await store.db.rows(`SELECT ${list} FROM ${table} ORDER BY ${list}`);
+    rows[table] = all.length;
+    hash.update(`${table}\n${JSON.stringify(all)}\n`);
+  }
+  return { digest: hash.digest('hex'), rows };
+}
+
+function sqliteDigest(db: Database.Database): StoreDigest {
   const tables = (
     db
       .prepare(

@@ -8,6 +8,8 @@
  */
 import { rmSync } from 'node:fs';
 import { SqliteStore } from '../../controller/store/sqlite-store.js';
+import { PgStore } from '../../controller/store/postgres/pg-store.js';
+import { databaseFor } from './test-database.js';
 import { seedApiSession, seedUsers } from '../../bench/lib/seed-store.js';
 import { Api, MGMT } from './api.js';
 import { ADMIN_PASSWORD, spawnController, tempDir, type ControllerProcess } from './controller.js';
@@ -39,19 +41,20 @@ export class LoadWorld {
 
   static async start(count: number): Promise<LoadWorld> {
     const w = new LoadWorld(tempDir('postern-load-'));
-    const store = SqliteStore.open(w.dataDir);
+    // The store the controller will open on this folder, either backend (test-database.ts).
+    const database = await databaseFor(w.dataDir);
+    const store = database ? await PgStore.open(database) : SqliteStore.open(w.dataDir);
     let sessions: { identityId: string; token: string }[];
     try {
       const names = Array.from({ length: count }, (_, i) => `load-agent-${i}`);
       await seedUsers(store, ['admin'], ADMIN_PASSWORD, [], true);
       const ids = await seedUsers(store, names, 'load-password', ['load-agents']);
-      // A store no controller uses yet: seeded synchronously, in one better-sqlite3 transaction.
-      sessions = store.db.transaction(() =>
-        ids.map((identityId) => ({
-          identityId,
-          token: seedApiSession(store, identityId, 'postern-load').token,
-        })),
-      )();
+      sessions = await store.transaction(async () => {
+        const made: { identityId: string; token: string }[] = [];
+        for (const identityId of ids)
+          made.push({ identityId, token: (await seedApiSession(store, identityId, 'postern-load')).token });
+        return made;
+      });
     } finally {
       await store.close();
     }

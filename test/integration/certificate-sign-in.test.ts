@@ -5,6 +5,7 @@
  * itself (made once, key 0600, kept across restarts, never silently remade), the limit on guessing tokens,
  * and tokens kept out of the log.
  */
+import { testConfig } from '../helpers/test-database.js';
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -14,7 +15,6 @@ import { Api, CLIENT, MGMT, authPolicyBody } from '../helpers/api.js';
 import { ADMIN_PASSWORD, startTestController, tempDir, type TestController } from '../helpers/controller.js';
 import { foreignCertificate, newCsr, tlsRequest, type ClientKey } from '../helpers/enrollment.js';
 import { startController } from '../../controller/app.js';
-import { defaultConfig } from '../../controller/config.js';
 import { CA_CERT_FILE, CA_KEY_FILE } from '../../controller/enrollment/controller-ca.js';
 
 let tc: TestController;
@@ -184,7 +184,7 @@ describe('over plain HTTP', () => {
 describe('the controller CA', () => {
   it('is made on the first start (key 0600), kept across restarts, and never remade under issued certificates', async () => {
     const dataDir = tempDir();
-    const config = { ...defaultConfig(dataDir), port: 0, logLevel: 'silent', https: true };
+    const config = await testConfig(dataDir, { https: true });
     try {
       let running = await startController(config, { adminPassword: ADMIN_PASSWORD });
       const keyFile = join(dataDir, CA_KEY_FILE);
@@ -261,10 +261,10 @@ describe('tokens', () => {
     const log = new PassThrough();
     let output = '';
     log.on('data', (c: Buffer) => (output += c.toString()));
-    const running = await startController(
-      { ...defaultConfig(dataDir), port: 0, logLevel: 'trace', https: true },
-      { adminPassword: ADMIN_PASSWORD, logDestination: log },
-    );
+    const running = await startController(await testConfig(dataDir, { logLevel: 'trace', https: true }), {
+      adminPassword: ADMIN_PASSWORD,
+      logDestination: log,
+    });
     try {
       const logged = new Api(running.url, undefined, running.tls!.cert);
       expect((await logged.login('admin', ADMIN_PASSWORD)).status).toBe(200);

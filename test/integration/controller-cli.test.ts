@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { testBackend } from '../helpers/test-database.js';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,36 +33,46 @@ describe('npm run controller', () => {
     expect((await new Api(p.url).login('admin', password)).status).toBe(200);
   });
 
-  it('makes an existing data folder and its files private: folder 0700, database, key and password 0600', async () => {
-    const dir = newDir();
-    mkdirSync(dir, { recursive: true, mode: 0o755 });
-    chmodSync(dir, 0o755);
-    writeFileSync(join(dir, 'admin-password'), 'stale\n', { mode: 0o644 });
-    const p = await start(['--data-dir', dir, '--port', '0'], { POSTERN_ADMIN_PASSWORD: 'private-password' });
-    expect(statSync(dir).mode & 0o777).toBe(0o700);
-    for (const name of ['postern.db', 'postern.db-wal', 'admin-password'])
-      if (existsSync(join(dir, name))) expect(statSync(join(dir, name)).mode & 0o777, name).toBe(0o600);
-    expect(existsSync(join(dir, 'postern.db'))).toBe(true);
-    expect(await p.stop()).toBe(0);
-  });
+  // The SQLite file's own modes: on PostgreSQL the database is not in the folder.
+  it.skipIf(testBackend() === 'postgres')(
+    'makes an existing data folder and its files private: folder 0700, database, key and password 0600',
+    async () => {
+      const dir = newDir();
+      mkdirSync(dir, { recursive: true, mode: 0o755 });
+      chmodSync(dir, 0o755);
+      writeFileSync(join(dir, 'admin-password'), 'stale\n', { mode: 0o644 });
+      const p = await start(['--data-dir', dir, '--port', '0'], {
+        POSTERN_ADMIN_PASSWORD: 'private-password',
+      });
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      for (const name of ['postern.db', 'postern.db-wal', 'admin-password'])
+        if (existsSync(join(dir, name))) expect(statSync(join(dir, name)).mode & 0o777, name).toBe(0o600);
+      expect(existsSync(join(dir, 'postern.db'))).toBe(true);
+      expect(await p.stop()).toBe(0);
+    },
+  );
 
-  it('refuses a second controller on the same data folder, naming the first one; a stale lock is taken over', async () => {
-    const dir = newDir();
-    const env = { POSTERN_ADMIN_PASSWORD: 'locked-password' };
-    const first = await start(['--data-dir', dir, '--port', '0'], env);
-    const second = await spawnController(['--data-dir', dir, '--port', '0'], env).then(
-      (p) => (running.push(p), 'started'),
-      (err: Error) => err.message,
-    );
-    expect(second).toMatch(/exited with 1/);
-    expect(second).toContain(`in use by another controller (pid ${first.child.pid})`);
-    // The first one still answers, and after it stops a crashed holder's lock does not block a restart.
-    expect((await new Api(first.url).get('/version')).status).toBe(200);
-    expect(await first.stop()).toBe(0);
-    writeFileSync(join(dir, 'controller.lock'), '999999999\n');
-    const third = await start(['--data-dir', dir, '--port', '0'], env);
-    expect((await new Api(third.url).get('/version')).status).toBe(200);
-  });
+  // One controller per SQLite file; on PostgreSQL several instances share a database by design.
+  it.skipIf(testBackend() === 'postgres')(
+    'refuses a second controller on the same data folder, naming the first one; a stale lock is taken over',
+    async () => {
+      const dir = newDir();
+      const env = { POSTERN_ADMIN_PASSWORD: 'locked-password' };
+      const first = await start(['--data-dir', dir, '--port', '0'], env);
+      const second = await spawnController(['--data-dir', dir, '--port', '0'], env).then(
+        (p) => (running.push(p), 'started'),
+        (err: Error) => err.message,
+      );
+      expect(second).toMatch(/exited with 1/);
+      expect(second).toContain(`in use by another controller (pid ${first.child.pid})`);
+      // The first one still answers, and after it stops a crashed holder's lock does not block a restart.
+      expect((await new Api(first.url).get('/version')).status).toBe(200);
+      expect(await first.stop()).toBe(0);
+      writeFileSync(join(dir, 'controller.lock'), '999999999\n');
+      const third = await start(['--data-dir', dir, '--port', '0'], env);
+      expect((await new Api(third.url).get('/version')).status).toBe(200);
+    },
+  );
 
   it('keeps acknowledged data across a restart and does not recreate the admin', async () => {
     const dir = newDir();

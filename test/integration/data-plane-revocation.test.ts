@@ -3,6 +3,7 @@
  * deleted or narrowed) cuts its live stream at the router within a second, and a new connection is refused
  * with the failing check named. The router fails closed when its controller is gone beyond the grace period.
  */
+import { testConfig } from '../helpers/test-database.js';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import type { ClientHttp2Session } from 'node:http2';
@@ -215,8 +216,7 @@ describe('the router without its controller', () => {
 
     // Back on the same port and data: the router relinks by itself and carries again.
     const { startController } = await import('../../controller/app.js');
-    const { defaultConfig } = await import('../../controller/config.js');
-    const controller = await startController({ ...defaultConfig(dataDir), port, logLevel: 'silent' });
+    const controller = await startController(await testConfig(dataDir, { port }));
     await waitFor(() => router.link.isUp, 15_000, 'link back up');
     const back = await openStream(h2, session.token, serviceId);
     expect(back.status).toBe(200);

@@ -4,11 +4,12 @@
  * with Retry-After beyond a short queue) so an administrator still signs in, and a hostile username cannot
  * forge log lines.
  */
+import { testConfig } from '../helpers/test-database.js';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Api, CLIENT, createUser } from '../helpers/api.js';
 import { ADMIN_PASSWORD, tempDir } from '../helpers/controller.js';
-import { defaultConfig, type ControllerConfig } from '../../controller/config.js';
+import type { ControllerConfig } from '../../controller/config.js';
 import { startController, type RunningController } from '../../controller/app.js';
 import { rmSync } from 'node:fs';
 
@@ -22,10 +23,10 @@ afterEach(async () => {
 
 async function controller(config: Partial<ControllerConfig> = {}, logDestination?: NodeJS.WritableStream) {
   const dir = tempDir();
-  const running = await startController(
-    { ...defaultConfig(dir), port: 0, logLevel: 'info', ...config },
-    { adminPassword: ADMIN_PASSWORD, logDestination: logDestination ?? new PassThrough().resume() },
-  );
+  const running = await startController(await testConfig(dir, { logLevel: 'info', ...config }), {
+    adminPassword: ADMIN_PASSWORD,
+    logDestination: logDestination ?? new PassThrough().resume(),
+  });
   started.push({ running, dir });
   const admin = new Api(running.url);
   expect((await admin.login('admin', ADMIN_PASSWORD)).status).toBe(200);

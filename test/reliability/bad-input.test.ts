@@ -17,7 +17,6 @@
 import { Agent, request } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SqliteStore } from '../../controller/store/sqlite-store.js';
 import { Api, MGMT, createUser, authPolicyBody } from '../helpers/api.js';
 import { ADMIN_PASSWORD, startTestController, type TestController } from '../helpers/controller.js';
 import {
@@ -26,7 +25,7 @@ import {
   type FuzzOperation,
   type FuzzRequest,
 } from '../helpers/reliability-fuzz.js';
-import { storeDigest } from '../helpers/reliability-digest.js';
+import { storeDigest, type StoreDigest } from '../helpers/reliability-digest.js';
 
 const RUNS = Number(process.env.POSTERN_FUZZ_RUNS ?? 25);
 const SEED = process.env.POSTERN_FUZZ_SEED ? Number(process.env.POSTERN_FUZZ_SEED) : undefined;
@@ -111,8 +110,7 @@ const tc: TestController = await startTestController();
 const operations: FuzzOperation[] = operationsOf(await (await fetch(`${tc.url}/openapi.json`)).json());
 let adminToken: string;
 let knownIds: string[];
-let before: ReturnType<typeof storeDigest>;
-const db = () => (tc.ctx.store as SqliteStore).db;
+let before: StoreDigest;
 
 beforeAll(async () => {
   const admin = new Api(tc.url);
@@ -142,7 +140,7 @@ beforeAll(async () => {
   }
   ids.push((await admin.get(`${MGMT}/authenticators`)).body.data[0].id, 'default', 'OS', 'MFA');
   knownIds = ids;
-  before = storeDigest(db());
+  before = await storeDigest(tc.ctx.store);
 });
 
 afterAll(async () => {
@@ -202,7 +200,7 @@ describe('every documented route refuses hostile input without a 5xx', () => {
     expect((await admin.get(`${MGMT}/identities`)).status).toBe(200);
     // The login above added one API session; everything else must be as before.
     await admin.delete(`${MGMT}/current-api-session`);
-    const after = storeDigest(db());
+    const after = await storeDigest(tc.ctx.store);
     expect(after.rows).toEqual(before.rows);
     expect(after.digest).toBe(before.digest);
   });

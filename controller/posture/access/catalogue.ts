@@ -84,15 +84,25 @@ export class Catalogue {
 }
 
 /** The newest catalogue of each store, rebuilt only when its version has moved since. */
-const current = new WeakMap<Store, { version: number; catalogue: Promise<Catalogue> }>();
+const current = new WeakMap<Store, { version: number; catalogue: Promise<Catalogue>; loaded: boolean }>();
 
+/**
+ * The store's catalogue now. A caller inside a transaction never waits for a load another caller started:
+ * that load needs the store (a connection from the pool, or SQLite's lock) which this transaction may be
+ * holding, and the two would wait for each other for ever. It uses a loaded catalogue or loads its own, inside
+ * its transaction.
+ */
 export function catalogueOf(store: Store): Promise<Catalogue> {
   const version = store.catalogueVersion();
   const held = current.get(store);
-  if (held && held.version === version) return held.catalogue;
+  if (held && held.version === version && (held.loaded || !store.inTransaction())) return held.catalogue;
   const catalogue = Catalogue.load(store);
-  current.set(store, { version, catalogue });
-  // A failed load must not be served to the next caller.
-  catalogue.catch(() => current.get(store)?.catalogue === catalogue && current.delete(store));
+  const entry = { version, catalogue, loaded: false };
+  current.set(store, entry);
+  catalogue.then(
+    () => (entry.loaded = true),
+    // A failed load must not be served to the next caller.
+    () => current.get(store) === entry && current.delete(store),
+  );
   return catalogue;
 }

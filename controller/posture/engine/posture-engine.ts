@@ -4,7 +4,9 @@
  * timeout or grace end) ends in `evaluateIdentity`, which for that identity only:
  * - revokes the edge sessions whose access no longer holds,
  * - moves `lastChangeAt` when what any of its API sessions can reach has changed,
- * - re-arms each API session's expiry timer for the next moment a check changes by itself.
+ * - re-arms each API session's expiry timer for the next moment a check changes by itself, and stores that
+ *   moment as a deadline another instance sharing the database enforces if this one stops
+ *   (persisted-deadlines.ts, deadline-takeover.ts).
  */
 import { createHash } from 'node:crypto';
 import type { ControllerContext } from '../../context.js';
@@ -12,6 +14,7 @@ import { AccessResolver } from '../access/access-resolver.js';
 import { SessionEvaluation, type PolicyOutcome } from '../access/session-evaluation.js';
 import type { IdentityPostureData } from '../types.js';
 import { ExpiryTimers } from './expiry-timers.js';
+import { PersistedDeadlines } from './persisted-deadlines.js';
 
 export interface EvaluateOptions {
   /** reuse a resolver across identities within one pass (the catalogue does not change under it) */
@@ -32,8 +35,10 @@ function digestOf(outcomes: readonly PolicyOutcome[]): string {
 
 export class PostureEngine {
   readonly timers: ExpiryTimers;
+  private readonly deadlines: PersistedDeadlines;
 
   constructor(private readonly ctx: ControllerContext) {
+    this.deadlines = new PersistedDeadlines(ctx);
     this.timers = new ExpiryTimers(ctx.clock, (apiSessionIds) => {
       this.onExpiry(apiSessionIds).catch((err: unknown) =>
         ctx.log.error({ err }, 'posture re-evaluation at expiry failed'),
@@ -86,7 +91,9 @@ export class PostureEngine {
         // The first digest of a new API session is its starting point, not a change it could have missed.
         if (previous !== null) changed = true;
       }
-      this.timers.set(apiSessionId, evaluation.nextChangeAt());
+      const nextChangeAt = evaluation.nextChangeAt();
+      this.timers.set(apiSessionId, nextChangeAt);
+      await this.deadlines.record(apiSessionId, nextChangeAt);
     }
 
     const lost = sessions.filter((s) => {
@@ -120,14 +127,16 @@ export class PostureEngine {
     await this.ctx.store.transaction(async () => {
       await this.ctx.store.posture.sessions.deleteByApiSession(apiSessionId);
       await this.ctx.store.posture.data.deleteApiSession(apiSessionId);
+      await this.deadlines.forget(apiSessionId);
     });
   }
 
   async forgetIdentity(identityId: string): Promise<void> {
     const { posture } = this.ctx.store;
-    for (const apiSessionId of Object.keys((await posture.data.load(identityId)).apiSessions))
-      this.timers.delete(apiSessionId);
+    const apiSessionIds = Object.keys((await posture.data.load(identityId)).apiSessions);
+    for (const apiSessionId of apiSessionIds) this.timers.delete(apiSessionId);
     await this.ctx.store.transaction(async () => {
+      for (const apiSessionId of apiSessionIds) await this.deadlines.forget(apiSessionId);
       await posture.data.deleteIdentity(identityId);
       await posture.sessions.deleteByIdentity(identityId);
       await posture.failures.deleteByIdentity(identityId);
@@ -137,6 +146,16 @@ export class PostureEngine {
 
   close(): void {
     this.timers.close();
+    this.deadlines.close();
+  }
+
+  /**
+   * Deadlines of these API sessions that this instance claimed from one that did not fire them (it stopped):
+   * their identities are evaluated here, which revokes what expired and re-arms, here, what remains.
+   */
+  takeOver(apiSessionIds: readonly string[]): Promise<void> {
+    for (const id of apiSessionIds) this.deadlines.claimed(id);
+    return this.onExpiry(apiSessionIds);
   }
 
   private async onExpiry(apiSessionIds: readonly string[]): Promise<void> {
@@ -144,6 +163,8 @@ export class PostureEngine {
     for (const id of apiSessionIds) {
       const identityId = await this.ctx.store.posture.data.identityOfApiSession(id);
       if (identityId) identities.add(identityId);
+      // The API session ended (its identity's evaluation would no longer see it): its deadline goes too.
+      else await this.deadlines.forget(id);
     }
     const resolver = await AccessResolver.of(this.ctx.store);
     for (const identityId of identities) {

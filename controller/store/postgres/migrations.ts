@@ -4,5 +4,6 @@
  * migration that has shipped: add a new one. The first is SQLite's migrations 1 to 10 in one step.
  */
 import { initial } from './migrations/001-initial.js';
+import { attemptCounters } from './migrations/002-attempt-counters.js';
 
-export const POSTGRES_MIGRATIONS: readonly string[] = [initial];
+export const POSTGRES_MIGRATIONS: readonly string[] = [initial, attemptCounters];

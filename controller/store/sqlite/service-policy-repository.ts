@@ -1,5 +1,6 @@
 import type { Db } from '../database.js';
 import type { ServicePolicy } from '../../model.js';
+import { ENTITY_KINDS } from '../entity-kinds.js';
 import type { PolicySide, SyncServicePolicyRepository } from '../repository.js';
 import { DocumentRepository, placeholders } from './document-repository.js';
 
@@ -23,13 +24,8 @@ export class SqliteServicePolicyRepository
   private readonly selected = new Map<string, string[]>();
 
   constructor(db: Db) {
-    super(db, 'service_policies', null, undefined, {
-      cache: true,
-      filterExtras: [
-        ['type', 'string'],
-        ['semantic', 'string'],
-      ],
-    });
+    const kind = ENTITY_KINDS.servicePolicies;
+    super(db, kind.table, kind.roleKind, undefined, { cache: true, filterExtras: kind.filterExtras });
     this.clearRoles = db.prepare(`DELETE FROM policy_roles WHERE policy_id = ?`);
     this.addRole = db.prepare(`INSERT OR IGNORE INTO policy_roles (policy_id, side, role) VALUES (?, ?, ?)`);
   }

@@ -1,8 +1,10 @@
 import type { Db } from '../database.js';
+import { ENTITY_KINDS, type EntityKind } from '../entity-kinds.js';
 import type { SyncRepositories } from '../repository.js';
 import type {
   AuthPolicy,
   Config,
+  Entity,
   ConfigType,
   EdgeRouter,
   EdgeRouterPolicy,
@@ -18,6 +20,7 @@ import { SqliteEnrollmentRepository } from './enrollment-repository.js';
 import { SqliteApiSessionRepository } from './api-session-repository.js';
 import { SqlitePostureRepository } from './posture-repository.js';
 import { SqliteMfaRepository } from './mfa-repository.js';
+import { SqliteDeadlineRepository } from './deadline-repository.js';
 
 const CACHED_IDENTITIES = 5_000;
 
@@ -41,66 +44,34 @@ export class SqliteRepositories implements SyncRepositories {
   readonly apiSessions;
   readonly posture;
   readonly mfa;
+  readonly deadlines = new SqliteDeadlineRepository();
 
   constructor(readonly db: Db) {
+    const documents = <T extends Entity & { roleAttributes?: string[] }>(
+      kind: EntityKind<T>,
+      cache: boolean | number,
+    ) =>
+      new DocumentRepository<T>(db, kind.table, kind.roleKind, kind.revive, {
+        cache,
+        filterExtras: kind.filterExtras,
+      });
     // Every authenticated request reads its identity (the guard, then posture evaluation): the most recently
     // read are kept, a bounded number so a large directory does not all end up in memory.
-    this.identities = new DocumentRepository<Identity>(db, 'identities', 'identity', undefined, {
-      cache: CACHED_IDENTITIES,
-      filterExtras: [
-        ['isAdmin', 'boolean'],
-        ['isDefaultAdmin', 'boolean'],
-        ['disabled', 'boolean'],
-        ['type', 'string'],
-        ['externalId', 'string'],
-        ['authPolicyId', 'string'],
-      ],
-    });
-    // The catalogue (services, checks, policies, auth policies) is read on every access decision and is
-    // small next to identities, so those repositories keep parsed entities in memory.
-    const cached = { cache: true };
-    // Services stored before configs existed have none.
-    const reviveService = (doc: Record<string, unknown>) => ({ configs: (doc.configs as string[]) ?? [] });
-    this.services = new DocumentRepository<Service>(db, 'services', 'service', reviveService, {
-      ...cached,
-      filterExtras: [['encryptionRequired', 'boolean']],
-    });
-    // Configs and routers are read for every service listing, session and router link: cached like services.
-    this.configTypes = new DocumentRepository<ConfigType>(db, 'config_types', null, undefined, cached);
-    this.configs = new DocumentRepository<Config>(db, 'configs', null, undefined, cached);
-    this.edgeRouters = new DocumentRepository<EdgeRouter>(
-      db,
-      'edge_routers',
-      'edgeRouter',
-      undefined,
-      cached,
+    this.identities = documents<Identity>(ENTITY_KINDS.identities, CACHED_IDENTITIES);
+    // The catalogue (services, checks, policies, auth policies), configs and routers are read on every access
+    // decision, service listing, session and router link, and are small next to identities: kept in memory.
+    this.services = documents<Service>(ENTITY_KINDS.services, true);
+    this.configTypes = documents<ConfigType>(ENTITY_KINDS.configTypes, true);
+    this.configs = documents<Config>(ENTITY_KINDS.configs, true);
+    this.edgeRouters = documents<EdgeRouter>(ENTITY_KINDS.edgeRouters, true);
+    this.edgeRouterPolicies = documents<EdgeRouterPolicy>(ENTITY_KINDS.edgeRouterPolicies, true);
+    this.serviceEdgeRouterPolicies = documents<ServiceEdgeRouterPolicy>(
+      ENTITY_KINDS.serviceEdgeRouterPolicies,
+      true,
     );
-    this.edgeRouterPolicies = new DocumentRepository<EdgeRouterPolicy>(
-      db,
-      'edge_router_policies',
-      null,
-      undefined,
-      cached,
-    );
-    this.serviceEdgeRouterPolicies = new DocumentRepository<ServiceEdgeRouterPolicy>(
-      db,
-      'service_edge_router_policies',
-      null,
-      undefined,
-      cached,
-    );
-    this.postureChecks = new DocumentRepository<PostureCheck>(
-      db,
-      'posture_checks',
-      'postureCheck',
-      undefined,
-      {
-        ...cached,
-        filterExtras: [['typeId', 'string']],
-      },
-    );
+    this.postureChecks = documents<PostureCheck>(ENTITY_KINDS.postureChecks, true);
     this.servicePolicies = new SqliteServicePolicyRepository(db);
-    this.authPolicies = new DocumentRepository<AuthPolicy>(db, 'auth_policies', null, undefined, cached);
+    this.authPolicies = documents<AuthPolicy>(ENTITY_KINDS.authPolicies, true);
     this.authenticators = new SqliteAuthenticatorRepository(db);
     this.enrollments = new SqliteEnrollmentRepository(db);
     this.apiSessions = new SqliteApiSessionRepository(db);

@@ -14,40 +14,40 @@ function limiter() {
 }
 
 describe('FailureLimiter', () => {
-  it('blocks a key once it reaches the limit inside the window, and only that key', () => {
+  it('blocks a key once it reaches the limit inside the window, and only that key', async () => {
     const { l } = limiter();
-    l.recordFailure('a');
-    l.recordFailure('a');
-    expect(l.retryAfterMs('a')).toBe(0);
-    l.recordFailure('a');
-    expect(l.retryAfterMs('a')).toBe(10_000);
-    expect(l.retryAfterMs('b')).toBe(0);
+    await l.recordFailure('a');
+    await l.recordFailure('a');
+    expect(await l.retryAfterMs('a')).toBe(0);
+    await l.recordFailure('a');
+    expect(await l.retryAfterMs('a')).toBe(10_000);
+    expect(await l.retryAfterMs('b')).toBe(0);
   });
 
-  it('forgets failures older than the window', () => {
+  it('forgets failures older than the window', async () => {
     const { l, advance } = limiter();
-    l.recordFailure('a');
-    l.recordFailure('a');
+    await l.recordFailure('a');
+    await l.recordFailure('a');
     advance(61_000);
-    l.recordFailure('a');
-    expect(l.retryAfterMs('a')).toBe(0);
+    await l.recordFailure('a');
+    expect(await l.retryAfterMs('a')).toBe(0);
   });
 
-  it('doubles the block each time, up to the maximum, and a success resets it', () => {
+  it('doubles the block each time, up to the maximum, and a success resets it', async () => {
     const { l, advance } = limiter();
-    const block = () => {
-      for (let i = 0; i < 3; i++) l.recordFailure('a');
+    const block = async () => {
+      for (let i = 0; i < 3; i++) await l.recordFailure('a');
       return l.retryAfterMs('a');
     };
-    expect(block()).toBe(10_000);
+    expect(await block()).toBe(10_000);
     advance(10_000);
-    expect(block()).toBe(20_000);
+    expect(await block()).toBe(20_000);
     advance(20_000);
-    expect(block()).toBe(40_000);
+    expect(await block()).toBe(40_000);
     advance(40_000);
-    expect(block()).toBe(40_000);
-    l.recordSuccess('a');
-    expect(l.retryAfterMs('a')).toBe(0);
-    expect(block()).toBe(10_000);
+    expect(await block()).toBe(40_000);
+    await l.recordSuccess('a');
+    expect(await l.retryAfterMs('a')).toBe(0);
+    expect(await block()).toBe(10_000);
   });
 });

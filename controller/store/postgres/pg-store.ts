@@ -1,0 +1,166 @@
+/**
+ * The store on PostgreSQL, which several controller instances may share: every repository reads and writes the
+ * database (no entity caches: another instance may have changed what a cache would hold), transactions are
+ * real database transactions (pg-database.ts), the schema is migrated once at start under an advisory lock.
+ */
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type {
+  AuthPolicy,
+  Config,
+  ConfigType,
+  EdgeRouter,
+  EdgeRouterPolicy,
+  Entity,
+  Identity,
+  Service,
+  ServiceEdgeRouterPolicy,
+} from '../../model.js';
+import type { PostureCheck } from '../../posture/types.js';
+import type { Store } from '../repository.js';
+import { ENTITY_KINDS, type EntityKind } from '../entity-kinds.js';
+import { CatalogueVersion } from '../catalogue-version.js';
+import { PgDatabase } from './pg-database.js';
+import { migratePostgres } from './migrate.js';
+import { PgDocumentRepository } from './document-repository.js';
+import { PgServicePolicyRepository } from './service-policy-repository.js';
+import { PgAuthenticatorRepository } from './authenticator-repository.js';
+import { PgEnrollmentRepository } from './enrollment-repository.js';
+import { PgApiSessionRepository } from './api-session-repository.js';
+import { PgMfaRepository } from './mfa-repository.js';
+import { PgPostureRepository } from './posture-repository.js';
+import { PgDeadlineRepository } from './deadline-repository.js';
+import { countIdentitiesWithAuthPolicy } from './identity-queries.js';
+
+/** The NOTIFY channel a catalogue change is announced on; the payload is the announcing instance's id. */
+export const CATALOGUE_CHANNEL = 'postern_catalogue';
+
+/** Connections per instance: enough for concurrent transactions, few enough for many instances on one server. */
+const POOL_SIZE = 10;
+
+export class PgStore implements Store {
+  readonly backend = 'postgres';
+  readonly identities;
+  readonly services;
+  readonly postureChecks;
+  readonly servicePolicies;
+  readonly authPolicies;
+  readonly configTypes;
+  readonly configs;
+  readonly edgeRouters;
+  readonly edgeRouterPolicies;
+  readonly serviceEdgeRouterPolicies;
+  readonly authenticators;
+  readonly enrollments;
+  readonly apiSessions;
+  readonly posture;
+  readonly mfa;
+  readonly deadlines;
+  private readonly catalogue = new CatalogueVersion();
+  /** tells this instance's own announcements from the others', and owns the deadlines it arms */
+  readonly instanceId = randomUUID();
+
+  constructor(readonly db: PgDatabase) {
+    const documents = <T extends Entity & { roleAttributes?: string[] }>(kind: EntityKind<T>) =>
+      new PgDocumentRepository<T>(db, kind.table, kind.roleKind, kind.revive, {
+        filterExtras: kind.filterExtras,
+      });
+    this.identities = documents<Identity>(ENTITY_KINDS.identities);
+    this.services = documents<Service>(ENTITY_KINDS.services);
+    this.configTypes = documents<ConfigType>(ENTITY_KINDS.configTypes);
+    this.configs = documents<Config>(ENTITY_KINDS.configs);
+    this.edgeRouters = documents<EdgeRouter>(ENTITY_KINDS.edgeRouters);
+    this.edgeRouterPolicies = documents<EdgeRouterPolicy>(ENTITY_KINDS.edgeRouterPolicies);
+    this.serviceEdgeRouterPolicies = documents<ServiceEdgeRouterPolicy>(
+      ENTITY_KINDS.serviceEdgeRouterPolicies,
+    );
+    this.postureChecks = documents<PostureCheck>(ENTITY_KINDS.postureChecks);
+    this.servicePolicies = new PgServicePolicyRepository(db);
+    this.authPolicies = documents<AuthPolicy>(ENTITY_KINDS.authPolicies);
+    this.authenticators = new PgAuthenticatorRepository(db);
+    this.enrollments = new PgEnrollmentRepository(db);
+    this.apiSessions = new PgApiSessionRepository(db);
+    this.posture = new PgPostureRepository(db);
+    this.mfa = new PgMfaRepository(db);
+    this.deadlines = new PgDeadlineRepository(db);
+    for (const repo of [this.services, this.postureChecks, this.servicePolicies]) {
+      this.announceWrites(repo);
+      this.catalogue.watchWrites(repo, (fn) => this.db.afterCommit(fn));
+    }
+  }
+
+  /**
+   * A write to a catalogue kind is announced to the other instances sharing the database (NOTIFY, delivered
+   * when its transaction commits, never for a rolled-back one); they rebuild their catalogue on hearing it.
+   */
+  private announceWrites(repo: object): void {
+    const writable = repo as Record<string, (...args: unknown[]) => Promise<unknown>>;
+    for (const name of ['create', 'update', 'delete']) {
+      const write = writable[name]!.bind(repo);
+      writable[name] = (...args: unknown[]) =>
+        this.db.transaction(async () => {
+          const result = await write(...args);
+          await this.db.run(`SELECT pg_notify('${CATALOGUE_CHANNEL}', ?)`, [this.instanceId]);
+          return result;
+        });
+    }
+  }
+
+  /** Connects, migrates (once, whichever instance gets the lock first) and answers the store. */
+  static async open(url: string): Promise<PgStore> {
+    const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE });
+    // An idle connection the server dropped must not take the controller down with an unhandled error.
+    pool.on('error', () => undefined);
+    try {
+      await migratePostgres(pool);
+    } catch (err) {
+      await pool.end();
+      throw err;
+    }
+    return new PgStore(new PgDatabase(pool));
+  }
+
+  get pool(): pg.Pool {
+    return this.db.pool;
+  }
+
+  countIdentitiesWithAuthPolicy(authPolicyId: string): Promise<number> {
+    return countIdentitiesWithAuthPolicy(this.db, authPolicyId);
+  }
+
+  catalogueVersion(): number {
+    return this.catalogue.current;
+  }
+
+  /** Some instance changed services, policies or checks: the next access decision here reads them again. */
+  catalogueChanged(announcedBy: string): void {
+    if (announcedBy !== this.instanceId) this.catalogue.bump();
+  }
+
+  inTransaction(): boolean {
+    return this.db.inTransaction();
+  }
+
+  afterCommit(fn: () => unknown): boolean {
+    return this.db.afterCommit(fn);
+  }
+
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await this.db.transaction(fn);
+    } catch (err) {
+      // The rollback may have undone catalogue writes the in-memory catalogue already saw.
+      this.catalogue.bump();
+      throw err;
+    }
+  }
+
+  /** Each batch is its own transaction: PostgreSQL commits concurrent transactions in parallel already. */
+  batch<T>(fn: () => Promise<T>): Promise<T> {
+    return this.transaction(fn);
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+}

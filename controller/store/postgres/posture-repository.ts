@@ -1,0 +1,271 @@
+/**
+ * Posture data on PostgreSQL: the same tables and row shapes as store/sqlite/posture-repository.ts (identity
+ * facts as one JSON text per kind, processes and API sessions in their own tables), answering what SQLite
+ * answers.
+ *
+ * Unlike SQLite's, nothing is cached: several controllers write these rows, and a controller's memory would
+ * miss the others' reports. Instead `load`, which every posture report and session request runs, is one
+ * query: the three tables' rows come back as three JSON arrays of one row.
+ */
+import type { PgDatabase } from './pg-database.js';
+import type {
+  ApiSessionPatch,
+  PostureDataRepository,
+  PostureRepository,
+} from '../../posture/posture-repository.js';
+import type {
+  ApiSessionPostureData,
+  DomainData,
+  IdentityPostureData,
+  MacData,
+  OsData,
+  ProcessData,
+} from '../../posture/types.js';
+import {
+  PgEdgeSessionRepository,
+  PgFailedRequestRepository,
+  PgServiceChangeRepository,
+} from './posture-records.js';
+
+type FactKind = 'os' | 'mac' | 'domain';
+
+/** Rows as `row_to_json` writes them: text stays text (times are ISO text already), booleans are JSON's. */
+interface FactRow {
+  kind: FactKind;
+  posture_check_id: string;
+  value: string;
+  updated_at: string;
+}
+interface ProcessRow {
+  path: string;
+  posture_check_id: string;
+  is_running: boolean;
+  hash: string;
+  signer_fingerprints: string;
+  updated_at: string;
+}
+interface ApiSessionRow {
+  api_session_id: string;
+  mfa_passed_at: string | null;
+  woken_at: string | null;
+  unlocked_at: string | null;
+  sdk_info: string | null;
+}
+interface LoadRow {
+  facts: FactRow[] | null;
+  processes: ProcessRow[] | null;
+  api_sessions: ApiSessionRow[] | null;
+}
+
+const date = (text: string | null): Date | null => (text === null ? null : new Date(text));
+const text = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
+
+const COLUMNS: Record<keyof ApiSessionPatch, string> = {
+  mfaPassedAt: 'mfa_passed_at',
+  wokenAt: 'woken_at',
+  unlockedAt: 'unlocked_at',
+  sdkInfo: 'sdk_info',
+};
+
+/**
+ * An identity's facts, processes (by path) and API sessions (by id), each table's rows as one JSON array;
+ * json_agg answers NULL for no rows.
+ */
+const LOAD = `
+  SELECT
+    (SELECT json_agg(f) FROM (SELECT kind, posture_check_id, value, updated_at FROM posture_facts
+                              WHERE identity_id = ?) f) AS facts,
+    (SELECT json_agg(p ORDER BY p.path) FROM (SELECT path, posture_check_id, is_running, hash,
+       signer_fingerprints, updated_at FROM posture_processes WHERE identity_id = ?) p) AS processes,
+    (SELECT json_agg(s ORDER BY s.api_session_id) FROM (SELECT api_session_id, mfa_passed_at, woken_at,
+       unlocked_at, sdk_info FROM posture_api_sessions WHERE identity_id = ?) s) AS api_sessions`;
+
+function putFact(data: IdentityPostureData, row: FactRow): void {
+  const slot = { postureCheckId: row.posture_check_id, lastUpdatedAt: new Date(row.updated_at) };
+  const value = JSON.parse(row.value) as Record<string, unknown>;
+  if (row.kind === 'os') data.os = { ...slot, ...(value as Pick<OsData, 'type' | 'version' | 'build'>) };
+  if (row.kind === 'mac') data.mac = { ...slot, addresses: value.addresses as string[] };
+  if (row.kind === 'domain') data.domain = { ...slot, domain: value.domain as string };
+}
+
+const processOf = (r: ProcessRow): ProcessData => ({
+  postureCheckId: r.posture_check_id,
+  lastUpdatedAt: new Date(r.updated_at),
+  path: r.path,
+  isRunning: r.is_running,
+  hash: r.hash,
+  signerFingerprints: JSON.parse(r.signer_fingerprints) as string[],
+});
+
+const apiSessionOf = (r: ApiSessionRow): ApiSessionPostureData => ({
+  apiSessionId: r.api_session_id,
+  mfaPassedAt: date(r.mfa_passed_at),
+  wokenAt: date(r.woken_at),
+  unlockedAt: date(r.unlocked_at),
+  sdkInfo: r.sdk_info === null ? null : (JSON.parse(r.sdk_info) as Record<string, string>),
+});
+
+class PgPostureDataRepository implements PostureDataRepository {
+  constructor(private readonly db: PgDatabase) {}
+
+  async load(identityId: string): Promise<IdentityPostureData> {
+    const row = (await this.db.one<LoadRow>(LOAD, [identityId, identityId, identityId]))!;
+    const data: IdentityPostureData = {
+      identityId,
+      os: null,
+      mac: null,
+      domain: null,
+      processes: (row.processes ?? []).map(processOf),
+      apiSessions: {},
+    };
+    for (const fact of row.facts ?? []) putFact(data, fact);
+    for (const r of row.api_sessions ?? []) data.apiSessions[r.api_session_id] = apiSessionOf(r);
+    return data;
+  }
+
+  setOs(identityId: string, os: OsData): Promise<void> {
+    return this.setFact(identityId, 'os', os, { type: os.type, version: os.version, build: os.build });
+  }
+
+  setMac(identityId: string, mac: MacData): Promise<void> {
+    return this.setFact(identityId, 'mac', mac, { addresses: mac.addresses });
+  }
+
+  setDomain(identityId: string, domain: DomainData): Promise<void> {
+    return this.setFact(identityId, 'domain', domain, { domain: domain.domain });
+  }
+
+  async setProcess(identityId: string, p: ProcessData): Promise<void> {
+    await this.db.run(
+      `INSERT INTO posture_processes
+         (identity_id, path, posture_check_id, is_running, hash, signer_fingerprints, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (identity_id, path) DO UPDATE SET posture_check_id = excluded.posture_check_id,
+         is_running = excluded.is_running, hash = excluded.hash,
+         signer_fingerprints = excluded.signer_fingerprints, updated_at = excluded.updated_at`,
+      [
+        identityId,
+        p.path,
+        p.postureCheckId,
+        p.isRunning,
+        p.hash,
+        JSON.stringify(p.signerFingerprints),
+        p.lastUpdatedAt.toISOString(),
+      ],
+    );
+  }
+
+  async deleteProcess(identityId: string, path: string): Promise<void> {
+    await this.db.run(`DELETE FROM posture_processes WHERE identity_id = ? AND path = ?`, [identityId, path]);
+  }
+
+  /**
+   * One upsert. A row that exists keeps its identity (SQLite's INSERT OR IGNORE then UPDATE); only the given
+   * fields are written, and with none given an existing row is left as it is.
+   */
+  async updateApiSession(apiSessionId: string, identityId: string, patch: ApiSessionPatch): Promise<void> {
+    const entries = Object.entries(patch) as [keyof ApiSessionPatch, unknown][];
+    const columns = entries.map(([key]) => COLUMNS[key]);
+    const values = entries.map(([key, v]) =>
+      key === 'sdkInfo' ? (v === null || v === undefined ? null : JSON.stringify(v)) : text(v as Date | null),
+    );
+    const onConflict =
+      columns.length === 0
+        ? 'DO NOTHING'
+        : `DO UPDATE SET ${columns.map((c) => `${c} = excluded.${c}`).join(', ')}`;
+    await this.db.run(
+      `INSERT INTO posture_api_sessions (api_session_id, identity_id${columns.map((c) => `, ${c}`).join('')})
+       VALUES (?, ?${columns.map(() => ', ?').join('')})
+       ON CONFLICT (api_session_id) ${onConflict}`,
+      [apiSessionId, identityId, ...values],
+    );
+  }
+
+  async clearMfa(identityId: string): Promise<void> {
+    await this.db.run(`UPDATE posture_api_sessions SET mfa_passed_at = NULL WHERE identity_id = ?`, [
+      identityId,
+    ]);
+  }
+
+  async identityOfApiSession(apiSessionId: string): Promise<string | undefined> {
+    const row = await this.db.one<{ identity_id: string }>(
+      `SELECT identity_id FROM posture_api_sessions WHERE api_session_id = ?`,
+      [apiSessionId],
+    );
+    return row?.identity_id;
+  }
+
+  async accessDigest(apiSessionId: string): Promise<string | null> {
+    const row = await this.db.one<{ access_digest: string | null }>(
+      `SELECT access_digest FROM posture_api_sessions WHERE api_session_id = ?`,
+      [apiSessionId],
+    );
+    return row?.access_digest ?? null;
+  }
+
+  async setAccessDigest(apiSessionId: string, digest: string): Promise<void> {
+    await this.db.run(`UPDATE posture_api_sessions SET access_digest = ? WHERE api_session_id = ?`, [
+      digest,
+      apiSessionId,
+    ]);
+  }
+
+  async identitiesWithApiSessions(): Promise<string[]> {
+    // Sorted as SQLite's walk of its identity index gives them.
+    const rows = await this.db.rows<{ identity_id: string }>(
+      `SELECT DISTINCT identity_id FROM posture_api_sessions ORDER BY identity_id`,
+    );
+    return rows.map((r) => r.identity_id);
+  }
+
+  async deleteApiSession(apiSessionId: string): Promise<void> {
+    await this.db.run(`DELETE FROM posture_api_sessions WHERE api_session_id = ?`, [apiSessionId]);
+  }
+
+  /** The three tables in one statement: atomic without a transaction of its own, and one round trip. */
+  async deleteIdentity(identityId: string): Promise<void> {
+    await this.db.run(
+      `WITH facts AS (DELETE FROM posture_facts WHERE identity_id = ?),
+            processes AS (DELETE FROM posture_processes WHERE identity_id = ?)
+       DELETE FROM posture_api_sessions WHERE identity_id = ?`,
+      [identityId, identityId, identityId],
+    );
+  }
+
+  deleteOrphans(): Promise<number> {
+    return this.db.run(
+      `DELETE FROM posture_api_sessions p
+       WHERE NOT EXISTS (SELECT 1 FROM api_sessions a WHERE a.id = p.api_session_id)`,
+    );
+  }
+
+  /** Upserts in place, as SQLite's: a report rewrites its row instead of deleting and inserting one. */
+  private async setFact(
+    identityId: string,
+    kind: FactKind,
+    slot: { postureCheckId: string; lastUpdatedAt: Date },
+    value: object,
+  ): Promise<void> {
+    await this.db.run(
+      `INSERT INTO posture_facts (identity_id, kind, posture_check_id, value, updated_at) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (identity_id, kind) DO UPDATE SET posture_check_id = excluded.posture_check_id,
+         value = excluded.value, updated_at = excluded.updated_at`,
+      // JSON.stringify escapes lone surrogates and NUL, so the value always comes back as written.
+      [identityId, kind, slot.postureCheckId, JSON.stringify(value), slot.lastUpdatedAt.toISOString()],
+    );
+  }
+}
+
+export class PgPostureRepository implements PostureRepository {
+  readonly data: PgPostureDataRepository;
+  readonly sessions: PgEdgeSessionRepository;
+  readonly failures: PgFailedRequestRepository;
+  readonly changes: PgServiceChangeRepository;
+
+  constructor(readonly db: PgDatabase) {
+    this.data = new PgPostureDataRepository(db);
+    this.sessions = new PgEdgeSessionRepository(db);
+    this.failures = new PgFailedRequestRepository(db);
+    this.changes = new PgServiceChangeRepository(db);
+  }
+}

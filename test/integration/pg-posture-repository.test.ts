@@ -1,0 +1,579 @@
+/**
+ * The posture repository's contract on both stores: every scenario runs against SQLite (through the store's
+ * asynchronous face) and PostgreSQL (a real server), with the same expectations, so both give the same
+ * answers. Then what only PostgreSQL has to show: `load` is one query, and racing deletes across two
+ * controllers' pools are each answered true once.
+ */
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { openDatabase } from '../../controller/store/database.js';
+import { SqliteStore } from '../../controller/store/sqlite-store.js';
+import { migratePostgres } from '../../controller/store/postgres/migrate.js';
+import { PgDatabase } from '../../controller/store/postgres/pg-database.js';
+import { PgPostureRepository } from '../../controller/store/postgres/posture-repository.js';
+import type {
+  EdgeSession,
+  FailedServiceRequest,
+  PostureRepository,
+} from '../../controller/posture/posture-repository.js';
+import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { tempDir } from '../helpers/controller.js';
+
+const at = (s: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, s));
+
+let server: PostgresServer;
+beforeAll(async () => {
+  server = await startPostgres();
+});
+afterAll(() => server?.stop());
+
+/** One store's posture repository, and a way to make the API session rows the orphan sweeps look for. */
+interface Backend {
+  posture: PostureRepository;
+  addApiSession(id: string, identityId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function openSqlite(): Promise<Backend> {
+  const dir = tempDir('postern-posture-contract-');
+  const store = new SqliteStore(openDatabase(dir));
+  return {
+    posture: store.posture,
+    addApiSession: (id, identityId) =>
+      store.apiSessions.create(
+        {
+          id,
+          identityId,
+          authenticatorId: 'a',
+          ipAddress: '127.0.0.1',
+          configTypes: [],
+          envInfo: {},
+          sdkInfo: {},
+          isMfaRequired: false,
+          isMfaComplete: false,
+          createdAt: at(0),
+          updatedAt: at(0),
+          lastActivityAt: at(0),
+        },
+        `token-hash-${id}`,
+      ),
+    async close() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A fresh database; API sessions go in by SQL, as the PostgreSQL API-session repository is another's work. */
+async function openPostgres(): Promise<Backend> {
+  const pool = new pg.Pool({ connectionString: await server.createDatabase() });
+  await migratePostgres(pool);
+  const db = new PgDatabase(pool);
+  return {
+    posture: new PgPostureRepository(db),
+    async addApiSession(id, identityId) {
+      const now = at(0).toISOString();
+      await db.run(
+        `INSERT INTO api_sessions (id, token_hash, identity_id, authenticator_id, doc, created_at, updated_at,
+           last_activity_at) VALUES (?, ?, ?, 'a', '{}', ?, ?, ?)`,
+        [id, `token-hash-${id}`, identityId, now, now, now],
+      );
+    },
+    close: () => endPool(pool),
+  };
+}
+
+/**
+ * Ends a pool once its connections have closed: pool.end() resolves as soon as it has asked them to, and a
+ * server stopped in between cuts them, which the pool reports as an unhandled error.
+ */
+async function endPool(pool: pg.Pool): Promise<void> {
+  const open = pool.totalCount;
+  let removed = 0;
+  const closed = new Promise<void>((resolve) => {
+    if (open === 0) resolve();
+    pool.on('remove', () => {
+      if (++removed >= open) resolve();
+    });
+  });
+  await pool.end();
+  await closed;
+}
+
+const edgeSession = (fields: Partial<EdgeSession> & { id: string }): EdgeSession => ({
+  token: `token-${fields.id}`,
+  identityId: 'i1',
+  apiSessionId: 'api-1',
+  serviceId: 'svc',
+  type: 'Dial',
+  createdAt: at(0),
+  updatedAt: at(0),
+  ...fields,
+});
+
+const failure = (n: number, fields: Partial<FailedServiceRequest> = {}): FailedServiceRequest => ({
+  apiSessionId: 's',
+  serviceId: `svc-${n}`,
+  serviceName: 'svc',
+  sessionType: 'Dial',
+  when: at(n),
+  policyFailures: [],
+  ...fields,
+});
+
+/** A describe block on a backend of its own (a fresh database or SQLite file). */
+function withBackend(open: () => Promise<Backend>): () => Backend {
+  let backend: Backend | undefined;
+  beforeAll(async () => {
+    backend = await open();
+  });
+  afterAll(() => backend?.close());
+  return () => backend!;
+}
+
+describe.each([
+  ['sqlite', openSqlite],
+  ['postgres', openPostgres],
+])('posture repository on %s', (_name, open) => {
+  describe('posture data', () => {
+    const backend = withBackend(open);
+
+    it('keeps the latest report per slot and per process path, and API-session data apart', async () => {
+      const { data } = backend().posture;
+      await data.setOs('i1', {
+        postureCheckId: 'c1',
+        lastUpdatedAt: at(1),
+        type: 'Linux',
+        version: '5.4.0',
+        build: null,
+      });
+      await data.setOs('i1', {
+        postureCheckId: 'c2',
+        lastUpdatedAt: at(2),
+        type: 'Linux',
+        version: '6.1.0',
+        build: '7',
+      });
+      const process = { postureCheckId: 'p', path: '/a', hash: '', signerFingerprints: [] };
+      await data.setProcess('i1', { ...process, lastUpdatedAt: at(1), isRunning: true });
+      await data.setProcess('i1', {
+        ...process,
+        lastUpdatedAt: at(3),
+        isRunning: false,
+        hash: 'x',
+        signerFingerprints: ['s'],
+      });
+      await data.setProcess('i1', {
+        ...process,
+        postureCheckId: 'q',
+        path: '/B',
+        lastUpdatedAt: at(2),
+        isRunning: true,
+      });
+      await data.setProcess('i1', { ...process, path: '/b', lastUpdatedAt: at(2), isRunning: true });
+      await data.updateApiSession('s1', 'i1', { mfaPassedAt: at(5) });
+      await data.updateApiSession('s1', 'i1', { wokenAt: at(6) });
+      await data.setDomain('i2', { postureCheckId: 'd', lastUpdatedAt: at(1), domain: 'corp' });
+
+      const loaded = await data.load('i1');
+      expect(loaded.os).toEqual({
+        postureCheckId: 'c2',
+        lastUpdatedAt: at(2),
+        type: 'Linux',
+        version: '6.1.0',
+        build: '7',
+      });
+      // Bytewise order: upper case before lower case.
+      expect(loaded.processes).toEqual([
+        {
+          postureCheckId: 'q',
+          lastUpdatedAt: at(2),
+          path: '/B',
+          isRunning: true,
+          hash: '',
+          signerFingerprints: [],
+        },
+        {
+          postureCheckId: 'p',
+          lastUpdatedAt: at(3),
+          path: '/a',
+          isRunning: false,
+          hash: 'x',
+          signerFingerprints: ['s'],
+        },
+        {
+          postureCheckId: 'p',
+          lastUpdatedAt: at(2),
+          path: '/b',
+          isRunning: true,
+          hash: '',
+          signerFingerprints: [],
+        },
+      ]);
+      expect(loaded.apiSessions).toEqual({
+        s1: { apiSessionId: 's1', mfaPassedAt: at(5), wokenAt: at(6), unlockedAt: null, sdkInfo: null },
+      });
+      expect(loaded.domain).toBeNull();
+      expect(loaded.mac).toBeNull();
+
+      await data.clearMfa('i1');
+      expect((await data.load('i1')).apiSessions.s1?.mfaPassedAt).toBeNull();
+      await data.deleteProcess('i1', '/a');
+      expect((await data.load('i1')).processes.map((p) => p.path)).toEqual(['/B', '/b']);
+      await data.deleteApiSession('s1');
+      expect((await data.load('i1')).apiSessions).toEqual({});
+      await data.deleteIdentity('i1');
+      expect(await data.load('i1')).toEqual({
+        identityId: 'i1',
+        os: null,
+        mac: null,
+        domain: null,
+        processes: [],
+        apiSessions: {},
+      });
+      expect((await data.load('i2')).domain).toEqual({
+        postureCheckId: 'd',
+        lastUpdatedAt: at(1),
+        domain: 'corp',
+      });
+    });
+
+    it('keeps every fact kind, and text as SQLite gives it back', async () => {
+      const { data } = backend().posture;
+      const odd = 'x\u0000y "quoted" \\ é 🙂 \ud800';
+      await data.setMac('m1', { postureCheckId: 'mac', lastUpdatedAt: at(1), addresses: ['aa:bb', odd] });
+      await data.setDomain('m1', { postureCheckId: 'dom', lastUpdatedAt: at(2), domain: odd });
+      await data.setOs('m1', {
+        postureCheckId: 'os',
+        lastUpdatedAt: at(3),
+        type: 'Windows',
+        version: odd,
+        build: null,
+      });
+      // Stored text (not inside JSON): a lone surrogate is not UTF-8, both stores keep U+FFFD instead.
+      await data.setProcess('m1', {
+        postureCheckId: 'p\ud800',
+        lastUpdatedAt: at(4),
+        path: '/bin/\udc00x',
+        isRunning: true,
+        hash: 'h',
+        signerFingerprints: [odd],
+      });
+      const loaded = await data.load('m1');
+      expect(loaded.mac).toEqual({ postureCheckId: 'mac', lastUpdatedAt: at(1), addresses: ['aa:bb', odd] });
+      expect(loaded.domain).toEqual({ postureCheckId: 'dom', lastUpdatedAt: at(2), domain: odd });
+      expect(loaded.os).toEqual({
+        postureCheckId: 'os',
+        lastUpdatedAt: at(3),
+        type: 'Windows',
+        version: odd,
+        build: null,
+      });
+      // Each store has its own replacement (SQLite three U+FFFD per surrogate, node-postgres one): both
+      // well-formed, neither the surrogate.
+      const [process] = loaded.processes;
+      expect(process).toMatchObject({
+        lastUpdatedAt: at(4),
+        isRunning: true,
+        hash: 'h',
+        signerFingerprints: [odd],
+      });
+      expect(process!.postureCheckId).toMatch(/^p\ufffd+$/);
+      expect(process!.path).toMatch(/^\/bin\/\ufffd+x$/);
+    });
+
+    it('writes only the API-session fields given, creating the row when missing', async () => {
+      const { data } = backend().posture;
+      await data.updateApiSession('a1', 'j1', {});
+      expect((await data.load('j1')).apiSessions.a1).toEqual({
+        apiSessionId: 'a1',
+        mfaPassedAt: null,
+        wokenAt: null,
+        unlockedAt: null,
+        sdkInfo: null,
+      });
+      await data.updateApiSession('a1', 'j1', {
+        mfaPassedAt: at(1),
+        unlockedAt: at(2),
+        sdkInfo: { type: 'agent', odd: '\u0000\ud800' },
+      });
+      await data.updateApiSession('a1', 'j1', {});
+      await data.updateApiSession('a1', 'j1', { wokenAt: at(3) });
+      expect((await data.load('j1')).apiSessions.a1).toEqual({
+        apiSessionId: 'a1',
+        mfaPassedAt: at(1),
+        wokenAt: at(3),
+        unlockedAt: at(2),
+        sdkInfo: { type: 'agent', odd: '\u0000\ud800' },
+      });
+      await data.updateApiSession('a1', 'j1', { mfaPassedAt: null, sdkInfo: null });
+      expect((await data.load('j1')).apiSessions.a1).toMatchObject({ mfaPassedAt: null, sdkInfo: null });
+
+      // A row keeps the identity it was made for, whoever writes it later.
+      await data.updateApiSession('a1', 'j2', { wokenAt: at(9) });
+      expect(await data.identityOfApiSession('a1')).toBe('j1');
+      expect((await data.load('j1')).apiSessions.a1?.wokenAt).toEqual(at(9));
+      expect((await data.load('j2')).apiSessions).toEqual({});
+      expect(await data.identityOfApiSession('nobody')).toBeUndefined();
+    });
+
+    it('clears the TOTP pass of one identity only, and keeps access digests per API session', async () => {
+      const { data } = backend().posture;
+      await data.updateApiSession('k1-a', 'k1', { mfaPassedAt: at(1) });
+      await data.updateApiSession('k1-b', 'k1', { mfaPassedAt: at(2) });
+      await data.updateApiSession('k2-a', 'k2', { mfaPassedAt: at(3) });
+      await data.clearMfa('k1');
+      const k1 = await data.load('k1');
+      expect(Object.values(k1.apiSessions).map((s) => s.mfaPassedAt)).toEqual([null, null]);
+      expect((await data.load('k2')).apiSessions['k2-a']?.mfaPassedAt).toEqual(at(3));
+
+      expect(await data.accessDigest('k1-a')).toBeNull();
+      await data.setAccessDigest('k1-a', 'digest-1');
+      await data.setAccessDigest('k1-a', 'digest-2');
+      // No row, nothing written.
+      await data.setAccessDigest('none', 'digest-x');
+      expect(await data.accessDigest('k1-a')).toBe('digest-2');
+      expect(await data.accessDigest('k1-b')).toBeNull();
+      expect(await data.accessDigest('none')).toBeNull();
+      expect(await data.identityOfApiSession('none')).toBeUndefined();
+    });
+  });
+
+  describe('identities with API sessions', () => {
+    const backend = withBackend(open);
+
+    it('lists each identity once, sorted', async () => {
+      const { data } = backend().posture;
+      expect(await data.identitiesWithApiSessions()).toEqual([]);
+      for (const [session, identity] of [
+        ['s1', 'z'],
+        ['s2', 'B'],
+        ['s3', 'a'],
+        ['s4', 'z'],
+      ])
+        await data.updateApiSession(session!, identity!, {});
+      await data.setOs('facts-only', {
+        postureCheckId: 'c',
+        lastUpdatedAt: at(1),
+        type: 'Linux',
+        version: '1',
+        build: null,
+      });
+      expect(await data.identitiesWithApiSessions()).toEqual(['B', 'a', 'z']);
+    });
+  });
+
+  describe('failed requests', () => {
+    const backend = withBackend(open);
+
+    it('trims to the newest ones per identity, oldest first', async () => {
+      const { failures } = backend().posture;
+      for (let n = 0; n < 60; n++) await failures.add('i1', failure(n), 50);
+      await failures.add('i2', failure(99), 50);
+      const kept = await failures.list('i1');
+      expect(kept.map((r) => r.serviceId)).toEqual(Array.from({ length: 50 }, (_, i) => `svc-${i + 10}`));
+      expect(await failures.list('i2')).toHaveLength(1);
+      for (let n = 0; n < 5; n++) await failures.add('i3', failure(n), 3);
+      expect((await failures.list('i3')).map((r) => r.serviceId)).toEqual(['svc-2', 'svc-3', 'svc-4']);
+      expect(await failures.count()).toBe(54);
+    });
+
+    it('lists every identity newest first, a page at a time, with what failed', async () => {
+      const { failures } = backend().posture;
+      const policyFailures = [
+        {
+          policyId: 'p',
+          policyName: 'policy',
+          checks: [
+            {
+              postureCheckId: 'c',
+              postureCheckName: 'mfa',
+              postureCheckType: 'MFA',
+              actualValue: { passedMfa: false },
+              expectedValue: { passedMfa: true },
+              criteria: { timeoutSeconds: 60 },
+            },
+          ],
+        },
+      ];
+      await failures.add('i4', failure(200, { policyFailures, sessionType: 'Bind' }), 50);
+      const [newest, next] = await failures.recent(2, 0);
+      expect(newest).toEqual({ ...failure(200, { policyFailures, sessionType: 'Bind' }), identityId: 'i4' });
+      expect(next).toMatchObject({ identityId: 'i3', serviceId: 'svc-4' });
+      expect((await failures.recent(2, 1)).map((r) => r.serviceId)).toEqual(['svc-4', 'svc-3']);
+      expect(await failures.recent(1, 10_000)).toEqual([]);
+      // Negative: no limit, no offset (SQLite's reading).
+      expect(await failures.recent(-1, -5)).toHaveLength(55);
+    });
+
+    it('keeps none when asked to keep none, and forgets an identity', async () => {
+      const { failures } = backend().posture;
+      await failures.add('i5', failure(1), 50);
+      await failures.add('i5', failure(2), 0);
+      expect(await failures.list('i5')).toEqual([]);
+      await failures.deleteByIdentity('i1');
+      expect(await failures.list('i1')).toEqual([]);
+      expect(await failures.count()).toBe(5);
+    });
+  });
+
+  describe('edge sessions', () => {
+    const backend = withBackend(open);
+
+    it('finds sessions by id, token, API session and identity', async () => {
+      const { sessions } = backend().posture;
+      const e1 = edgeSession({ id: 'e1', createdAt: at(2), updatedAt: at(3) });
+      const e2 = edgeSession({ id: 'e2', type: 'Bind', createdAt: at(1) });
+      const e0 = edgeSession({ id: 'e0', createdAt: at(2) });
+      const other = edgeSession({ id: 'x1', identityId: 'i2', apiSessionId: 'api-2' });
+      for (const s of [e1, e2, e0, other]) await sessions.create(s);
+
+      expect(await sessions.get('e1')).toEqual(e1);
+      expect(await sessions.get('none')).toBeUndefined();
+      expect(await sessions.getByToken('token-e2')).toEqual(e2);
+      expect(await sessions.getByToken('none')).toBeUndefined();
+      const byId = (list: EdgeSession[]) => [...list].sort((a, b) => (a.id < b.id ? -1 : 1));
+      expect(byId(await sessions.getMany(['x1', 'e1', 'none', 'e1']))).toEqual([e1, other]);
+      expect(await sessions.getMany([])).toEqual([]);
+      expect(byId(await sessions.all())).toEqual([e0, e1, e2, other]);
+      expect(await sessions.find('api-1', 'svc', 'Bind')).toEqual(e2);
+      expect(await sessions.find('api-1', 'other', 'Dial')).toBeUndefined();
+      // Oldest first, then by id.
+      expect((await sessions.listByIdentity('i1')).map((s) => s.id)).toEqual(['e2', 'e0', 'e1']);
+      expect(await sessions.identitiesWithSessions()).toEqual(['i1', 'i2']);
+    });
+
+    it('answers which deletes found their session', async () => {
+      const { sessions } = backend().posture;
+      for (const id of ['d1', 'd2', 'd3', 'd4'])
+        await sessions.create(edgeSession({ id, identityId: 'del', apiSessionId: `api-${id}` }));
+      expect(await sessions.delete('d1')).toBe(true);
+      expect(await sessions.delete('d1')).toBe(false);
+      expect(await sessions.deleteMany(['d3', 'none', 'd2', 'd3', 'd1'])).toEqual(['d3', 'd2']);
+      expect(await sessions.deleteMany([])).toEqual([]);
+      await sessions.deleteByApiSession('api-d4');
+      expect(await sessions.listByIdentity('del')).toEqual([]);
+
+      await sessions.create(edgeSession({ id: 'g1', identityId: 'gone' }));
+      await sessions.create(edgeSession({ id: 'g2', identityId: 'gone', apiSessionId: 'api-g' }));
+      await sessions.deleteByIdentity('gone');
+      expect(await sessions.listByIdentity('gone')).toEqual([]);
+      expect(await sessions.get('e1')).toBeDefined();
+    });
+
+    it('refuses a second session with the same id or token', async () => {
+      const { sessions } = backend().posture;
+      await sessions.create(edgeSession({ id: 'u1' }));
+      await expect(sessions.create(edgeSession({ id: 'u1', token: 'fresh' }))).rejects.toThrow();
+      await expect(sessions.create(edgeSession({ id: 'u2', token: 'token-u1' }))).rejects.toThrow();
+      expect(await sessions.get('u2')).toBeUndefined();
+    });
+  });
+
+  describe('orphans', () => {
+    const backend = withBackend(open);
+
+    it('sweeps rows of API sessions that no longer exist', async () => {
+      const { posture, addApiSession } = backend();
+      const { data, sessions } = posture;
+      // Only `live` is an API session that exists; `gone` ended (while the controller was down, say).
+      await addApiSession('live', 'i1');
+      await data.updateApiSession('gone', 'i1', {});
+      await data.updateApiSession('live', 'i1', {});
+      await sessions.create(edgeSession({ id: 'e1', apiSessionId: 'gone' }));
+      await sessions.create(edgeSession({ id: 'e2', apiSessionId: 'live' }));
+      expect(await sessions.deleteOrphans()).toBe(1);
+      expect(await data.deleteOrphans()).toBe(1);
+      expect(await sessions.deleteOrphans()).toBe(0);
+      expect(await data.deleteOrphans()).toBe(0);
+      expect((await sessions.listByIdentity('i1')).map((s) => s.id)).toEqual(['e2']);
+      expect(Object.keys((await data.load('i1')).apiSessions)).toEqual(['live']);
+      expect(await sessions.identitiesWithSessions()).toEqual(['i1']);
+    });
+  });
+
+  describe('service changes', () => {
+    const backend = withBackend(open);
+
+    it('keeps the last change per identity', async () => {
+      const { changes } = backend().posture;
+      expect(await changes.lastChangeAt('c1')).toBeUndefined();
+      await changes.markChanged('c1', at(5));
+      await changes.markChanged('c1', at(3));
+      await changes.markChanged('c2', at(7));
+      expect(await changes.lastChangeAt('c1')).toEqual(at(3));
+      await changes.deleteByIdentity('c1');
+      expect(await changes.lastChangeAt('c1')).toBeUndefined();
+      expect(await changes.lastChangeAt('c2')).toEqual(at(7));
+    });
+  });
+});
+
+describe('posture repository on postgres only', () => {
+  let url: string;
+  const pools: pg.Pool[] = [];
+  const pool = () => {
+    const p = new pg.Pool({ connectionString: url });
+    pools.push(p);
+    return p;
+  };
+  beforeAll(async () => {
+    url = await server.createDatabase();
+    await migratePostgres(pool());
+  });
+  afterAll(async () => {
+    for (const p of pools) await endPool(p);
+  });
+
+  it('loads an identity in one query', async () => {
+    const db = new PgDatabase(pool());
+    const { data } = new PgPostureRepository(db);
+    await data.setOs('i1', {
+      postureCheckId: 'c',
+      lastUpdatedAt: at(1),
+      type: 'Linux',
+      version: '1',
+      build: null,
+    });
+    await data.setMac('i1', { postureCheckId: 'c', lastUpdatedAt: at(1), addresses: ['aa'] });
+    for (const path of ['/a', '/b'])
+      await data.setProcess('i1', {
+        postureCheckId: 'p',
+        lastUpdatedAt: at(1),
+        path,
+        isRunning: true,
+        hash: '',
+        signerFingerprints: [],
+      });
+    for (const session of ['s1', 's2']) await data.updateApiSession(session, 'i1', { wokenAt: at(2) });
+    const query = vi.spyOn(db.pool, 'query');
+    const loaded = await data.load('i1');
+    expect(query).toHaveBeenCalledTimes(1);
+    query.mockRestore();
+    expect(loaded.processes).toHaveLength(2);
+    expect(Object.keys(loaded.apiSessions)).toEqual(['s1', 's2']);
+    expect(loaded.mac?.addresses).toEqual(['aa']);
+  });
+
+  it('answers true to exactly one of two controllers deleting the same sessions at once', async () => {
+    const [a, b] = [
+      new PgPostureRepository(new PgDatabase(pool())),
+      new PgPostureRepository(new PgDatabase(pool())),
+    ];
+    for (let round = 0; round < 20; round++) {
+      const id = `race-${randomUUID()}`;
+      await a.sessions.create(edgeSession({ id, identityId: 'race' }));
+      const answers = await Promise.all([a.sessions.delete(id), b.sessions.delete(id)]);
+      expect(answers.filter(Boolean)).toHaveLength(1);
+    }
+    const ids = Array.from({ length: 40 }, (_, n) => `many-${n}`);
+    for (const id of ids) await a.sessions.create(edgeSession({ id, identityId: 'race' }));
+    const [fromA, fromB] = await Promise.all([
+      a.sessions.deleteMany(ids),
+      b.sessions.deleteMany([...ids].reverse()),
+    ]);
+    expect([...fromA, ...fromB].sort()).toEqual([...ids].sort());
+  });
+});
