@@ -4,7 +4,7 @@
  * fingerprint pinned, as the agent does. Used by the router, revocation and tunnel tests.
  */
 import { testConfig } from './test-database.js';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { connect as h2connect, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import { createServer, type Server, type Socket } from 'node:net';
 import { rmSync } from 'node:fs';
@@ -111,6 +111,57 @@ export async function dialSession(
   const res = await user.api.post(`${CLIENT}/sessions`, { serviceId, type });
   if (res.status !== 201) throw new Error(`session refused (${res.status}): ${JSON.stringify(res.body)}`);
   return res.body.data as DialSession;
+}
+
+/** What openLiveTunnel is told: how to tag its names, what to send, and how to reach the router. */
+export interface LiveTunnelOptions {
+  /** the prefix of the unique tag naming the check, service, policy and user's attribute */
+  tagPrefix: string;
+  /** how many random bytes the stream is proven with */
+  bytes: number;
+  /** the echo server the service points at */
+  echoPort: number;
+  /** the router session to open the stream on: the test's shared one, opened on first use */
+  router(url: string, fingerprint: string): Promise<ClientHttp2Session>;
+  /** more posture check roles for the policy */
+  extraChecks?: string[];
+  /** runs after the user passed the DOMAIN check, before it dials */
+  beforeDial?: (user: User) => Promise<void>;
+}
+
+/** A service behind a DOMAIN check, a user of `world` passing it, and an open, working stream. */
+export async function openLiveTunnel(world: World, options: LiveTunnelOptions) {
+  const tag = unique(options.tagPrefix);
+  const checkId = await create(world.admin, 'posture-checks', {
+    name: `${tag}-domain`,
+    typeId: 'DOMAIN',
+    domains: ['corp.example'],
+    roleAttributes: [`${tag}-check`],
+  });
+  const { serviceId } = await publishService(world.admin, options.echoPort, { attribute: `${tag}-svc` });
+  const policyId = await create(world.admin, 'service-policies', {
+    name: `${tag}-policy`,
+    type: 'Dial',
+    semantic: 'AnyOf',
+    identityRoles: [`#${tag}-user`],
+    serviceRoles: [`#${tag}-svc`],
+    postureCheckRoles: [`#${tag}-check`, ...(options.extraChecks ?? [])],
+  });
+  const user = await signedInUser(world, [`${tag}-user`]);
+  const reported = await user.api.post(`${CLIENT}/posture-response`, {
+    id: checkId,
+    typeId: 'DOMAIN',
+    domain: 'corp.example',
+  });
+  expect(reported.status).toBe(201);
+  await options.beforeDial?.(user);
+  const session = await dialSession(user, serviceId);
+  const h2 = await options.router(session.edgeRouters[0]!.urls.tls!, session.edgeRouters[0]!.fingerprint);
+  const opened = await openStream(h2, session.token, serviceId);
+  expect(opened.status).toBe(200);
+  const data = randomBytes(options.bytes);
+  expect(await roundTrip(opened.stream, data)).toBe(sha256(data));
+  return { tag, checkId, serviceId, policyId, user, session, stream: opened.stream };
 }
 
 /** A TCP server echoing what it gets; counts connections so a test can prove nothing reached it. */

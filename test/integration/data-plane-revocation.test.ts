@@ -15,6 +15,7 @@ import {
   create,
   dialSession,
   echoServer,
+  openLiveTunnel,
   openStream,
   publishService,
   roundTrip,
@@ -48,37 +49,15 @@ describe('revocation cuts live streams', () => {
   });
 
   /** A service behind a DOMAIN check, a user passing it, and an open, working stream. */
-  async function liveTunnel(
-    extraChecks: string[] = [],
-    beforeDial: (user: User) => Promise<void> = async () => undefined,
-  ) {
-    const tag = unique('t');
-    const checkId = await create(world.admin, 'posture-checks', {
-      name: `${tag}-domain`,
-      typeId: 'DOMAIN',
-      domains: ['corp.example'],
-      roleAttributes: [`${tag}-check`],
+  const liveTunnel = (extraChecks: string[] = [], beforeDial?: (user: User) => Promise<void>) =>
+    openLiveTunnel(world, {
+      tagPrefix: 't',
+      bytes: 4096,
+      echoPort: echo.port,
+      router: async (url, fingerprint) => (h2 ??= await routerSession(url, fingerprint)),
+      extraChecks,
+      beforeDial,
     });
-    const { serviceId } = await publishService(world.admin, echo.port, { attribute: `${tag}-svc` });
-    const policyId = await create(world.admin, 'service-policies', {
-      name: `${tag}-policy`,
-      type: 'Dial',
-      semantic: 'AnyOf',
-      identityRoles: [`#${tag}-user`],
-      serviceRoles: [`#${tag}-svc`],
-      postureCheckRoles: [`#${tag}-check`, ...extraChecks],
-    });
-    const user = await signedInUser(world, [`${tag}-user`]);
-    await report(user, checkId, 'corp.example');
-    await beforeDial(user);
-    const session = await dialSession(user, serviceId);
-    h2 ??= await routerSession(session.edgeRouters[0]!.urls.tls!, session.edgeRouters[0]!.fingerprint);
-    const opened = await openStream(h2, session.token, serviceId);
-    expect(opened.status).toBe(200);
-    const data = randomBytes(4096);
-    expect(await roundTrip(opened.stream, data)).toBe(sha256(data));
-    return { tag, checkId, serviceId, policyId, user, session, stream: opened.stream };
-  }
 
   const report = async (user: User, checkId: string, domain: string) =>
     expect(

@@ -26,6 +26,7 @@ import {
   type ExtraField,
 } from '../../controller/store/sqlite/document-filter.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { endPool } from '../helpers/pg-test-tools.js';
 
 interface Identity {
   id: string;
@@ -279,23 +280,6 @@ const pageOf = (compiled: CompiledFilter) => [compiled.limit ?? 1000, compiled.o
 interface Answer {
   ids: string[];
   total: number;
-}
-
-/**
- * Ends a pool once its connections have closed: pool.end() resolves as soon as it has asked them to, and a
- * server stopped in between cuts them, which the pool reports as an unhandled error.
- */
-async function endPool(pool: pg.Pool): Promise<void> {
-  const open = pool.totalCount;
-  let removed = 0;
-  const closed = new Promise<void>((resolve) => {
-    if (open === 0) resolve();
-    pool.on('remove', () => {
-      if (++removed >= open) resolve();
-    });
-  });
-  await pool.end();
-  await closed;
 }
 
 let server: PostgresServer;

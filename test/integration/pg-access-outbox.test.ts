@@ -13,6 +13,7 @@ import { migratePostgres } from '../../controller/store/postgres/migrate.js';
 import { PgDatabase } from '../../controller/store/postgres/pg-database.js';
 import { PgPostureRepository } from '../../controller/store/postgres/posture-repository.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { endPool } from '../helpers/pg-test-tools.js';
 
 const DELIVERY_TIMEOUT_MS = 5_000;
 /** Long enough for a delivery that was going to happen to have happened. */
@@ -49,23 +50,6 @@ async function startController(url: string, options: PgAccessOutboxOptions = {})
   const outbox = new PgAccessOutbox(pool, { events, log: createLogger('silent') }, options);
   await outbox.start();
   return { pool, db, posture: new PgPostureRepository(db), outbox, heard };
-}
-
-/**
- * Ends a pool once its connections have closed: pool.end() resolves as soon as it has asked them to, and a
- * server stopped in between cuts them, which the pool reports as an unhandled error.
- */
-async function endPool(pool: pg.Pool): Promise<void> {
-  const open = pool.totalCount;
-  let removed = 0;
-  const closed = new Promise<void>((resolve) => {
-    if (open === 0) resolve();
-    pool.on('remove', () => {
-      if (++removed >= open) resolve();
-    });
-  });
-  await pool.end();
-  await closed;
 }
 
 async function stopController(c: Controller): Promise<void> {

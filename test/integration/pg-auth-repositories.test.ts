@@ -24,6 +24,7 @@ import { PgAuthenticatorRepository } from '../../controller/store/postgres/authe
 import { PgEnrollmentRepository } from '../../controller/store/postgres/enrollment-repository.js';
 import { PgApiSessionRepository } from '../../controller/store/postgres/api-session-repository.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { endPool, lockWaiter } from '../helpers/pg-test-tools.js';
 import { tempDir } from '../helpers/controller.js';
 
 const at = (s: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, s));
@@ -97,35 +98,6 @@ async function openPostgres(): Promise<Backend> {
       await Promise.all(pools.map(endPool));
     },
   };
-}
-
-/** Resolves once some session of this database waits for a lock (the rival's statement, on our row). */
-async function lockWaiter(db: PgDatabase): Promise<void> {
-  for (const deadline = Date.now() + 5_000; Date.now() < deadline;) {
-    const row = await db.one<{ n: string }>(
-      `SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-    );
-    if (Number(row!.n) > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error('the rival never waited for the open transaction');
-}
-
-/**
- * Ends a pool once its connections have closed: pool.end() resolves as soon as it has asked them to, and a
- * server stopped in between cuts them, which the pool reports as an unhandled error.
- */
-async function endPool(pool: pg.Pool): Promise<void> {
-  const open = pool.totalCount;
-  let removed = 0;
-  const closed = new Promise<void>((resolve) => {
-    if (open === 0) resolve();
-    pool.on('remove', () => {
-      if (++removed >= open) resolve();
-    });
-  });
-  await pool.end();
-  await closed;
 }
 
 /** Both controllers call at once; answers [ours, the rival's]. */

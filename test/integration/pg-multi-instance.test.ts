@@ -4,7 +4,6 @@
  * administrator's change at B revokes a session made at A and cuts its live stream at A's router within a
  * second; posture reported for one identity through both at once leaves one consistent state both agree on.
  */
-import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import type { ClientHttp2Session } from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,20 +13,13 @@ import { ADMIN_PASSWORD, tempDir } from '../helpers/controller.js';
 import {
   closeServer,
   closedWithin,
-  create,
-  dialSession,
   echoServer,
-  openStream,
-  publishService,
-  roundTrip,
+  openLiveTunnel,
   routerSession,
-  sha256,
-  signedInUser,
   startWorld,
   stopWorld,
   type World,
 } from '../helpers/data-plane-world.js';
-import { unique } from '../helpers/posture-world.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { testConfig } from '../helpers/test-database.js';
 
@@ -64,38 +56,13 @@ describe('two controller instances on one PostgreSQL database', () => {
   });
 
   /** A DOMAIN-guarded service, a user of A passing it, and a working stream through A's router. */
-  async function liveTunnelAtA() {
-    const tag = unique('mi');
-    const checkId = await create(a.admin, 'posture-checks', {
-      name: `${tag}-domain`,
-      typeId: 'DOMAIN',
-      domains: ['corp.example'],
-      roleAttributes: [`${tag}-check`],
+  const liveTunnelAtA = () =>
+    openLiveTunnel(a, {
+      tagPrefix: 'mi',
+      bytes: 2048,
+      echoPort: echo.port,
+      router: async (url, fingerprint) => (h2 ??= await routerSession(url, fingerprint)),
     });
-    const { serviceId } = await publishService(a.admin, echo.port, { attribute: `${tag}-svc` });
-    const policyId = await create(a.admin, 'service-policies', {
-      name: `${tag}-policy`,
-      type: 'Dial',
-      semantic: 'AnyOf',
-      identityRoles: [`#${tag}-user`],
-      serviceRoles: [`#${tag}-svc`],
-      postureCheckRoles: [`#${tag}-check`],
-    });
-    const user = await signedInUser(a, [`${tag}-user`]);
-    const reported = await user.api.post(`${CLIENT}/posture-response`, {
-      id: checkId,
-      typeId: 'DOMAIN',
-      domain: 'corp.example',
-    });
-    expect(reported.status).toBe(201);
-    const session = await dialSession(user, serviceId);
-    h2 ??= await routerSession(session.edgeRouters[0]!.urls.tls!, session.edgeRouters[0]!.fingerprint);
-    const opened = await openStream(h2, session.token, serviceId);
-    expect(opened.status).toBe(200);
-    const data = randomBytes(2048);
-    expect(await roundTrip(opened.stream, data)).toBe(sha256(data));
-    return { tag, checkId, serviceId, policyId, user, session, stream: opened.stream };
-  }
 
   it("an administrator's change at B revokes A's session and cuts its stream at A's router within a second", async () => {
     const t = await liveTunnelAtA();

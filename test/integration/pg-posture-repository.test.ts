@@ -19,6 +19,7 @@ import type {
   PostureRepository,
 } from '../../controller/posture/posture-repository.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { endPool } from '../helpers/pg-test-tools.js';
 import { tempDir } from '../helpers/controller.js';
 
 const at = (s: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, s));
@@ -83,23 +84,6 @@ async function openPostgres(): Promise<Backend> {
     },
     close: () => endPool(pool),
   };
-}
-
-/**
- * Ends a pool once its connections have closed: pool.end() resolves as soon as it has asked them to, and a
- * server stopped in between cuts them, which the pool reports as an unhandled error.
- */
-async function endPool(pool: pg.Pool): Promise<void> {
-  const open = pool.totalCount;
-  let removed = 0;
-  const closed = new Promise<void>((resolve) => {
-    if (open === 0) resolve();
-    pool.on('remove', () => {
-      if (++removed >= open) resolve();
-    });
-  });
-  await pool.end();
-  await closed;
 }
 
 const edgeSession = (fields: Partial<EdgeSession> & { id: string }): EdgeSession => ({

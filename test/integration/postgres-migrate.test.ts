@@ -11,6 +11,7 @@ import { migrate as migrateSqlite } from '../../controller/store/database.js';
 import { migratePostgres } from '../../controller/store/postgres/migrate.js';
 import { POSTGRES_MIGRATIONS } from '../../controller/store/postgres/migrations.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
+import { endPool } from '../helpers/pg-test-tools.js';
 
 /** Long enough for a notification sent now to have arrived, were one sent. */
 const QUIET_MS = 300;
@@ -32,23 +33,6 @@ async function withPool<T>(url: string, use: (pool: pg.Pool) => Promise<T>): Pro
 }
 
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Ends a pool once its connections have closed: pool.end() resolves as soon as it has asked them to, and a
- * server stopped in between cuts them, which the pool reports as an unhandled error.
- */
-async function endPool(pool: pg.Pool): Promise<void> {
-  const open = pool.totalCount;
-  let removed = 0;
-  const closed = new Promise<void>((resolve) => {
-    if (open === 0) resolve();
-    pool.on('remove', () => {
-      if (++removed >= open) resolve();
-    });
-  });
-  await pool.end();
-  await closed;
-}
 
 /** A schema as sets of comparable lines: tables' columns, index names, unique keys, foreign keys. */
 interface SchemaOutline {

@@ -27,72 +27,22 @@ import type {
 } from '../../mfa/mfa-repository.js';
 import { MAX_AUDIT_PER_IDENTITY } from '../sqlite/mfa-repository.js';
 import type { PgDatabase } from './pg-database.js';
+import {
+  AUDIT_COLUMNS,
+  auditOf,
+  enrollmentOf as enrollmentFromRow,
+  type AuditRow,
+  type EnrollmentRow as EnrollmentRowOf,
+} from '../rows/mfa-rows.js';
 
-interface EnrollmentRow {
-  identity_id: string;
-  id: string;
-  is_verified: boolean;
-  secret: Buffer;
-  /** bigint: node-postgres answers int8 as a string */
-  last_step: string | null;
-  created_at: string;
-  updated_at: string;
-  verified_at: string | null;
-  started_by: string | null;
-}
+/** PostgreSQL answers is_verified as a boolean and last_step, a bigint, as a string (node-postgres's int8). */
+type EnrollmentRow = EnrollmentRowOf<boolean, string>;
 
-interface AuditRow {
-  id: string;
-  event_type: MfaAuditEvent['eventType'];
-  identity_id: string;
-  api_session_id: string | null;
-  actor_identity_id: string | null;
-  source_ip: string | null;
-  outcome: MfaAuditEvent['outcome'];
-  factor: MfaAuditEvent['factor'];
-  reason: string | null;
-  created_at: string;
-}
+const enrollmentOf = (r: EnrollmentRow): MfaEnrollment => enrollmentFromRow(r, (flag) => flag, Number);
 
 /** A row of the audit list: the total, and the page's columns (NULL when the page is empty). */
 type AuditPageRow = { total: string } & (AuditRow | { id: null });
 const onPage = (r: AuditPageRow): r is { total: string } & AuditRow => r.id !== null;
-
-const enrollmentOf = (r: EnrollmentRow): MfaEnrollment => ({
-  id: r.id,
-  identityId: r.identity_id,
-  isVerified: r.is_verified,
-  sealedSecret: r.secret,
-  lastStep: r.last_step === null ? null : Number(r.last_step),
-  createdAt: new Date(r.created_at),
-  updatedAt: new Date(r.updated_at),
-  verifiedAt: r.verified_at === null ? null : new Date(r.verified_at),
-  startedBy: r.started_by,
-});
-
-const auditOf = (r: AuditRow): MfaAuditEvent => ({
-  id: r.id,
-  at: new Date(r.created_at),
-  eventType: r.event_type,
-  identityId: r.identity_id,
-  apiSessionId: r.api_session_id,
-  actorIdentityId: r.actor_identity_id,
-  sourceIp: r.source_ip,
-  outcome: r.outcome,
-  factor: r.factor,
-  reason: r.reason,
-});
-
-/** Audit filter fields and their columns: the only names that ever reach the SQL text. */
-const AUDIT_COLUMNS: Record<keyof MfaAuditFilter, string> = {
-  identityId: 'identity_id',
-  eventType: 'event_type',
-  outcome: 'outcome',
-  apiSessionId: 'api_session_id',
-  actorIdentityId: 'actor_identity_id',
-  sourceIp: 'source_ip',
-  factor: 'factor',
-};
 
 /**
  * Inserts one identity's codes from two parallel arrays, in array order: `seq` (what the codes are read back

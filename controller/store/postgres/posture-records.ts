@@ -5,6 +5,16 @@
 import type { PgDatabase } from './pg-database.js';
 import type { PolicyType } from '../../model.js';
 import type { Async } from '../async.js';
+import {
+  FAILURE_COLUMNS,
+  SESSION_COLUMNS,
+  failureOf,
+  failureValues,
+  sessionOf,
+  sessionValues,
+  type FailureRow,
+  type SessionRow,
+} from '../rows/posture-record-rows.js';
 import type {
   EdgeSession,
   EdgeSessionRepository,
@@ -12,30 +22,6 @@ import type {
   SyncFailedRequestRepository,
   SyncServiceChangeRepository,
 } from '../../posture/posture-repository.js';
-
-interface SessionRow {
-  id: string;
-  token: string;
-  identity_id: string;
-  api_session_id: string;
-  service_id: string;
-  type: PolicyType;
-  created_at: string;
-  updated_at: string;
-}
-
-const sessionOf = (r: SessionRow): EdgeSession => ({
-  id: r.id,
-  token: r.token,
-  identityId: r.identity_id,
-  apiSessionId: r.api_session_id,
-  serviceId: r.service_id,
-  type: r.type,
-  createdAt: new Date(r.created_at),
-  updatedAt: new Date(r.updated_at),
-});
-
-const SESSION_COLUMNS = 'id, token, identity_id, api_session_id, service_id, type, created_at, updated_at';
 
 /**
  * Deletes the sessions matching `condition`, locking them in id order first: two controllers deleting
@@ -51,16 +37,10 @@ export class PgEdgeSessionRepository implements EdgeSessionRepository {
   constructor(private readonly db: PgDatabase) {}
 
   async create(s: EdgeSession): Promise<void> {
-    await this.db.run(`INSERT INTO edge_sessions (${SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, [
-      s.id,
-      s.token,
-      s.identityId,
-      s.apiSessionId,
-      s.serviceId,
-      s.type,
-      s.createdAt.toISOString(),
-      s.updatedAt.toISOString(),
-    ]);
+    await this.db.run(
+      `INSERT INTO edge_sessions (${SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      sessionValues(s),
+    );
     await this.db.outboxWritten();
   }
 
@@ -147,25 +127,6 @@ export class PgEdgeSessionRepository implements EdgeSessionRepository {
   }
 }
 
-interface FailureRow {
-  identity_id: string;
-  api_session_id: string;
-  service_id: string;
-  service_name: string;
-  session_type: PolicyType;
-  at: string;
-  policy_failures: string;
-}
-
-const failureOf = (r: FailureRow): FailedServiceRequest => ({
-  apiSessionId: r.api_session_id,
-  serviceId: r.service_id,
-  serviceName: r.service_name,
-  sessionType: r.session_type,
-  when: new Date(r.at),
-  policyFailures: JSON.parse(r.policy_failures) as FailedServiceRequest['policyFailures'],
-});
-
 export class PgFailedRequestRepository implements Async<SyncFailedRequestRepository> {
   constructor(private readonly db: PgDatabase) {}
 
@@ -176,25 +137,13 @@ export class PgFailedRequestRepository implements Async<SyncFailedRequestReposit
     // the cut-off is found among the rows it sees plus the new one.
     await this.db.run(
       `WITH added AS (
-         INSERT INTO failed_service_requests
-           (identity_id, api_session_id, service_id, service_name, session_type, at, policy_failures)
+         INSERT INTO failed_service_requests (${FAILURE_COLUMNS})
          VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING seq)
        DELETE FROM failed_service_requests WHERE identity_id = ? AND seq <= (
          SELECT seq FROM (SELECT seq FROM failed_service_requests WHERE identity_id = ?
                           UNION ALL SELECT seq FROM added) newest
          ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
-      [
-        identityId,
-        r.apiSessionId,
-        r.serviceId,
-        r.serviceName,
-        r.sessionType,
-        r.when.toISOString(),
-        JSON.stringify(r.policyFailures),
-        identityId,
-        identityId,
-        keep,
-      ],
+      [...failureValues(identityId, r), identityId, identityId, keep],
     );
   }
 

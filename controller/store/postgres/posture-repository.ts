@@ -13,59 +13,32 @@ import type {
   PostureDataRepository,
   PostureRepository,
 } from '../../posture/posture-repository.js';
-import type {
-  ApiSessionPostureData,
-  DomainData,
-  IdentityPostureData,
-  MacData,
-  OsData,
-  ProcessData,
-} from '../../posture/types.js';
+import type { DomainData, IdentityPostureData, MacData, OsData, ProcessData } from '../../posture/types.js';
 import {
   PgEdgeSessionRepository,
   PgFailedRequestRepository,
   PgServiceChangeRepository,
 } from './posture-records.js';
-
-type FactKind = 'os' | 'mac' | 'domain';
+import {
+  API_SESSION_COLUMNS as COLUMNS,
+  apiSessionOf,
+  processOf as processFromRow,
+  putFact,
+  text,
+  type ApiSessionRow,
+  type FactKind,
+  type FactRow,
+  type ProcessRow as ProcessRowOf,
+} from '../rows/posture-rows.js';
 
 /** Rows as `row_to_json` writes them: text stays text (times are ISO text already), booleans are JSON's. */
-interface FactRow {
-  kind: FactKind;
-  posture_check_id: string;
-  value: string;
-  updated_at: string;
-}
-interface ProcessRow {
-  path: string;
-  posture_check_id: string;
-  is_running: boolean;
-  hash: string;
-  signer_fingerprints: string;
-  updated_at: string;
-}
-interface ApiSessionRow {
-  api_session_id: string;
-  mfa_passed_at: string | null;
-  woken_at: string | null;
-  unlocked_at: string | null;
-  sdk_info: string | null;
-}
+type ProcessRow = ProcessRowOf<boolean>;
+
 interface LoadRow {
   facts: FactRow[] | null;
   processes: ProcessRow[] | null;
   api_sessions: ApiSessionRow[] | null;
 }
-
-const date = (text: string | null): Date | null => (text === null ? null : new Date(text));
-const text = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
-
-const COLUMNS: Record<keyof ApiSessionPatch, string> = {
-  mfaPassedAt: 'mfa_passed_at',
-  wokenAt: 'woken_at',
-  unlockedAt: 'unlocked_at',
-  sdkInfo: 'sdk_info',
-};
 
 /**
  * An identity's facts, processes (by path) and API sessions (by id), each table's rows as one JSON array;
@@ -80,30 +53,7 @@ const LOAD = `
     (SELECT json_agg(s ORDER BY s.api_session_id) FROM (SELECT api_session_id, mfa_passed_at, woken_at,
        unlocked_at, sdk_info FROM posture_api_sessions WHERE identity_id = ?) s) AS api_sessions`;
 
-function putFact(data: IdentityPostureData, row: FactRow): void {
-  const slot = { postureCheckId: row.posture_check_id, lastUpdatedAt: new Date(row.updated_at) };
-  const value = JSON.parse(row.value) as Record<string, unknown>;
-  if (row.kind === 'os') data.os = { ...slot, ...(value as Pick<OsData, 'type' | 'version' | 'build'>) };
-  if (row.kind === 'mac') data.mac = { ...slot, addresses: value.addresses as string[] };
-  if (row.kind === 'domain') data.domain = { ...slot, domain: value.domain as string };
-}
-
-const processOf = (r: ProcessRow): ProcessData => ({
-  postureCheckId: r.posture_check_id,
-  lastUpdatedAt: new Date(r.updated_at),
-  path: r.path,
-  isRunning: r.is_running,
-  hash: r.hash,
-  signerFingerprints: JSON.parse(r.signer_fingerprints) as string[],
-});
-
-const apiSessionOf = (r: ApiSessionRow): ApiSessionPostureData => ({
-  apiSessionId: r.api_session_id,
-  mfaPassedAt: date(r.mfa_passed_at),
-  wokenAt: date(r.woken_at),
-  unlockedAt: date(r.unlocked_at),
-  sdkInfo: r.sdk_info === null ? null : (JSON.parse(r.sdk_info) as Record<string, string>),
-});
+const processOf = (r: ProcessRow): ProcessData => processFromRow(r, (flag) => flag);
 
 class PgPostureDataRepository implements PostureDataRepository {
   constructor(private readonly db: PgDatabase) {}

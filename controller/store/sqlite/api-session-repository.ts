@@ -1,47 +1,11 @@
 import type { Db } from '../database.js';
 import type { ApiSession } from '../../model.js';
 import type { SyncApiSessionRepository, ListQuery, Page } from '../repository.js';
-
-interface Row {
-  id: string;
-  identity_id: string;
-  authenticator_id: string;
-  doc: string;
-  created_at: string;
-  updated_at: string;
-  last_activity_at: string;
-}
-
-type SessionDoc = Omit<
-  ApiSession,
-  'id' | 'identityId' | 'authenticatorId' | 'createdAt' | 'updatedAt' | 'lastActivityAt'
->;
-
-function fromRow(r: Row): ApiSession {
-  const doc = JSON.parse(r.doc) as SessionDoc;
-  return {
-    ...doc,
-    id: r.id,
-    identityId: r.identity_id,
-    authenticatorId: r.authenticator_id,
-    createdAt: new Date(r.created_at),
-    updatedAt: new Date(r.updated_at),
-    lastActivityAt: new Date(r.last_activity_at),
-  };
-}
-
-function docOf(s: ApiSession): string {
-  const {
-    id: _i,
-    identityId: _d,
-    authenticatorId: _a,
-    createdAt: _c,
-    updatedAt: _u,
-    lastActivityAt: _l,
-    ...doc
-  } = s;
-  return JSON.stringify(doc);
-}
+import {
+  apiSessionDoc as docOf,
+  apiSessionOf as fromRow,
+  type ApiSessionRow as Row,
+} from '../rows/api-session-rows.js';
 
 /** A copy the caller may change freely without touching what the cache holds. */
 const copyOf = (s: ApiSession): ApiSession => ({

@@ -8,70 +8,26 @@ import type {
   SyncMfaRepository,
   SealedRecoveryCode,
 } from '../../mfa/mfa-repository.js';
+import {
+  AUDIT_COLUMNS,
+  auditOf,
+  enrollmentOf as enrollmentFromRow,
+  type AuditRow,
+  type EnrollmentRow as EnrollmentRowOf,
+} from '../rows/mfa-rows.js';
 
 /** The MFA history kept per identity: the newest this many events (older ones are dropped as new ones come). */
 export const MAX_AUDIT_PER_IDENTITY = 1000;
 
-interface EnrollmentRow {
-  identity_id: string;
-  id: string;
-  is_verified: number;
-  secret: Buffer;
-  last_step: number | null;
-  created_at: string;
-  updated_at: string;
-  verified_at: string | null;
-  started_by: string | null;
-}
+/** SQLite answers is_verified as 1/0 and last_step as a number. */
+type EnrollmentRow = EnrollmentRowOf<number, number>;
 
-interface AuditRow {
-  id: string;
-  event_type: MfaAuditEvent['eventType'];
-  identity_id: string;
-  api_session_id: string | null;
-  actor_identity_id: string | null;
-  source_ip: string | null;
-  outcome: MfaAuditEvent['outcome'];
-  factor: MfaAuditEvent['factor'];
-  reason: string | null;
-  created_at: string;
-}
-
-const enrollmentOf = (r: EnrollmentRow): MfaEnrollment => ({
-  id: r.id,
-  identityId: r.identity_id,
-  isVerified: r.is_verified === 1,
-  sealedSecret: r.secret,
-  lastStep: r.last_step,
-  createdAt: new Date(r.created_at),
-  updatedAt: new Date(r.updated_at),
-  verifiedAt: r.verified_at === null ? null : new Date(r.verified_at),
-  startedBy: r.started_by,
-});
-
-const auditOf = (r: AuditRow): MfaAuditEvent => ({
-  id: r.id,
-  at: new Date(r.created_at),
-  eventType: r.event_type,
-  identityId: r.identity_id,
-  apiSessionId: r.api_session_id,
-  actorIdentityId: r.actor_identity_id,
-  sourceIp: r.source_ip,
-  outcome: r.outcome,
-  factor: r.factor,
-  reason: r.reason,
-});
-
-/** Audit filter fields and their columns: the only names that ever reach the SQL text. */
-const AUDIT_COLUMNS: Record<keyof MfaAuditFilter, string> = {
-  identityId: 'identity_id',
-  eventType: 'event_type',
-  outcome: 'outcome',
-  apiSessionId: 'api_session_id',
-  actorIdentityId: 'actor_identity_id',
-  sourceIp: 'source_ip',
-  factor: 'factor',
-};
+const enrollmentOf = (r: EnrollmentRow): MfaEnrollment =>
+  enrollmentFromRow(
+    r,
+    (flag) => flag === 1,
+    (step) => step,
+  );
 
 export class SqliteMfaRepository implements SyncMfaRepository {
   private readonly stmts;

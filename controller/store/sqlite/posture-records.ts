@@ -1,6 +1,16 @@
 /** The SQLite side of posture evaluation's records: edge sessions, failed requests, service-change marks. */
 import type { Db } from '../database.js';
 import type { PolicyType } from '../../model.js';
+import {
+  FAILURE_COLUMNS,
+  SESSION_COLUMNS,
+  failureOf,
+  failureValues,
+  sessionOf,
+  sessionValues,
+  type FailureRow,
+  type SessionRow,
+} from '../rows/posture-record-rows.js';
 import type {
   EdgeSession,
   SyncEdgeSessionRepository,
@@ -9,35 +19,13 @@ import type {
   SyncServiceChangeRepository,
 } from '../../posture/posture-repository.js';
 
-interface SessionRow {
-  id: string;
-  token: string;
-  identity_id: string;
-  api_session_id: string;
-  service_id: string;
-  type: PolicyType;
-  created_at: string;
-  updated_at: string;
-}
-
-const sessionOf = (r: SessionRow): EdgeSession => ({
-  id: r.id,
-  token: r.token,
-  identityId: r.identity_id,
-  apiSessionId: r.api_session_id,
-  serviceId: r.service_id,
-  type: r.type,
-  createdAt: new Date(r.created_at),
-  updatedAt: new Date(r.updated_at),
-});
-
 export class SqliteEdgeSessionRepository implements SyncEdgeSessionRepository {
   private readonly stmts;
 
   constructor(private readonly db: Db) {
     this.stmts = {
       insert: db.prepare(
-        `INSERT INTO edge_sessions (id, token, identity_id, api_session_id, service_id, type, created_at, updated_at)
+        `INSERT INTO edge_sessions (${SESSION_COLUMNS})
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       get: db.prepare(`SELECT * FROM edge_sessions WHERE id = ?`),
@@ -59,16 +47,7 @@ export class SqliteEdgeSessionRepository implements SyncEdgeSessionRepository {
   }
 
   create(s: EdgeSession): void {
-    this.stmts.insert.run(
-      s.id,
-      s.token,
-      s.identityId,
-      s.apiSessionId,
-      s.serviceId,
-      s.type,
-      s.createdAt.toISOString(),
-      s.updatedAt.toISOString(),
-    );
+    this.stmts.insert.run(...sessionValues(s));
   }
 
   get(id: string): EdgeSession | undefined {
@@ -123,32 +102,13 @@ export class SqliteEdgeSessionRepository implements SyncEdgeSessionRepository {
   }
 }
 
-interface FailureRow {
-  identity_id: string;
-  api_session_id: string;
-  service_id: string;
-  service_name: string;
-  session_type: PolicyType;
-  at: string;
-  policy_failures: string;
-}
-
-const failureOf = (r: FailureRow): FailedServiceRequest => ({
-  apiSessionId: r.api_session_id,
-  serviceId: r.service_id,
-  serviceName: r.service_name,
-  sessionType: r.session_type,
-  when: new Date(r.at),
-  policyFailures: JSON.parse(r.policy_failures) as FailedServiceRequest['policyFailures'],
-});
-
 export class SqliteFailedRequestRepository implements SyncFailedRequestRepository {
   private readonly stmts;
 
   constructor(private readonly db: Db) {
     this.stmts = {
       insert: db.prepare(
-        `INSERT INTO failed_service_requests (identity_id, api_session_id, service_id, service_name, session_type, at, policy_failures)
+        `INSERT INTO failed_service_requests (${FAILURE_COLUMNS})
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
       ),
       // Everything older than the newest `keep` rows of the identity; the (identity_id, seq) index serves both.
@@ -166,15 +126,7 @@ export class SqliteFailedRequestRepository implements SyncFailedRequestRepositor
 
   add(identityId: string, r: FailedServiceRequest, keep: number): void {
     this.db.transaction(() => {
-      this.stmts.insert.run(
-        identityId,
-        r.apiSessionId,
-        r.serviceId,
-        r.serviceName,
-        r.sessionType,
-        r.when.toISOString(),
-        JSON.stringify(r.policyFailures),
-      );
+      this.stmts.insert.run(...failureValues(identityId, r));
       this.stmts.trim.run(identityId, identityId, keep);
     })();
   }

@@ -17,58 +17,22 @@ import {
   SqliteFailedRequestRepository,
   SqliteServiceChangeRepository,
 } from './posture-records.js';
+import {
+  API_SESSION_COLUMNS as COLUMNS,
+  apiSessionOf,
+  processOf as processFromRow,
+  putFact,
+  text,
+  type ApiSessionRow,
+  type FactKind,
+  type FactRow,
+  type ProcessRow as ProcessRowOf,
+} from '../rows/posture-rows.js';
 
-type FactKind = 'os' | 'mac' | 'domain';
+/** SQLite answers is_running as 1/0. */
+type ProcessRow = ProcessRowOf<number>;
 
-interface FactRow {
-  kind: FactKind;
-  posture_check_id: string;
-  value: string;
-  updated_at: string;
-}
-interface ProcessRow {
-  path: string;
-  posture_check_id: string;
-  is_running: number;
-  hash: string;
-  signer_fingerprints: string;
-  updated_at: string;
-}
-interface ApiSessionRow {
-  api_session_id: string;
-  mfa_passed_at: string | null;
-  woken_at: string | null;
-  unlocked_at: string | null;
-  sdk_info: string | null;
-}
-
-const date = (text: string | null): Date | null => (text === null ? null : new Date(text));
-const text = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
-
-const COLUMNS: Record<keyof ApiSessionPatch, string> = {
-  mfaPassedAt: 'mfa_passed_at',
-  wokenAt: 'woken_at',
-  unlockedAt: 'unlocked_at',
-  sdkInfo: 'sdk_info',
-};
-
-/** A fact row into its slot of `data`; `read` and the write-through after a write share it. */
-function putFact(data: IdentityPostureData, row: FactRow): void {
-  const slot = { postureCheckId: row.posture_check_id, lastUpdatedAt: new Date(row.updated_at) };
-  const value = JSON.parse(row.value) as Record<string, unknown>;
-  if (row.kind === 'os') data.os = { ...slot, ...(value as Pick<OsData, 'type' | 'version' | 'build'>) };
-  if (row.kind === 'mac') data.mac = { ...slot, addresses: value.addresses as string[] };
-  if (row.kind === 'domain') data.domain = { ...slot, domain: value.domain as string };
-}
-
-const processOf = (r: ProcessRow): ProcessData => ({
-  postureCheckId: r.posture_check_id,
-  lastUpdatedAt: new Date(r.updated_at),
-  path: r.path,
-  isRunning: r.is_running === 1,
-  hash: r.hash,
-  signerFingerprints: JSON.parse(r.signer_fingerprints) as string[],
-});
+const processOf = (r: ProcessRow): ProcessData => processFromRow(r, (flag) => flag === 1);
 
 /**
  * Whether SQLite gives these strings back unchanged (a lone surrogate comes back as U+FFFD): only then may a
@@ -209,14 +173,7 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
     for (const row of this.stmts.facts.all(identityId) as FactRow[]) putFact(data, row);
     data.processes = (this.stmts.processes.all(identityId) as ProcessRow[]).map(processOf);
     for (const r of this.stmts.apiSessions.all(identityId) as ApiSessionRow[]) {
-      const session: ApiSessionPostureData = {
-        apiSessionId: r.api_session_id,
-        mfaPassedAt: date(r.mfa_passed_at),
-        wokenAt: date(r.woken_at),
-        unlockedAt: date(r.unlocked_at),
-        sdkInfo: r.sdk_info === null ? null : (JSON.parse(r.sdk_info) as Record<string, string>),
-      };
-      data.apiSessions[r.api_session_id] = session;
+      data.apiSessions[r.api_session_id] = apiSessionOf(r);
     }
     return data;
   }

@@ -1,0 +1,48 @@
+/**
+ * The api_sessions row as both stores read and write it: SQLite's store/sqlite/api-session-repository.ts and
+ * PostgreSQL's store/postgres/api-session-repository.ts share these. The session's client-supplied parts
+ * (envInfo, sdkInfo, …) travel as one JSON text column, `doc`.
+ */
+import type { ApiSession } from '../../model.js';
+
+export interface ApiSessionRow {
+  id: string;
+  identity_id: string;
+  authenticator_id: string;
+  doc: string;
+  created_at: string;
+  updated_at: string;
+  last_activity_at: string;
+}
+
+type SessionDoc = Omit<
+  ApiSession,
+  'id' | 'identityId' | 'authenticatorId' | 'createdAt' | 'updatedAt' | 'lastActivityAt'
+>;
+
+export function apiSessionOf(r: ApiSessionRow): ApiSession {
+  const doc = JSON.parse(r.doc) as SessionDoc;
+  return {
+    ...doc,
+    id: r.id,
+    identityId: r.identity_id,
+    authenticatorId: r.authenticator_id,
+    createdAt: new Date(r.created_at),
+    updatedAt: new Date(r.updated_at),
+    lastActivityAt: new Date(r.last_activity_at),
+  };
+}
+
+/** The `doc` column of a session: everything but the parts with columns of their own. */
+export function apiSessionDoc(s: ApiSession): string {
+  const {
+    id: _i,
+    identityId: _d,
+    authenticatorId: _a,
+    createdAt: _c,
+    updatedAt: _u,
+    lastActivityAt: _l,
+    ...doc
+  } = s;
+  return JSON.stringify(doc);
+}

@@ -1,0 +1,74 @@
+/**
+ * The MFA rows as both stores read them: SQLite's store/sqlite/mfa-repository.ts and PostgreSQL's
+ * store/postgres/mfa-repository.ts share these. The enrollment row differs only in how the backend answers two
+ * columns (SQLite: is_verified 1/0, last_step a number; PostgreSQL: a boolean, and int8 as a string), which each
+ * store says by its conversions.
+ */
+import type { MfaAuditEvent, MfaAuditFilter, MfaEnrollment } from '../../mfa/mfa-repository.js';
+
+/** An mfa_enrollments row, `Flag` and `Step` being how the backend answers is_verified and last_step. */
+export interface EnrollmentRow<Flag, Step> {
+  identity_id: string;
+  id: string;
+  is_verified: Flag;
+  secret: Buffer;
+  last_step: Step | null;
+  created_at: string;
+  updated_at: string;
+  verified_at: string | null;
+  started_by: string | null;
+}
+
+/** An enrollment from its row, given how to read the backend's is_verified and (non-NULL) last_step. */
+export const enrollmentOf = <Flag, Step>(
+  r: EnrollmentRow<Flag, Step>,
+  isVerified: (flag: Flag) => boolean,
+  stepOf: (step: Step) => number,
+): MfaEnrollment => ({
+  id: r.id,
+  identityId: r.identity_id,
+  isVerified: isVerified(r.is_verified),
+  sealedSecret: r.secret,
+  lastStep: r.last_step === null ? null : stepOf(r.last_step),
+  createdAt: new Date(r.created_at),
+  updatedAt: new Date(r.updated_at),
+  verifiedAt: r.verified_at === null ? null : new Date(r.verified_at),
+  startedBy: r.started_by,
+});
+
+export interface AuditRow {
+  id: string;
+  event_type: MfaAuditEvent['eventType'];
+  identity_id: string;
+  api_session_id: string | null;
+  actor_identity_id: string | null;
+  source_ip: string | null;
+  outcome: MfaAuditEvent['outcome'];
+  factor: MfaAuditEvent['factor'];
+  reason: string | null;
+  created_at: string;
+}
+
+export const auditOf = (r: AuditRow): MfaAuditEvent => ({
+  id: r.id,
+  at: new Date(r.created_at),
+  eventType: r.event_type,
+  identityId: r.identity_id,
+  apiSessionId: r.api_session_id,
+  actorIdentityId: r.actor_identity_id,
+  sourceIp: r.source_ip,
+  outcome: r.outcome,
+  factor: r.factor,
+  reason: r.reason,
+});
+
+/** Audit filter fields and their columns: the only names that ever reach the SQL text. */
+export const AUDIT_COLUMNS: Record<keyof MfaAuditFilter, string> = {
+  identityId: 'identity_id',
+  eventType: 'event_type',
+  outcome: 'outcome',
+  apiSessionId: 'api_session_id',
+  actorIdentityId: 'actor_identity_id',
+  sourceIp: 'source_ip',
+  factor: 'factor',
+};
