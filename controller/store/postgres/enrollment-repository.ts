@@ -8,40 +8,16 @@
  * unique index on pending usernames decides a username conflict, not a read before the write.
  */
 import type { Enrollment } from '../../model.js';
+import { enrollmentOf, type EnrollmentRow } from '../rows/enrollment-rows.js';
 import { UniqueViolation, type EnrollmentRepository, type ListQuery, type Page } from '../repository.js';
 import type { PgDatabase } from './pg-database.js';
 
-interface Row {
-  id: string;
-  identity_id: string;
-  method: string;
-  username: string | null;
-  token_hash: string;
-  nonce: string;
-  issued_at: string;
-  expires_at: string;
-  used_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
+type Row = EnrollmentRow;
+const fromRow = enrollmentOf;
 
 /** A row of a list query: the total, and the page's columns (NULL when the page is empty). */
 type PageRow = { total: string } & (Row | { id: null });
 const onPage = (r: PageRow): r is { total: string } & Row => r.id !== null;
-
-const fromRow = (r: Row): Enrollment => ({
-  id: r.id,
-  identityId: r.identity_id,
-  method: r.method === 'updb' ? 'updb' : 'ott',
-  username: r.username,
-  tokenHash: r.token_hash,
-  nonce: r.nonce,
-  issuedAt: new Date(r.issued_at),
-  expiresAt: new Date(r.expires_at),
-  usedAt: r.used_at === null ? null : new Date(r.used_at),
-  createdAt: new Date(r.created_at),
-  updatedAt: new Date(r.updated_at),
-});
 
 const OUTSTANDING = `used_at IS NULL`;
 
