@@ -7,6 +7,7 @@
 import type { ControllerContext } from '../context.js';
 import type { Enrollment } from '../model.js';
 import type { Store } from '../store/repository.js';
+import { byIdentity } from '../store/by-identity.js';
 import { iso, selfLinks } from '../http/envelope.js';
 import { ref } from '../routes/management/refs.js';
 import { maybeEnrollmentAuthorityOf, type EnrollmentAuthority } from './enrollment-authority.js';
@@ -46,12 +47,33 @@ export function enrollmentToWire(authority: EnrollmentAuthority, e: Enrollment, 
   };
 }
 
-/** The identity's `enrollment` field: each outstanding enrollment under its method. */
-export async function identityEnrollmentsToWire(ctx: ControllerContext, identityId: string) {
+/** How many outstanding enrollments an identity's `enrollment` field is made from (one per method in practice). */
+const SHOWN_PER_IDENTITY = 10;
+
+/**
+ * The `enrollment` field of each of these identities (a page), by identity id: their outstanding enrollments
+ * are one read for the whole page. Every identity is in the answer; in a context where enrollment is not
+ * installed each field is empty and nothing is read.
+ */
+export async function identityEnrollmentsWireOf(
+  ctx: ControllerContext,
+  identityIds: readonly string[],
+): Promise<Map<string, Record<string, unknown>>> {
   const authority = maybeEnrollmentAuthorityOf(ctx);
-  if (!authority) return {};
-  const outstanding = (await ctx.store.enrollments.listOutstanding({ identityId, limit: 10, offset: 0 }))
-    .items;
+  if (!authority) return new Map(identityIds.map((id) => [id, {}]));
+  const outstanding = byIdentity(
+    await ctx.store.enrollments.listOutstandingByIdentities(identityIds, SHOWN_PER_IDENTITY),
+  );
+  return new Map(
+    identityIds.map((id) => [id, identityEnrollmentsToWire(authority, outstanding.get(id) ?? [])]),
+  );
+}
+
+/** One identity's `enrollment` field from its outstanding enrollments, oldest first: each under its method. */
+function identityEnrollmentsToWire(
+  authority: EnrollmentAuthority,
+  outstanding: readonly Enrollment[],
+): Record<string, unknown> {
   return Object.fromEntries(
     outstanding.map((e) => [
       e.method,

@@ -90,11 +90,13 @@ export class CodeVerifier {
     if (match.result !== 'match')
       return { ok: false, reason: match.result === 'replayed' ? 'replayed-code' : 'invalid-code' };
     // Compare-and-set in the store: of two requests racing with one code (or with two codes where the
-    // older arrives last) only the first to store its step wins.
+    // older arrives last) only the first to store its step wins. It lands only on the enrollment judged: one
+    // removed and started again meanwhile (another controller) is another, which the old secret's code
+    // neither verifies nor advances.
     const mfa = this.ctx.store.mfa;
     const stored = verifying
-      ? await mfa.markVerified(enrollment.identityId, match.step, now)
-      : await mfa.advanceStep(enrollment.identityId, match.step, now);
+      ? await mfa.markVerified(enrollment, match.step, now)
+      : await mfa.advanceStep(enrollment, match.step, now);
     return stored ? { ok: true, factor: 'totp' } : { ok: false, reason: 'replayed-code' };
   }
 

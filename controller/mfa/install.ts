@@ -31,6 +31,7 @@ export async function installMfa(ctx: ControllerContext): Promise<{ close(): voi
   services.set(ctx, service);
 
   ctx.isMfaEnrolled = (identityId) => ctx.store.mfa.isVerified(identityId);
+  ctx.mfaEnrolledAmong = (identityIds) => ctx.store.mfa.verifiedAmong(identityIds);
   const purge = (identityId: string) => service.purge(identityId);
   ctx.events.on('identity.deleted', purge);
   return {

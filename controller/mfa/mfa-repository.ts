@@ -81,17 +81,26 @@ export interface SyncMfaRepository {
   /** any one stored enrollment (to prove at startup that the master key still opens what is stored) */
   sample(): MfaEnrollment | undefined;
   isVerified(identityId: string): boolean;
+  /**
+   * which of these identities have a verified enrollment: `isVerified` for a page of identities, in one read
+   * (none, without a read, for an empty list)
+   */
+  verifiedAmong(identityIds: readonly string[]): Set<string>;
   /** how many identities have a verified enrollment (the share administrators watch) */
   countVerified(): number;
   /** stores a new unverified enrollment with its codes; false when the identity already has one */
   create(enrollment: MfaEnrollment, codes: readonly SealedRecoveryCode[]): boolean;
   /**
-   * Marks the enrollment verified and records `step` as the last accepted one, only if it is still
-   * unverified and `step` is newer than any accepted before; false otherwise (lost a race, or a replay).
+   * Marks the enrollment verified and records `step` as the last accepted one, only if it is still the
+   * enrollment the code was judged against (the same id: removed and started again, it is another), still
+   * unverified, and `step` is newer than any accepted before; false otherwise (lost a race, or a replay).
    */
-  markVerified(identityId: string, step: number, at: Date): boolean;
-  /** compare-and-set of the last accepted step: true only when `step` is newer than the stored one */
-  advanceStep(identityId: string, step: number, at: Date): boolean;
+  markVerified(judged: Pick<MfaEnrollment, 'identityId' | 'id'>, step: number, at: Date): boolean;
+  /**
+   * compare-and-set of the last accepted step: true only when the judged enrollment is still the identity's
+   * (the same id) and `step` is newer than the stored one
+   */
+  advanceStep(judged: Pick<MfaEnrollment, 'identityId' | 'id'>, step: number, at: Date): boolean;
   /** removes the enrollment and its recovery codes; false when there was none */
   delete(identityId: string): boolean;
 

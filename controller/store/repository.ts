@@ -77,6 +77,11 @@ export interface SyncAuthenticatorRepository {
   /** whether any `cert` authenticator exists (their certificates need the controller CA that issued them) */
   hasCertAuthenticators(): boolean;
   listByIdentity(identityId: string): Authenticator[];
+  /**
+   * Every authenticator of these identities in one read (for a page of identities): by identity id, and each
+   * identity's in `listByIdentity`'s order. None, without a read, for an empty list.
+   */
+  listByIdentities(identityIds: readonly string[]): Authenticator[];
   list(query: ListQuery): Page<Authenticator>;
   create(authenticator: Authenticator): void;
   update(authenticator: Authenticator): boolean;
@@ -94,6 +99,12 @@ export interface SyncEnrollmentRepository {
   /** any enrollment, used or not, with this token hash */
   getByTokenHash(tokenHash: string): Enrollment | undefined;
   listOutstanding(query: ListQuery & { identityId?: string }): Page<Enrollment>;
+  /**
+   * The outstanding enrollments of these identities in one read (for a page of identities): by identity id, and
+   * of each identity the first `perIdentity` that `listOutstanding` with its `identityId` answers, in that
+   * order. None, without a read, for an empty list.
+   */
+  listOutstandingByIdentities(identityIds: readonly string[], perIdentity: number): Enrollment[];
   /** the outstanding `updb` enrollment that promises this username, if any */
   pendingWithUsername(username: string): Enrollment | undefined;
   /** throws UniqueViolation('username') when a pending enrollment already promises the username */
@@ -111,6 +122,11 @@ export interface SyncApiSessionRepository {
   get(id: string): ApiSession | undefined;
   list(query: ListQuery): Page<ApiSession>;
   listByIdentity(identityId: string): ApiSession[];
+  /**
+   * Every session of these identities in one read (for a page of identities): by identity id, and each
+   * identity's in `listByIdentity`'s order (oldest first). None, without a read, for an empty list.
+   */
+  listByIdentities(identityIds: readonly string[]): ApiSession[];
   create(session: ApiSession, tokenHash: string): void;
   update(session: ApiSession): void;
   touch(id: string, at: Date): void;

@@ -326,6 +326,25 @@ describe.each([
       expect(await authenticators.listByIdentity('i-e')).toEqual([]);
       expect(ids(await authenticators.listByIdentity('i-f'))).toEqual(['e-3']);
     });
+
+    it('reads the logins of many identities at once, by identity, each in listByIdentity’s order', async () => {
+      const { authenticators } = backend;
+      // Written interleaved, each identity's out of id order: only the per-identity order explains the answer.
+      await authenticators.create(updb('m-9', { identityId: 'i-m3', username: 'mona', createdAt: at(1) }));
+      await authenticators.create(updb('m-5', { identityId: 'i-m1', username: 'milo', createdAt: at(2) }));
+      await authenticators.create(cert('m-7', { identityId: 'i-m3', createdAt: at(3) }));
+      await authenticators.create(cert('m-1', { identityId: 'i-m1', createdAt: at(4) }));
+
+      const read = await authenticators.listByIdentities(['i-m3', 'i-m2', 'i-m1']);
+      expect(read).toEqual([
+        ...(await authenticators.listByIdentity('i-m1')),
+        ...(await authenticators.listByIdentity('i-m3')),
+      ]);
+      expect(ids(read)).toEqual(['m-5', 'm-1', 'm-9', 'm-7']);
+      expect(read[0]).toEqual(updb('m-5', { identityId: 'i-m1', username: 'milo', createdAt: at(2) }));
+      expect(await authenticators.listByIdentities(['i-m2', 'nobody'])).toEqual([]);
+      expect(await authenticators.listByIdentities([])).toEqual([]);
+    });
   });
 
   describe('enrollments', () => {
@@ -479,6 +498,30 @@ describe.each([
       });
     });
 
+    it('reads the outstanding enrollments of many identities at once, at most so many each', async () => {
+      const { enrollments } = backend;
+      for (const id of ['i-m1', 'i-m2', 'i-m3']) await backend.addIdentity(id);
+      await enrollments.create(enrollment('m-4', { identityId: 'i-m3', createdAt: at(5) }));
+      await enrollments.create(enrollment('m-3', { identityId: 'i-m1', createdAt: at(30) }));
+      await enrollments.create(enrollment('m-2b', { identityId: 'i-m1', createdAt: at(20) }));
+      // Created in the same millisecond: by id, as listOutstanding orders them.
+      await enrollments.create(enrollment('m-2a', { identityId: 'i-m1', createdAt: at(20) }));
+      const used = enrollment('m-0', { identityId: 'i-m1', createdAt: at(0) });
+      await enrollments.create(used);
+      await enrollments.markUsed(used, at(1));
+
+      const outstandingOf = async (identityId: string, limit: number) =>
+        (await enrollments.listOutstanding({ identityId, limit, offset: 0 })).items;
+      const all = await enrollments.listOutstandingByIdentities(['i-m3', 'i-m2', 'i-m1'], 10);
+      expect(all).toEqual([...(await outstandingOf('i-m1', 10)), ...(await outstandingOf('i-m3', 10))]);
+      expect(ids(all)).toEqual(['m-2a', 'm-2b', 'm-3', 'm-4']);
+      expect(all[3]).toEqual(enrollment('m-4', { identityId: 'i-m3', createdAt: at(5) }));
+      const firstTwo = await enrollments.listOutstandingByIdentities(['i-m1', 'i-m3'], 2);
+      expect(ids(firstTwo)).toEqual(['m-2a', 'm-2b', 'm-4']);
+      expect(await enrollments.listOutstandingByIdentities(['i-m2', 'nobody'], 10)).toEqual([]);
+      expect(await enrollments.listOutstandingByIdentities([], 10)).toEqual([]);
+    });
+
     it('deletes an outstanding enrollment once', async () => {
       const { enrollments } = backend;
       await enrollments.create(enrollment('k-1'));
@@ -543,6 +586,29 @@ describe.each([
       expect(await apiSessions.list({ limit: 5, offset: 3 })).toEqual({ items: [], totalCount: 3 });
       expect(ids(await apiSessions.listByIdentity('i-1'))).toEqual(['c-2', 'c-3']);
       expect(await apiSessions.listByIdentity('nobody')).toEqual([]);
+    });
+
+    it('reads the sessions of many identities at once, by identity, each oldest first', async () => {
+      const { apiSessions } = backend;
+      await apiSessions.create(session('m-3', { identityId: 'i-m3', createdAt: at(40) }), 'th-m-3');
+      await apiSessions.create(session('m-9', { identityId: 'i-m1', createdAt: at(30) }), 'th-m-9');
+      await apiSessions.create(session('m-1', { identityId: 'i-m3', createdAt: at(10) }), 'th-m-1');
+      await apiSessions.create(session('m-5', { identityId: 'i-m1', createdAt: at(20) }), 'th-m-5');
+      // A session the SQLite store has cached (read by token) reads the same in the list.
+      const cached = await apiSessions.getByTokenHash('th-m-9');
+
+      const read = await apiSessions.listByIdentities(['i-m3', 'i-m2', 'i-m1']);
+      expect(read).toEqual([
+        ...(await apiSessions.listByIdentity('i-m1')),
+        ...(await apiSessions.listByIdentity('i-m3')),
+      ]);
+      expect(ids(read)).toEqual(['m-5', 'm-9', 'm-1', 'm-3']);
+      expect(read[1]).toEqual(cached);
+      // What the list answered is the caller's: changing it leaves what later reads answer as it was.
+      read[1]!.envInfo.os = 'changed';
+      expect(await apiSessions.getByTokenHash('th-m-9')).toEqual(cached);
+      expect(await apiSessions.listByIdentities(['i-m2', 'nobody'])).toEqual([]);
+      expect(await apiSessions.listByIdentities([])).toEqual([]);
     });
 
     it('deletes a session once', async () => {

@@ -217,24 +217,53 @@ describe.each([
       const { mfa } = backend;
       await mfa.create(enrollment('i-4'), []);
       // Before verifying, a step can be accepted (what SQLite allows too): verifying then needs a newer one.
-      expect(await mfa.advanceStep('i-4', 50, at(1))).toBe(true);
-      expect(await mfa.markVerified('i-4', 50, at(2))).toBe(false);
-      expect(await mfa.markVerified('i-4', 51, at(3))).toBe(true);
-      expect(await mfa.markVerified('i-4', 52, at(4))).toBe(false);
+      expect(await mfa.advanceStep(enrollment('i-4'), 50, at(1))).toBe(true);
+      expect(await mfa.markVerified(enrollment('i-4'), 50, at(2))).toBe(false);
+      expect(await mfa.markVerified(enrollment('i-4'), 51, at(3))).toBe(true);
+      expect(await mfa.markVerified(enrollment('i-4'), 52, at(4))).toBe(false);
       expect(await mfa.get('i-4')).toEqual(
         enrollment('i-4', { isVerified: true, lastStep: 51, verifiedAt: at(3), updatedAt: at(3) }),
       );
       expect(await mfa.isVerified('i-4')).toBe(true);
       expect(await mfa.countVerified()).toBe(1);
 
-      expect(await mfa.advanceStep('i-4', 51, at(5))).toBe(false);
-      expect(await mfa.advanceStep('i-4', 40, at(5))).toBe(false);
+      expect(await mfa.advanceStep(enrollment('i-4'), 51, at(5))).toBe(false);
+      expect(await mfa.advanceStep(enrollment('i-4'), 40, at(5))).toBe(false);
       // Real TOTP steps are in the tens of millions (30 s periods since 1970); the column is a bigint.
-      expect(await mfa.advanceStep('i-4', 58_000_000, at(6))).toBe(true);
+      expect(await mfa.advanceStep(enrollment('i-4'), 58_000_000, at(6))).toBe(true);
       expect((await mfa.get('i-4'))?.lastStep).toBe(58_000_000);
       expect((await mfa.get('i-4'))?.updatedAt).toEqual(at(6));
-      expect(await mfa.markVerified('nobody', 1, at(1))).toBe(false);
-      expect(await mfa.advanceStep('nobody', 1, at(1))).toBe(false);
+      expect(await mfa.markVerified(enrollment('nobody'), 1, at(1))).toBe(false);
+      expect(await mfa.advanceStep(enrollment('nobody'), 1, at(1))).toBe(false);
+    });
+
+    it('verifies or advances only the enrollment judged, not one started again since', async () => {
+      const { mfa } = backend;
+      // What a controller judged a code against, before another removed it and the user enrolled again.
+      const judged = enrollment('i-again');
+      await mfa.create(judged, []);
+      expect(await mfa.delete('i-again')).toBe(true);
+      const again = enrollment('i-again', { id: 'mfa-i-again-2', createdAt: at(5), updatedAt: at(5) });
+      await mfa.create(again, []);
+
+      expect(await mfa.markVerified(judged, 10, at(6))).toBe(false);
+      expect(await mfa.advanceStep(judged, 10, at(6))).toBe(false);
+      expect(await mfa.get('i-again')).toEqual(again);
+      expect(await mfa.isVerified('i-again')).toBe(false);
+      // The enrollment that is there now still verifies with its own code.
+      expect(await mfa.advanceStep(again, 10, at(7))).toBe(true);
+      expect(await mfa.markVerified(again, 11, at(8))).toBe(true);
+    });
+
+    it('tells which of many identities have a verified enrollment, in one read', async () => {
+      const { mfa } = backend;
+      await mfa.create(enrollment('v-1'), []);
+      await mfa.create(enrollment('v-2'), []);
+      expect(await mfa.markVerified(enrollment('v-1'), 10, at(1))).toBe(true);
+
+      expect(await mfa.verifiedAmong(['v-3', 'v-2', 'v-1'])).toEqual(new Set(['v-1']));
+      expect(await mfa.verifiedAmong(['v-2', 'v-3'])).toEqual(new Set());
+      expect(await mfa.verifiedAmong([])).toEqual(new Set());
     });
 
     it('of two controllers verifying, advancing the step or using a code at once, exactly one wins', async () => {
@@ -242,16 +271,28 @@ describe.each([
       for (let n = 0; n < 8; n++) {
         const identityId = `i-race-${n}`;
         await mfa.create(enrollment(identityId), codes(identityId, 'only'));
-        expect(await race(backend, (m) => m.markVerified(identityId, 100, at(1)))).toEqual([false, true]);
-        expect(await race(backend, (m) => m.advanceStep(identityId, 101, at(2)))).toEqual([false, true]);
+        expect(await race(backend, (m) => m.markVerified(enrollment(identityId), 100, at(1)))).toEqual([
+          false,
+          true,
+        ]);
+        expect(await race(backend, (m) => m.advanceStep(enrollment(identityId), 101, at(2)))).toEqual([
+          false,
+          true,
+        ]);
         expect(await race(backend, (m) => m.consumeRecoveryCode(identityId, `${identityId}-only`))).toEqual([
           false,
           true,
         ]);
       }
       await mfa.create(enrollment('i-held'), codes('i-held', 'only'));
-      expect(await heldRace(backend, (m) => m.markVerified('i-held', 100, at(1)))).toEqual([true, false]);
-      expect(await heldRace(backend, (m) => m.advanceStep('i-held', 101, at(2)))).toEqual([true, false]);
+      expect(await heldRace(backend, (m) => m.markVerified(enrollment('i-held'), 100, at(1)))).toEqual([
+        true,
+        false,
+      ]);
+      expect(await heldRace(backend, (m) => m.advanceStep(enrollment('i-held'), 101, at(2)))).toEqual([
+        true,
+        false,
+      ]);
       expect(await heldRace(backend, (m) => m.consumeRecoveryCode('i-held', 'i-held-only'))).toEqual([
         true,
         false,

@@ -52,6 +52,15 @@ export class PgApiSessionRepository implements ApiSessionRepository {
     return rows.map(fromRow);
   }
 
+  async listByIdentities(identityIds: readonly string[]): Promise<ApiSession[]> {
+    if (identityIds.length === 0) return [];
+    const rows = await this.db.rows<Row>(
+      `SELECT * FROM api_sessions WHERE identity_id = ANY(?::text[]) ORDER BY identity_id, created_at, id`,
+      [identityIds],
+    );
+    return rows.map(fromRow);
+  }
+
   async create(s: ApiSession, tokenHash: string): Promise<void> {
     await this.db.run(
       `INSERT INTO api_sessions (id, token_hash, identity_id, authenticator_id, doc, created_at, updated_at,

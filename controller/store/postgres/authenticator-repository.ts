@@ -93,6 +93,15 @@ export class PgAuthenticatorRepository implements AuthenticatorRepository {
     return rows.map(fromRow);
   }
 
+  async listByIdentities(identityIds: readonly string[]): Promise<Authenticator[]> {
+    if (identityIds.length === 0) return [];
+    const rows = await this.db.rows<Row>(
+      `SELECT * FROM authenticators WHERE identity_id = ANY(?::text[]) ORDER BY identity_id, created_at, id`,
+      [identityIds],
+    );
+    return rows.map(fromRow);
+  }
+
   async list(query: ListQuery): Promise<Page<Authenticator>> {
     // The count and the page in one statement: one snapshot, one round trip. An empty page still has its
     // count row (the page's columns are NULL then). Certificates have no username: they sort after the named

@@ -57,6 +57,22 @@ export class PgEnrollmentRepository implements EnrollmentRepository {
     return { items: rows.filter(onPage).map(fromRow), totalCount: Number(rows[0]?.total ?? 0) };
   }
 
+  async listOutstandingByIdentities(
+    identityIds: readonly string[],
+    perIdentity: number,
+  ): Promise<Enrollment[]> {
+    if (identityIds.length === 0) return [];
+    // Each identity's first `perIdentity` in listOutstanding's order (created_at, id), numbered per identity.
+    const rows = await this.db.rows<Row>(
+      `SELECT * FROM (
+         SELECT *, row_number() OVER (PARTITION BY identity_id ORDER BY created_at, id) AS nth FROM enrollments
+         WHERE ${OUTSTANDING} AND identity_id = ANY(?::text[])) numbered
+       WHERE nth <= ? ORDER BY identity_id, created_at, id`,
+      [identityIds, perIdentity],
+    );
+    return rows.map(fromRow);
+  }
+
   async pendingWithUsername(username: string): Promise<Enrollment | undefined> {
     const row = await this.db.one<Row>(`SELECT * FROM enrollments WHERE username = ? AND ${OUTSTANDING}`, [
       username,

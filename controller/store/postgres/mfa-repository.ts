@@ -6,15 +6,14 @@
  * READ COMMITTED: `UPDATE … WHERE <what the caller expects>`. Of two racing updates the second waits for the
  * first's row lock, then re-checks its WHERE against the row as committed and matches nothing.
  *
- * What these statements cannot see: `markVerified` and `advanceStep` are given the identity, not the
- * enrollment the caller judged the code against (the interface passes `identityId, step, at`). SQLite runs the
- * caller's whole transaction (read, judge, update) under its write lock, so the update lands on the enrollment
- * that was read. Here, between the caller's `get` and its update, another controller could remove the
- * enrollment and start a new one for the same identity; the update would then match the new enrollment
- * (unverified, no step yet), and a code of the old secret would verify it or advance its step. Closing that
- * inside the statement needs the enrollment's id from the caller (`WHERE identity_id = ? AND id = ?`; a new
- * enrollment always gets a new id), an interface change SQLite would make too. Recovery codes have no such gap:
- * `consumeRecoveryCode` names the code by its id, a random UUID that a new enrollment's codes do not reuse.
+ * `markVerified` and `advanceStep` match the enrollment the caller judged the code against by its id, not only
+ * its identity. Between the caller's `get` and its update, another controller could remove the enrollment and
+ * start a new one for the same identity (unverified, no step yet); matched by identity alone, a code of the old
+ * secret would then verify the new enrollment or advance its step. A new enrollment always gets a new id, so
+ * the update matches nothing and answers false. (SQLite runs the caller's whole transaction, read, judge and
+ * update, under its write lock, where this cannot happen; it matches the id all the same.) Recovery codes have
+ * no such gap: `consumeRecoveryCode` names the code by its id, a random UUID that a new enrollment's codes do
+ * not reuse.
  */
 import type { Page } from '../page.js';
 import type {
@@ -79,6 +78,15 @@ export class PgMfaRepository implements MfaRepository {
     return row !== undefined;
   }
 
+  async verifiedAmong(identityIds: readonly string[]): Promise<Set<string>> {
+    if (identityIds.length === 0) return new Set();
+    const rows = await this.db.rows<{ identity_id: string }>(
+      `SELECT identity_id FROM mfa_enrollments WHERE is_verified AND identity_id = ANY(?::text[])`,
+      [identityIds],
+    );
+    return new Set(rows.map((r) => r.identity_id));
+  }
+
   async countVerified(): Promise<number> {
     const row = await this.db.one<{ n: string }>(
       `SELECT count(*) AS n FROM mfa_enrollments WHERE is_verified`,
@@ -107,21 +115,29 @@ export class PgMfaRepository implements MfaRepository {
     return row!.created === '1';
   }
 
-  async markVerified(identityId: string, step: number, at: Date): Promise<boolean> {
+  async markVerified(
+    judged: Pick<MfaEnrollment, 'identityId' | 'id'>,
+    step: number,
+    at: Date,
+  ): Promise<boolean> {
     const iso = at.toISOString();
     const changed = await this.db.run(
       `UPDATE mfa_enrollments SET is_verified = true, last_step = ?, verified_at = ?, updated_at = ?
-       WHERE identity_id = ? AND NOT is_verified AND (last_step IS NULL OR last_step < ?)`,
-      [step, iso, iso, identityId, step],
+       WHERE identity_id = ? AND id = ? AND NOT is_verified AND (last_step IS NULL OR last_step < ?)`,
+      [step, iso, iso, judged.identityId, judged.id, step],
     );
     return changed === 1;
   }
 
-  async advanceStep(identityId: string, step: number, at: Date): Promise<boolean> {
+  async advanceStep(
+    judged: Pick<MfaEnrollment, 'identityId' | 'id'>,
+    step: number,
+    at: Date,
+  ): Promise<boolean> {
     const changed = await this.db.run(
       `UPDATE mfa_enrollments SET last_step = ?, updated_at = ?
-       WHERE identity_id = ? AND (last_step IS NULL OR last_step < ?)`,
-      [step, at.toISOString(), identityId, step],
+       WHERE identity_id = ? AND id = ? AND (last_step IS NULL OR last_step < ?)`,
+      [step, at.toISOString(), judged.identityId, judged.id, step],
     );
     return changed === 1;
   }

@@ -75,6 +75,19 @@ export class SqliteAuthenticatorRepository implements SyncAuthenticatorRepositor
     ).map(fromRow);
   }
 
+  /** rowid is insertion order: what `listByIdentity`'s scan of the identity index answers each identity's in. */
+  listByIdentities(identityIds: readonly string[]): Authenticator[] {
+    if (identityIds.length === 0) return [];
+    return (
+      this.db
+        .prepare(
+          `SELECT * FROM authenticators WHERE identity_id IN (SELECT value FROM json_each(?))
+           ORDER BY identity_id, rowid`,
+        )
+        .all(JSON.stringify(identityIds)) as Row[]
+    ).map(fromRow);
+  }
+
   list(query: ListQuery): Page<Authenticator> {
     const total = this.db.prepare(`SELECT COUNT(*) AS n FROM authenticators`).get() as { n: number };
     // Certificates have no username: they sort after the named ones, by fingerprint.

@@ -30,6 +30,13 @@ export class SqliteEnrollmentRepository implements SyncEnrollmentRepository {
       get: db.prepare(`SELECT * FROM enrollments WHERE id = ? AND ${OUTSTANDING}`),
       byToken: db.prepare(`SELECT * FROM enrollments WHERE token_hash = ?`),
       byUsername: db.prepare(`SELECT * FROM enrollments WHERE username = ? AND ${OUTSTANDING}`),
+      // Each identity's first `perIdentity` in listOutstanding's order (created_at, id), numbered per identity.
+      outstandingByIdentities: db.prepare(
+        `SELECT * FROM (
+           SELECT *, row_number() OVER (PARTITION BY identity_id ORDER BY created_at, id) AS nth FROM enrollments
+           WHERE ${OUTSTANDING} AND identity_id IN (SELECT value FROM json_each(@identityIds)))
+         WHERE nth <= @perIdentity ORDER BY identity_id, created_at, id`,
+      ),
       insert: db.prepare(
         `INSERT INTO enrollments (id, identity_id, method, username, token_hash, nonce, issued_at, expires_at,
            used_at, created_at, updated_at)
@@ -71,6 +78,16 @@ export class SqliteEnrollmentRepository implements SyncEnrollmentRepository {
       .prepare(`SELECT * FROM enrollments WHERE ${where} ORDER BY created_at, id LIMIT @limit OFFSET @offset`)
       .all(params) as Row[];
     return { items: rows.map(fromRow), totalCount: total.n };
+  }
+
+  listOutstandingByIdentities(identityIds: readonly string[], perIdentity: number): Enrollment[] {
+    if (identityIds.length === 0) return [];
+    return (
+      this.stmts.outstandingByIdentities.all({
+        identityIds: JSON.stringify(identityIds),
+        perIdentity,
+      }) as Row[]
+    ).map(fromRow);
   }
 
   pendingWithUsername(username: string): Enrollment | undefined {

@@ -37,18 +37,23 @@ export class SqliteMfaRepository implements SyncMfaRepository {
       get: db.prepare(`SELECT * FROM mfa_enrollments WHERE identity_id = ?`),
       sample: db.prepare(`SELECT * FROM mfa_enrollments LIMIT 1`),
       isVerified: db.prepare(`SELECT 1 FROM mfa_enrollments WHERE identity_id = ? AND is_verified = 1`),
+      verifiedAmong: db.prepare(
+        `SELECT identity_id FROM mfa_enrollments
+         WHERE is_verified = 1 AND identity_id IN (SELECT value FROM json_each(?))`,
+      ),
       countVerified: db.prepare(`SELECT COUNT(*) AS n FROM mfa_enrollments WHERE is_verified = 1`),
       insert: db.prepare(
         `INSERT INTO mfa_enrollments (identity_id, id, is_verified, secret, last_step, created_at, updated_at, verified_at, started_by)
          VALUES (?, ?, 0, ?, NULL, ?, ?, NULL, ?) ON CONFLICT (identity_id) DO NOTHING`,
       ),
+      // Matched by id too: an enrollment removed and started again since it was judged is another one.
       markVerified: db.prepare(
         `UPDATE mfa_enrollments SET is_verified = 1, last_step = ?, verified_at = ?, updated_at = ?
-         WHERE identity_id = ? AND is_verified = 0 AND (last_step IS NULL OR last_step < ?)`,
+         WHERE identity_id = ? AND id = ? AND is_verified = 0 AND (last_step IS NULL OR last_step < ?)`,
       ),
       advanceStep: db.prepare(
         `UPDATE mfa_enrollments SET last_step = ?, updated_at = ?
-         WHERE identity_id = ? AND (last_step IS NULL OR last_step < ?)`,
+         WHERE identity_id = ? AND id = ? AND (last_step IS NULL OR last_step < ?)`,
       ),
       delete: db.prepare(`DELETE FROM mfa_enrollments WHERE identity_id = ?`),
       codes: db.prepare(
@@ -92,6 +97,12 @@ export class SqliteMfaRepository implements SyncMfaRepository {
     return this.stmts.isVerified.get(identityId) !== undefined;
   }
 
+  verifiedAmong(identityIds: readonly string[]): Set<string> {
+    if (identityIds.length === 0) return new Set();
+    const rows = this.stmts.verifiedAmong.all(JSON.stringify(identityIds)) as { identity_id: string }[];
+    return new Set(rows.map((r) => r.identity_id));
+  }
+
   countVerified(): number {
     return (this.stmts.countVerified.get() as { n: number }).n;
   }
@@ -106,13 +117,15 @@ export class SqliteMfaRepository implements SyncMfaRepository {
     })();
   }
 
-  markVerified(identityId: string, step: number, at: Date): boolean {
+  markVerified(judged: Pick<MfaEnrollment, 'identityId' | 'id'>, step: number, at: Date): boolean {
     const iso = at.toISOString();
-    return this.stmts.markVerified.run(step, iso, iso, identityId, step).changes === 1;
+    return this.stmts.markVerified.run(step, iso, iso, judged.identityId, judged.id, step).changes === 1;
   }
 
-  advanceStep(identityId: string, step: number, at: Date): boolean {
-    return this.stmts.advanceStep.run(step, at.toISOString(), identityId, step).changes === 1;
+  advanceStep(judged: Pick<MfaEnrollment, 'identityId' | 'id'>, step: number, at: Date): boolean {
+    return (
+      this.stmts.advanceStep.run(step, at.toISOString(), judged.identityId, judged.id, step).changes === 1
+    );
   }
 
   delete(identityId: string): boolean {

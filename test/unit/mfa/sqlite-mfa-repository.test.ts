@@ -49,20 +49,20 @@ describe('SqliteMfaRepository', () => {
   it('verifies once, and only with a step newer than any accepted', () => {
     repo.create(enrollment('i1'), []);
     expect(repo.isVerified('i1')).toBe(false);
-    expect(repo.markVerified('i1', 100, at)).toBe(true);
-    expect(repo.markVerified('i1', 101, at)).toBe(false);
+    expect(repo.markVerified(enrollment('i1'), 100, at)).toBe(true);
+    expect(repo.markVerified(enrollment('i1'), 101, at)).toBe(false);
     expect(repo.get('i1')).toMatchObject({ isVerified: true, lastStep: 100, verifiedAt: at });
     expect(repo.isVerified('i1')).toBe(true);
   });
 
   it('advances the last step only forwards (compare-and-set)', () => {
     repo.create(enrollment('i1'), []);
-    expect(repo.advanceStep('i1', 100, at)).toBe(true);
-    expect(repo.advanceStep('i1', 100, at)).toBe(false);
-    expect(repo.advanceStep('i1', 99, at)).toBe(false);
-    expect(repo.advanceStep('i1', 102, at)).toBe(true);
+    expect(repo.advanceStep(enrollment('i1'), 100, at)).toBe(true);
+    expect(repo.advanceStep(enrollment('i1'), 100, at)).toBe(false);
+    expect(repo.advanceStep(enrollment('i1'), 99, at)).toBe(false);
+    expect(repo.advanceStep(enrollment('i1'), 102, at)).toBe(true);
     expect(repo.get('i1')?.lastStep).toBe(102);
-    expect(repo.advanceStep('nobody', 1, at)).toBe(false);
+    expect(repo.advanceStep(enrollment('nobody'), 1, at)).toBe(false);
   });
 
   it('consumes a recovery code exactly once', () => {
