@@ -1,4 +1,5 @@
-import { UNSTORABLE_REASON, unstorableTextAt } from './http/unstorable-text.js';
+import { answerTogether } from './http/answers-together.js';
+import { UNSTORABLE_REASON, unstorableFieldOf } from './http/unstorable-text.js';
 import { validationError } from './http/api-error.js';
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
@@ -32,6 +33,8 @@ import { defaultConsoleDir, viteConsoleBuilder } from './console/console-build.j
 export const CLIENT_PREFIX = '/edge/client/v1';
 export const MANAGEMENT_PREFIX = '/edge/management/v1';
 export const BODY_LIMIT = 1024 * 1024;
+const SERVER_HEADER = `postern-controller/${POSTERN_VERSION}`;
+
 /** Routes both APIs serve identically (authentication and the caller's own session and identity). */
 function registerShared(app: Api, ctx: ControllerContext): void {
   registerVersion(typed(app));
@@ -73,14 +76,16 @@ export async function buildServer(ctx: ControllerContext, tls?: ServerTls): Prom
   registerErrorHandling(app);
   // After validation, so a field whose schema already refuses control characters says so in its own words;
   // this catches the rest (a tag's value, a filter, an id) before anything reaches the store.
-  app.addHook('preHandler', async (request) => {
-    const field =
-      unstorableTextAt(request.params) ?? unstorableTextAt(request.query) ?? unstorableTextAt(request.body);
-    if (field !== undefined) throw validationError([{ field, reason: UNSTORABLE_REASON }]);
+  // Both hooks answer through `done`, not a promise: they run on every request and wait for nothing.
+  app.addHook('preHandler', (request, _reply, done) => {
+    const field = unstorableFieldOf(request);
+    done(field === undefined ? undefined : validationError([{ field, reason: UNSTORABLE_REASON }]));
   });
-  app.addHook('onSend', async (_request, reply) => {
-    reply.header('server', `postern-controller/${POSTERN_VERSION}`);
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    reply.header('server', SERVER_HEADER);
+    done(null, payload);
   });
+  answerTogether(app);
 
   await app.register(swagger, {
     openapi: {

@@ -34,12 +34,21 @@ function policiesJoin<P extends { semantic: Parameters<typeof roleSelects>[0]; e
   );
 }
 
+/** Router lists worked out per identity and service, at most (then they are worked out afresh). */
+const CARRIED_PAIRS = 10_000;
+
 /**
  * Routers and both policy kinds, read once (three reads, whatever the number of routers or sessions asked
- * about); its answers are synchronous. Load one per request or per pass: it does not follow later changes.
+ * about); its answers are synchronous. It does not follow later changes: load it again (loadRouterAccess hands
+ * back the same one only while nothing it was built from changed).
  */
 export class RouterAccess {
   private readonly routers: Map<string, EdgeRouter>;
+  /** routersFor's answers, for the very identity and service objects asked about */
+  private readonly carried = new Map<
+    string,
+    { identity: Identity; service: Service; routers: EdgeRouter[] }
+  >();
 
   constructor(
     routers: readonly EdgeRouter[],
@@ -58,9 +67,15 @@ export class RouterAccess {
     return [...this.routers.values()].filter((r) => usable(r) && this.identityMayUse(r, identity));
   }
 
-  /** The routers a session of this identity for this service may use. */
-  routersFor(identity: Identity, service: Service): EdgeRouter[] {
-    return [...this.routers.values()].filter((r) => this.mayCarry(r, identity, service));
+  /** The routers a session of this identity for this service may use (the same list while nothing changed). */
+  routersFor(identity: Identity, service: Service): readonly EdgeRouter[] {
+    const key = `${identity.id}\u0000${service.id}`;
+    const known = this.carried.get(key);
+    if (known && known.identity === identity && known.service === service) return known.routers;
+    const routers = [...this.routers.values()].filter((r) => this.mayCarry(r, identity, service));
+    if (this.carried.size >= CARRIED_PAIRS) this.carried.clear();
+    this.carried.set(key, { identity, service, routers });
+    return routers;
   }
 
   /** Whether the router may carry the identity's traffic to the service. */
@@ -77,7 +92,22 @@ export class RouterAccess {
   }
 }
 
-/** Routers and both edge router policy kinds as they are now (see RouterAccess). */
+interface Loaded {
+  lists: readonly (readonly object[])[];
+  access: RouterAccess;
+}
+
+/** The last RouterAccess each controller built, reused while the store answers the very same objects. */
+const lastLoaded = new WeakMap<ControllerContext, Loaded>();
+
+const sameObjects = (a: readonly object[], b: readonly object[]) =>
+  a.length === b.length && a.every((item, i) => item === b[i]);
+
+/**
+ * Routers and both edge router policy kinds as they are now (see RouterAccess). A store that keeps them in
+ * memory (SQLite) answers the same objects until one changes, and then the last RouterAccess, with what it
+ * has worked out, serves again; any new object, and a new one is built.
+ */
 export async function loadRouterAccess(ctx: ControllerContext): Promise<RouterAccess> {
   const { store } = ctx;
   const [routers, identityPolicies, servicePolicies] = await Promise.all([
@@ -85,7 +115,12 @@ export async function loadRouterAccess(ctx: ControllerContext): Promise<RouterAc
     store.edgeRouterPolicies.list(everything),
     store.serviceEdgeRouterPolicies.list(everything),
   ]);
-  return new RouterAccess(routers.items, identityPolicies.items, servicePolicies.items);
+  const lists = [routers.items, identityPolicies.items, servicePolicies.items] as const;
+  const last = lastLoaded.get(ctx);
+  if (last && lists.every((list, i) => sameObjects(list, last.lists[i]!))) return last.access;
+  const access = new RouterAccess(...lists);
+  lastLoaded.set(ctx, { lists, access });
+  return access;
 }
 
 /** The routers the identity may use at all (`GET /current-identity/edge-routers`). */

@@ -5,12 +5,26 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from './api-error.js';
+import { noteJsonBody } from './unstorable-text.js';
 
 /** The deepest real body (a posture check's processes with their hashes, tags) is well under this. */
 export const MAX_JSON_DEPTH = 32;
 
+/** Whether the text holds at most `max` opening brackets, counted natively (indexOf) and only that far. */
+function bracketsAtMost(text: string, max: number): boolean {
+  let count = 0;
+  for (const bracket of ['{', '[']) {
+    for (let i = text.indexOf(bracket); i >= 0; i = text.indexOf(bracket, i + 1))
+      if (++count > max) return false;
+  }
+  return true;
+}
+
 /** Where (character index) the text first nests deeper than `max`, or undefined. Strings are skipped. */
 export function nestingTooDeepAt(text: string, max = MAX_JSON_DEPTH): number | undefined {
+  // A text with no more than `max` brackets cannot nest deeper (those in strings only add to the count): most
+  // bodies are told so by a few native searches, not a loop over every character.
+  if (bracketsAtMost(text, max)) return undefined;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -35,7 +49,10 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
     // `application/json` (starting MFA enrollment, say). A route that needs a body still answers that it is required.
     if (body === '') return done(null, undefined);
     const at = nestingTooDeepAt(body as string);
-    if (at === undefined) return parse(request, body as string, done);
+    if (at === undefined) {
+      noteJsonBody(request, body as string);
+      return parse(request, body as string, done);
+    }
     done(
       new ApiError(
         400,

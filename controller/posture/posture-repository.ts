@@ -11,9 +11,9 @@ import type { Async } from '../store/async.js';
 import type {
   ApiSessionPostureData,
   DomainData,
-  IdentityPostureData,
   MacData,
   OsData,
+  PostureSnapshot,
   ProcessData,
 } from './types.js';
 
@@ -22,14 +22,22 @@ export type ApiSessionPatch = Partial<
   Pick<ApiSessionPostureData, 'mfaPassedAt' | 'wokenAt' | 'unlockedAt' | 'sdkInfo'>
 >;
 
+/** One stored fact of an identity: a fact kind, or one binary's report. */
+export type FactSlotRef = { kind: 'os' | 'mac' | 'domain' } | { kind: 'process'; path: string };
+
 export interface SyncPostureDataRepository {
   /** Everything known about the identity's device(s) and API sessions; empty slots when nothing was reported. */
-  load(identityId: string): IdentityPostureData;
+  load(identityId: string): PostureSnapshot;
   setOs(identityId: string, os: OsData): void;
   setMac(identityId: string, mac: MacData): void;
   setDomain(identityId: string, domain: DomainData): void;
   /** one row per binary path: a newer report for the same path replaces the older */
   setProcess(identityId: string, process: ProcessData): void;
+  /**
+   * The device reported these facts again, unchanged, at `at`: their `lastUpdatedAt` moves to `at`. A backend
+   * may write the time behind (SQLite keeps it exact in memory and writes it at most once a minute per fact).
+   */
+  refreshReported(identityId: string, slots: readonly FactSlotRef[], at: Date): void;
   /** forgets the report for one binary (no check asks about it any more) */
   deleteProcess(identityId: string, path: string): void;
   /** creates the API session's row when missing, then writes the given fields */

@@ -118,6 +118,21 @@ export interface ApiSessionPostureData {
   sdkInfo: Record<string, string> | null;
 }
 
+type DeepReadonly<T> = T extends Date
+  ? T
+  : T extends (infer U)[]
+    ? readonly DeepReadonly<U>[]
+    : T extends object
+      ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+      : T;
+
+/**
+ * Posture data as `load` answers it: possibly the store's cached object itself (SQLite), so nobody may change
+ * it; a write replaces what it changes instead of changing it in place.
+ */
+export type PostureSnapshot = DeepReadonly<IdentityPostureData>;
+export type ProcessSnapshot = PostureSnapshot['processes'][number];
+
 export interface IdentityPostureData {
   identityId: string;
   os: OsData | null;

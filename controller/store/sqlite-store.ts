@@ -74,6 +74,8 @@ export class SqliteStore implements Store {
   private readonly catalogue = new CatalogueVersion();
   private readonly context = new AsyncLocalStorage<Transaction>();
   private batchQueue: BatchJob[] = [];
+  /** transactions open now (a group commit counts once) */
+  private openTransactions = 0;
 
   constructor(readonly db: Db) {
     this.sync = new SqliteRepositories(db);
@@ -130,6 +132,7 @@ export class SqliteStore implements Store {
     const release = await this.lock.acquire();
     const tx: Transaction = { open: true, afterCommit: [], savepoints: 0 };
     let result: T;
+    this.openTransactions++;
     try {
       this.db.exec('BEGIN IMMEDIATE');
       try {
@@ -141,6 +144,7 @@ export class SqliteStore implements Store {
       }
     } finally {
       tx.open = false;
+      this.closedTransaction();
       release();
     }
     await runAll(tx.afterCommit);
@@ -169,6 +173,15 @@ export class SqliteStore implements Store {
     } finally {
       release();
     }
+  }
+
+  /**
+   * With no transaction open, AsyncLocalStorage is switched off until the next one: while it is on, Node runs
+   * its hooks for every promise anywhere in the process, and most requests (reads, repeated reports) open no
+   * transaction. Off, `getStore()` answers undefined: no transaction, which is then the truth.
+   */
+  private closedTransaction(): void {
+    if (--this.openTransactions === 0) this.context.disable();
   }
 
   /** One synchronous repository call: at once, unless a transaction the caller is not part of holds the lock. */
@@ -224,6 +237,7 @@ export class SqliteStore implements Store {
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     const tx: Transaction = { open: true, afterCommit: [], savepoints: 0 };
     const release = await this.lock.acquire();
+    this.openTransactions++;
     try {
       this.db.exec('BEGIN IMMEDIATE');
       for (const job of jobs) {
@@ -237,11 +251,13 @@ export class SqliteStore implements Store {
     } catch (error) {
       this.rollback();
       tx.open = false;
+      this.closedTransaction();
       release();
       for (const job of jobs) job.reject(error);
       return;
     }
     tx.open = false;
+    this.closedTransaction();
     release();
     await runAll(tx.afterCommit);
     jobs.forEach((job, i) => {

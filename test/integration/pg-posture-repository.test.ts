@@ -124,6 +124,34 @@ describe.each([
   describe('posture data', () => {
     const backend = withBackend(open);
 
+    it('moves the time of facts reported again unchanged, and nothing else', async () => {
+      const { data } = backend().posture;
+      const os = { postureCheckId: 'c', type: 'Linux', version: '6.1.0', build: null };
+      const process = { postureCheckId: 'p', isRunning: true, hash: 'h', signerFingerprints: ['s'] };
+      await data.setOs('r1', { ...os, lastUpdatedAt: at(1) });
+      await data.setMac('r1', { postureCheckId: 'm', lastUpdatedAt: at(1), addresses: ['aa'] });
+      await data.setProcess('r1', { ...process, path: '/a', lastUpdatedAt: at(1) });
+      await data.setProcess('r1', { ...process, path: '/b', lastUpdatedAt: at(1) });
+      await data.setOs('r2', { ...os, lastUpdatedAt: at(1) });
+
+      const later = new Date(at(1).getTime() + 120_000);
+      await data.refreshReported('r1', [{ kind: 'os' }, { kind: 'process', path: '/b' }], later);
+      const loaded = await data.load('r1');
+      expect(loaded.os).toEqual({ ...os, lastUpdatedAt: later });
+      expect(loaded.mac?.lastUpdatedAt).toEqual(at(1));
+      expect(loaded.processes.map((p) => [p.path, p.lastUpdatedAt])).toEqual([
+        ['/a', at(1)],
+        ['/b', later],
+      ]);
+      expect((await data.load('r2')).os?.lastUpdatedAt, "another identity's").toEqual(at(1));
+      // A fact never stored stays absent.
+      await data.refreshReported('r1', [{ kind: 'domain' }, { kind: 'process', path: '/c' }], later);
+      expect(await data.load('r1')).toMatchObject({
+        domain: null,
+        processes: [{ path: '/a' }, { path: '/b' }],
+      });
+    });
+
     it('keeps the latest report per slot and per process path, and API-session data apart', async () => {
       const { data } = backend().posture;
       await data.setOs('i1', {

@@ -178,6 +178,49 @@ describe('posture responses and posture data', () => {
     expect(processes[0]).toMatchObject({ path: '/usr/bin/edr', isRunning: true, binaryHash: HASH });
   });
 
+  it('moves only lastUpdatedAt for a report repeating the last one, and decides again on a changed one', async () => {
+    const tag = unique('repeat');
+    const checkId = await world.check({ typeId: 'DOMAIN', domains: ['corp'], roleAttributes: [tag] });
+    const serviceId = await world.create('services', { name: unique('svc'), roleAttributes: [tag] });
+    await world.policy({
+      identityRoles: [`#${tag}`],
+      serviceRoles: [`#${tag}`],
+      postureCheckRoles: [`#${tag}`],
+    });
+    const user = await world.user([tag]);
+    const report = [
+      { id: checkId, typeId: 'DOMAIN', domain: 'corp' },
+      { id: 'os-check', typeId: 'OS', type: 'Linux', version: '6.1.0' },
+      { id: 'e', typeId: 'ENDPOINT_STATE', woken: false, unlocked: false },
+    ];
+    expect((await world.respondBulk(user, report)).status).toBe(201);
+    const first = (await world.postureData(user.id)).body.data;
+    const session = await world.session(user, serviceId);
+    expect(session.status).toBe(201);
+
+    // The time held moves once a second at most (SQLite's store; PostgreSQL's moves on every report).
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const again = await world.respondBulk(user, report);
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual({ data: { services: [] }, meta: {} });
+    const second = (await world.postureData(user.id)).body.data;
+    expect(Date.parse(second.domain.lastUpdatedAt)).toBeGreaterThan(Date.parse(first.domain.lastUpdatedAt));
+    expect(Date.parse(second.os.lastUpdatedAt)).toBeGreaterThan(Date.parse(first.os.lastUpdatedAt));
+    const { lastUpdatedAt: _d, ...domainAfter } = second.domain;
+    const { lastUpdatedAt: _f, ...domainBefore } = first.domain;
+    expect(domainAfter).toEqual(domainBefore);
+    expect((await world.session(user, serviceId)).body.data.id, 'the same session').toBe(
+      session.body.data.id,
+    );
+
+    // Leaving the domain is news: stored, evaluated, the session revoked and a new one refused.
+    const moved = await world.respondBulk(user, [{ id: checkId, typeId: 'DOMAIN', domain: 'home' }]);
+    expect(moved.status).toBe(201);
+    expect((await world.postureData(user.id)).body.data.domain.domain).toBe('home');
+    expect((await world.getSession(user, session.body.data.id)).status).toBe(404);
+    expect((await world.session(user, serviceId)).status).toBe(409);
+  });
+
   it('answers 404 for an unknown identity', async () => {
     for (const path of ['posture-data', 'failed-service-requests']) {
       const res = world.checked(

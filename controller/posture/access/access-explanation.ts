@@ -6,7 +6,7 @@
  */
 import type { ApiSession, Identity, PolicyType, Service, ServicePolicy } from '../../model.js';
 import { POLICY_TYPES } from '../../model.js';
-import type { IdentityPostureData } from '../types.js';
+import type { PostureSnapshot } from '../types.js';
 import type { Store } from '../../store/repository.js';
 import type { CheckExplanation, PolicyExplanation } from '../../../src/api/access-explanation.js';
 import { AccessResolver } from './access-resolver.js';
@@ -85,7 +85,7 @@ export class AccessExplainer {
   private constructor(
     readonly identity: Identity,
     readonly resolver: AccessResolver,
-    data: IdentityPostureData,
+    data: PostureSnapshot,
     apiSession: ApiSession | undefined,
     now: Date,
   ) {

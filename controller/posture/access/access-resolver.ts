@@ -33,6 +33,11 @@ export class AccessResolver {
 
   constructor(private readonly catalogue: Catalogue) {}
 
+  /** What the answers derive from: the same object for every resolver over an unchanged catalogue. */
+  get basis(): object {
+    return this.catalogue;
+  }
+
   /** A resolver over the store's current catalogue. */
   static async of(store: Store): Promise<AccessResolver> {
     return new AccessResolver(await catalogueOf(store));

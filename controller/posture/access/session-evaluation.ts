@@ -6,7 +6,7 @@
  */
 import type { Identity, PolicyType, Service, ServicePolicy } from '../../model.js';
 import { moduleFor } from '../checks/index.js';
-import type { CheckResult, EvaluationContext, IdentityPostureData, PostureCheck } from '../types.js';
+import type { CheckResult, EvaluationContext, PostureSnapshot, PostureCheck } from '../types.js';
 import type { AccessResolver } from './access-resolver.js';
 
 export interface CheckOutcome {
@@ -33,7 +33,7 @@ export class SessionEvaluation {
 
   constructor(
     readonly resolver: AccessResolver,
-    readonly data: IdentityPostureData | null,
+    readonly data: PostureSnapshot | null,
     apiSessionId: string,
     now: Date,
   ) {

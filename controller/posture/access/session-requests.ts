@@ -13,7 +13,32 @@ import { validationError } from '../../http/api-error.js';
 import type { EdgeSession } from '../posture-repository.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
 import { AccessResolver } from './access-resolver.js';
+import { isGranted } from './remembered-decisions.js';
 import { FAILED_REQUESTS_KEPT, failedRequest, invalidPosture } from './failure-report.js';
+
+/**
+ * The caller's existing session for this service and type, when posture still grants it: decided outside any
+ * transaction, as handing out an existing session writes nothing (a revocation racing it deletes the session
+ * all the same). Undefined when there is none or access is refused: `requestSession` then decides again inside
+ * its transaction, where a new session is created or the refusal recorded.
+ */
+export async function existingGrantedSession(
+  ctx: ControllerContext,
+  caller: { session: ApiSession; identity: Identity },
+  serviceId: string,
+  type: PolicyType,
+): Promise<EdgeSession | undefined> {
+  const existing = await ctx.store.posture.sessions.find(caller.session.id, serviceId, type);
+  if (!existing) return undefined;
+  const resolver = await AccessResolver.of(ctx.store);
+  const service = resolver.service(serviceId);
+  if (!service) return undefined;
+  const data = await ctx.store.posture.data.load(caller.identity.id);
+  const now = ctx.clock.now();
+  return isGranted(resolver, data, caller.identity, caller.session.id, service, type, now)
+    ? existing
+    : undefined;
+}
 
 export async function requestSession(
   ctx: ControllerContext,

@@ -7,7 +7,7 @@ import type {
   CheckResult,
   EvaluationContext,
   FieldProblem,
-  IdentityPostureData,
+  PostureSnapshot,
   PostureCheck,
   PostureCheckSpec,
 } from '../types.js';
@@ -28,16 +28,16 @@ export interface CheckModule<T extends PostureCheck = PostureCheck> {
   parse(body: Record<string, unknown>, mode: ParseMode, existing?: PostureCheckSpec<T>): ParseResult<T>;
   /** Type-specific fields for the API detail view (OpenZiti field names). */
   toWire(check: T): Record<string, unknown>;
-  evaluate(check: T, data: IdentityPostureData | null, ctx: EvaluationContext): CheckResult;
+  evaluate(check: T, data: PostureSnapshot | null, ctx: EvaluationContext): CheckResult;
   /** -1 for no timeout (all but MFA) */
   timeoutSeconds(check: T): number;
   /** seconds left before this check times out for the session, -1 none, 0 when MFA not passed
    *  (OpenZiti's GetTimeoutRemainingSeconds) */
-  timeoutRemaining(check: T, data: IdentityPostureData | null, ctx: EvaluationContext): number;
+  timeoutRemaining(check: T, data: PostureSnapshot | null, ctx: EvaluationContext): number;
   /** extra fields of a posture query for this check on GET /services: PROCESS `process {osType,path}`,
    *  PROCESS_MULTI `processes [{osType,path}]`, MFA `promptOnWake`, `promptOnUnlock`; {} otherwise */
   queryFields(check: T): Record<string, unknown>;
   /** The moment this check's result will next change by itself (MFA timeout or grace expiry) for this API
    *  session, or null. The controller sets an exact timer for it: evaluating at that instant gives the new result. */
-  nextChangeAt(check: T, data: IdentityPostureData | null, ctx: EvaluationContext): Date | null;
+  nextChangeAt(check: T, data: PostureSnapshot | null, ctx: EvaluationContext): Date | null;
 }

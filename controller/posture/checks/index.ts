@@ -6,7 +6,7 @@ import {
   POSTURE_CHECK_TYPES,
   type CheckResult,
   type EvaluationContext,
-  type IdentityPostureData,
+  type PostureSnapshot,
   type PostureCheck,
   type PostureCheckType,
 } from '../types.js';
@@ -56,7 +56,7 @@ export function moduleFor<T extends PostureCheck>(check: T): CheckModule<T> {
 /** Shorthand for the evaluator: dispatches on the check's type. */
 export function evaluateCheck(
   check: PostureCheck,
-  data: IdentityPostureData | null,
+  data: PostureSnapshot | null,
   ctx: EvaluationContext,
 ): CheckResult {
   return moduleFor(check).evaluate(check, data, ctx);

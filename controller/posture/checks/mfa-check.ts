@@ -13,7 +13,7 @@ import {
   type CheckResult,
   type EvaluationContext,
   type FieldProblem,
-  type IdentityPostureData,
+  type PostureSnapshot,
   type MfaCheck,
 } from '../types.js';
 import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
@@ -29,10 +29,7 @@ function timeoutOf(check: MfaCheck): number {
   return check.timeoutSeconds > 0 ? check.timeoutSeconds : NO_TIMEOUT;
 }
 
-function sessionOf(
-  data: IdentityPostureData | null,
-  ctx: EvaluationContext,
-): ApiSessionPostureData | undefined {
+function sessionOf(data: PostureSnapshot | null, ctx: EvaluationContext): ApiSessionPostureData | undefined {
   return data && Object.hasOwn(data.apiSessions, ctx.apiSessionId)
     ? data.apiSessions[ctx.apiSessionId]
     : undefined;
@@ -64,7 +61,7 @@ function isTimedOut(check: MfaCheck, passedAt: Date, now: Date): boolean {
   return timeout !== NO_TIMEOUT && passedAt.getTime() + timeout * 1000 < now.getTime();
 }
 
-function timeoutRemaining(check: MfaCheck, data: IdentityPostureData | null, ctx: EvaluationContext): number {
+function timeoutRemaining(check: MfaCheck, data: PostureSnapshot | null, ctx: EvaluationContext): number {
   const timeout = timeoutOf(check);
   if (timeout === NO_TIMEOUT) return NO_TIMEOUT;
   const session = sessionOf(data, ctx);
@@ -105,7 +102,7 @@ function parseTimeout(value: unknown, problems: FieldProblem[]): number | undefi
 
 const iso = (d: Date | null | undefined): string | null => (d ? d.toISOString() : null);
 
-function evaluate(check: MfaCheck, data: IdentityPostureData | null, ctx: EvaluationContext): CheckResult {
+function evaluate(check: MfaCheck, data: PostureSnapshot | null, ctx: EvaluationContext): CheckResult {
   const session = sessionOf(data, ctx);
   const passedAt = session?.mfaPassedAt ?? null;
   const wokenAt = session?.wokenAt ?? null;

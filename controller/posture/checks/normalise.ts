@@ -93,11 +93,11 @@ export function parseList<T>(
   }
   const before = problems.length;
   const out: T[] = [];
-  // Array.from visits holes in sparse arrays too, so they are reported instead of silently skipped.
-  Array.from(value, (v: unknown, i) => {
-    const parsed = item(v, `${field}[${i}]`);
+  // An index loop visits holes in sparse arrays too (as undefined), so they are reported, not skipped.
+  for (let i = 0; i < value.length; i++) {
+    const parsed = item(value[i] as unknown, `${field}[${i}]`);
     if (parsed !== undefined) out.push(parsed);
-  });
+  }
   return problems.length === before ? out : undefined;
 }
 

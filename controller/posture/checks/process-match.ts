@@ -8,7 +8,7 @@
  * file names do (openziti/ziti-sdk-c#430 was this bug).
  */
 import type { PostureFailureCode, PostureFailureReason } from '../../../src/api/posture-reasons.js';
-import type { FieldProblem, IdentityPostureData, OsType, ProcessData, ProcessRule } from '../types.js';
+import type { FieldProblem, PostureSnapshot, OsType, ProcessSnapshot, ProcessRule } from '../types.js';
 import {
   OS_TYPE_LIST,
   isRecord,
@@ -38,21 +38,21 @@ function osFamily(os: string): string {
  * devices of its OS family, so a check listing a Windows and a Linux agent asks each device for its own.
  * Until the device has reported its OS every rule applies (nothing is skipped on a guess).
  */
-export function ruleApplies(rule: ProcessRule, data: IdentityPostureData | null): boolean {
+export function ruleApplies(rule: ProcessRule, data: PostureSnapshot | null): boolean {
   const reported = data?.os?.type;
   if (typeof reported !== 'string' || reported.trim() === '') return true;
   return osFamily(rule.osType) === osFamily(reported);
 }
 
 /** The failure reason when no rule of a check applies to the device's OS. */
-export function noRuleFor(data: IdentityPostureData | null): string {
+export function noRuleFor(data: PostureSnapshot | null): string {
   return `no process rule for ${data?.os?.type ?? 'this operating system'}`;
 }
 
 /** For the user, a process rule for another OS reads as the OS being wrong: the only fix is another device. */
 export function noRuleFailure(
   rules: readonly ProcessRule[],
-  data: IdentityPostureData | null,
+  data: PostureSnapshot | null,
 ): PostureFailureReason {
   const allowed = [...new Set(rules.map((r) => r.osType))].map((type) => ({ type, versions: [] }));
   return { code: 'OS_TYPE_NOT_ALLOWED', osType: data?.os?.type ?? '', allowed };
@@ -145,10 +145,13 @@ export interface ProcessOutcome {
 }
 
 /** The latest report for the rule's binary; on Windows two reports may differ only in case. */
-export function findReport(rule: ProcessRule, reports: readonly ProcessData[]): ProcessData | undefined {
+export function findReport(
+  rule: ProcessRule,
+  reports: readonly ProcessSnapshot[],
+): ProcessSnapshot | undefined {
   const fold = WINDOWS.includes(rule.osType);
   const wanted = fold ? rule.path.toLowerCase() : rule.path;
-  let best: ProcessData | undefined;
+  let best: ProcessSnapshot | undefined;
   for (const r of reports) {
     if ((fold ? r.path.toLowerCase() : r.path) !== wanted) continue;
     if (!best || r.lastUpdatedAt.getTime() > best.lastUpdatedAt.getTime()) best = r;
@@ -157,7 +160,7 @@ export function findReport(rule: ProcessRule, reports: readonly ProcessData[]): 
 }
 
 /** Running, from an allowed binary (when hashes are listed) signed by an allowed signer (when signers are listed). */
-export function evaluateProcessRule(rule: ProcessRule, data: IdentityPostureData | null): ProcessOutcome {
+export function evaluateProcessRule(rule: ProcessRule, data: PostureSnapshot | null): ProcessOutcome {
   const report = data ? findReport(rule, data.processes) : undefined;
   const hash = report ? normaliseHex(report.hash) : '';
   const signers = report ? report.signerFingerprints.map(normaliseHex) : [];

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import type { ControllerContext } from '../../context.js';
 import { AccessResolver } from '../access/access-resolver.js';
 import { SessionEvaluation, type PolicyOutcome } from '../access/session-evaluation.js';
-import type { IdentityPostureData } from '../types.js';
+import type { PostureSnapshot } from '../types.js';
 import { ExpiryTimers } from './expiry-timers.js';
 import { PersistedDeadlines } from './persisted-deadlines.js';
 
@@ -51,7 +51,7 @@ export class PostureEngine {
     resolver: AccessResolver,
     identityId: string,
     apiSessionId: string,
-    data?: IdentityPostureData,
+    data?: PostureSnapshot,
   ): Promise<SessionEvaluation> {
     const stored = data ?? (await this.ctx.store.posture.data.load(identityId));
     return new SessionEvaluation(resolver, stored, apiSessionId, this.ctx.clock.now());

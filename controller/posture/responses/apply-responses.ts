@@ -5,7 +5,7 @@
 import type { ControllerContext } from '../../context.js';
 import type { Identity } from '../../model.js';
 import type { AccessResolver } from '../access/access-resolver.js';
-import { MFA_PROMPT_GRACE_SECONDS, NO_TIMEOUT, type IdentityPostureData, type MfaCheck } from '../types.js';
+import { MFA_PROMPT_GRACE_SECONDS, NO_TIMEOUT, type PostureSnapshot, type MfaCheck } from '../types.js';
 import type { ResponseItem } from './response-items.js';
 
 /** `postureResponseService`: a service whose MFA timer the response changed. */
@@ -66,7 +66,7 @@ export async function applyResponses(
 export function graceServices(
   resolver: AccessResolver,
   identity: Identity,
-  before: IdentityPostureData,
+  before: PostureSnapshot,
   apiSessionId: string,
   items: readonly ResponseItem[],
   now: Date,

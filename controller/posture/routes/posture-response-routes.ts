@@ -2,8 +2,8 @@
  * `POST /posture-response` (one answer) and `POST /posture-response-bulk` (a list): the agent reports what the
  * posture queries asked. Every item is validated first and the whole request is stored in one transaction, so a
  * bad item leaves nothing behind; the identity is re-evaluated in the same transaction (sessions revoked,
- * lastChangeAt moved). Only binaries some check asks about are kept, so what a user can store is bounded
- * by the administrator's checks.
+ * lastChangeAt moved); a report that repeats what is stored only moves the facts' time. Only binaries some
+ * check asks about are kept, so what a user can store is bounded by the administrator's checks.
  */
 import type { Api } from '../../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
@@ -16,6 +16,7 @@ import type { PostureEngine } from '../engine/posture-engine.js';
 import { applyResponses, graceServices } from '../responses/apply-responses.js';
 import { MAX_BULK_ITEMS, parseResponses } from '../responses/response-items.js';
 import { askedProcesses } from '../responses/asked-processes.js';
+import { isRepeatedReport, reportedSlots } from '../responses/repeated-report.js';
 import { PostureResponseCreate, PostureResponseReply } from './wire-schemas.js';
 
 export function registerPostureResponseRoutes(app: Api, ctx: ControllerContext, engine: PostureEngine): void {
@@ -27,6 +28,12 @@ export function registerPostureResponseRoutes(app: Api, ctx: ControllerContext, 
     const asked = await askedProcesses(ctx.store);
     const items = parsed.items.filter((item) => item.typeId !== 'PROCESS' || asked.has(item.path));
     const { session, identity } = authOf(request);
+    // The usual report repeats the last one: only its time moves, and nothing is evaluated (repeated-report.ts).
+    const stored = await ctx.store.posture.data.load(identity.id);
+    if (isRepeatedReport(stored, session.id, items, asked)) {
+      await ctx.store.posture.data.refreshReported(identity.id, reportedSlots(items), ctx.clock.now());
+      return { data: { services: [] }, meta: {} };
+    }
     // Storing and re-evaluating share one commit with the reports of other agents arriving at the same
     // moment (group commit); the answer goes out once that commit is durable.
     return ctx.store.batch(async () => {
@@ -51,7 +58,10 @@ export function registerPostureResponseRoutes(app: Api, ctx: ControllerContext, 
         response: { 201: PostureResponseReply, ...errorResponses(400, 401) },
       },
     },
-    async (request, reply) => reply.status(201).send(await respond(request, [request.body], false)),
+    async (request, reply) => {
+      reply.status(201);
+      return respond(request, [request.body], false);
+    },
   );
 
   app.post(
@@ -64,6 +74,11 @@ export function registerPostureResponseRoutes(app: Api, ctx: ControllerContext, 
         response: { 201: PostureResponseReply, ...errorResponses(400, 401) },
       },
     },
-    async (request, reply) => reply.status(201).send(await respond(request, request.body, true)),
+    async (request, reply) => {
+      // The answer is returned, not sent: a handler returning `reply` makes Fastify wait for the socket to
+      // finish writing (a listener per request), on the route agents call most.
+      reply.status(201);
+      return respond(request, request.body, true);
+    },
   );
 }

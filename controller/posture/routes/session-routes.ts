@@ -16,7 +16,7 @@ import {
   errorResponses,
   listEnvelope,
 } from '../../http/schemas.js';
-import { requestSession } from '../access/session-requests.js';
+import { existingGrantedSession, requestSession } from '../access/session-requests.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
 import { edgeSessionToWire } from '../views/record-views.js';
 import { SessionCreateSchema, SessionDetailSchema } from '../../../src/api/schemas.js';
@@ -57,12 +57,17 @@ export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: 
     },
     async (request, reply) => {
       const { body } = request;
+      const type = body.type ?? 'Dial';
+      const existing = await existingGrantedSession(ctx, authOf(request), body.serviceId, type);
+      // Answers are returned, not sent (see posture-response-routes.ts).
+      reply.status(201);
+      if (existing) return detail(await toWire(existing));
       // Group commit: the session (or the failure record of a refusal) shares one fsync with concurrent
       // requests. A refusal is returned, not thrown, so its failure record is kept, not rolled back.
       const outcome = await store.batch(async () => {
         try {
           return {
-            created: await requestSession(ctx, engine, authOf(request), body.serviceId, body.type ?? 'Dial'),
+            created: await requestSession(ctx, engine, authOf(request), body.serviceId, type),
           };
         } catch (error) {
           if (error instanceof ApiError) return { refused: error };
@@ -70,7 +75,7 @@ export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: 
         }
       });
       if ('refused' in outcome) throw outcome.refused;
-      return reply.status(201).send(detail(await toWire(outcome.created)));
+      return detail(await toWire(outcome.created));
     },
   );
 

@@ -4,7 +4,7 @@
  * Reported data never times out (OpenZiti stopped expiring it in 2021), so `timedOut` is always false.
  */
 import { iso } from '../../http/envelope.js';
-import type { ApiSessionPostureData, IdentityPostureData } from '../types.js';
+import type { ApiSessionPostureData, PostureSnapshot } from '../types.js';
 
 const slot = (s: { postureCheckId: string; lastUpdatedAt: Date } | null) => ({
   postureCheckId: s?.postureCheckId ?? '',
@@ -33,7 +33,7 @@ function apiSessionToWire(s: ApiSessionPostureData) {
   };
 }
 
-export function postureDataToWire(data: IdentityPostureData) {
+export function postureDataToWire(data: PostureSnapshot) {
   const { os, mac, domain } = data;
   return {
     // The OS type is shown lower case (Postern's documented form), whatever spelling the device reported.

@@ -10,6 +10,7 @@
 import type { PgDatabase } from './pg-database.js';
 import type {
   ApiSessionPatch,
+  FactSlotRef,
   PostureDataRepository,
   PostureRepository,
 } from '../../posture/posture-repository.js';
@@ -103,6 +104,23 @@ class PgPostureDataRepository implements PostureDataRepository {
         p.lastUpdatedAt.toISOString(),
       ],
     );
+  }
+
+  /** Written at once, each time: the other instances read these rows, not this one's memory. */
+  async refreshReported(identityId: string, slots: readonly FactSlotRef[], at: Date): Promise<void> {
+    const kinds = slots.flatMap((s) => (s.kind === 'process' ? [] : [s.kind]));
+    const paths = slots.flatMap((s) => (s.kind === 'process' ? [s.path] : []));
+    const time = at.toISOString();
+    if (kinds.length > 0)
+      await this.db.run(
+        `UPDATE posture_facts SET updated_at = ? WHERE identity_id = ? AND kind = ANY(?::text[])`,
+        [time, identityId, kinds],
+      );
+    if (paths.length > 0)
+      await this.db.run(
+        `UPDATE posture_processes SET updated_at = ? WHERE identity_id = ? AND path = ANY(?::text[])`,
+        [time, identityId, paths],
+      );
   }
 
   async deleteProcess(identityId: string, path: string): Promise<void> {

@@ -7,16 +7,12 @@ import {
   type ApiSessionRow as Row,
 } from '../rows/api-session-rows.js';
 
-/** A copy the caller may change freely without touching what the cache holds. */
-const copyOf = (s: ApiSession): ApiSession => ({
-  ...s,
-  configTypes: [...s.configTypes],
-  envInfo: { ...s.envInfo },
-  sdkInfo: { ...s.sdkInfo },
-  createdAt: new Date(s.createdAt.getTime()),
-  updatedAt: new Date(s.updatedAt.getTime()),
-  lastActivityAt: new Date(s.lastActivityAt.getTime()),
-});
+/**
+ * A copy whose fields the caller may set without touching what the cache holds (signing in with a TOTP sets
+ * `isMfaComplete`, a request moves `lastActivityAt`). Only the top level is copied: every request pays for
+ * this, and no caller changes what a field holds (a date, the info objects, the config types) in place.
+ */
+const copyOf = (s: ApiSession): ApiSession => ({ ...s });
 
 /** Live API sessions kept in memory, at most this many (the least recently read go first). */
 const CACHED_SESSIONS = 10_000;

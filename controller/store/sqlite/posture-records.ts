@@ -19,8 +19,20 @@ import type {
   SyncServiceChangeRepository,
 } from '../../posture/posture-repository.js';
 
+/** Sessions `find` keeps in memory, at most (then it starts afresh). */
+const FOUND_SESSIONS = 10_000;
+
+const findKey = (apiSessionId: string, serviceId: string, type: PolicyType) =>
+  `${apiSessionId}\u0000${serviceId}\u0000${type}`;
+
+/**
+ * Edge sessions. An agent asks for its session to a service again and again (each new connection does), so
+ * what `find` answered is kept in memory: a create adds to it, every delete (rare: a revocation, a sign-out)
+ * forgets all of it, and the store clears it when a transaction rolls back. Callers get copies.
+ */
 export class SqliteEdgeSessionRepository implements SyncEdgeSessionRepository {
   private readonly stmts;
+  private readonly found = new Map<string, EdgeSession>();
 
   constructor(private readonly db: Db) {
     this.stmts = {
@@ -48,6 +60,17 @@ export class SqliteEdgeSessionRepository implements SyncEdgeSessionRepository {
 
   create(s: EdgeSession): void {
     this.stmts.insert.run(...sessionValues(s));
+    this.remember({ ...s });
+  }
+
+  /** Forgets every session found (after a rolled-back transaction, or any delete). */
+  clearCache(): void {
+    this.found.clear();
+  }
+
+  private remember(s: EdgeSession): void {
+    if (this.found.size >= FOUND_SESSIONS) this.found.clear();
+    this.found.set(findKey(s.apiSessionId, s.serviceId, s.type), s);
   }
 
   get(id: string): EdgeSession | undefined {
@@ -69,8 +92,13 @@ export class SqliteEdgeSessionRepository implements SyncEdgeSessionRepository {
   }
 
   find(apiSessionId: string, serviceId: string, type: PolicyType): EdgeSession | undefined {
+    const cached = this.found.get(findKey(apiSessionId, serviceId, type));
+    if (cached) return { ...cached };
     const row = this.stmts.find.get(apiSessionId, serviceId, type) as SessionRow | undefined;
-    return row && sessionOf(row);
+    if (!row) return undefined;
+    const session = sessionOf(row);
+    this.remember(session);
+    return { ...session };
   }
 
   listByIdentity(identityId: string): EdgeSession[] {
@@ -78,18 +106,22 @@ export class SqliteEdgeSessionRepository implements SyncEdgeSessionRepository {
   }
 
   delete(id: string): boolean {
+    this.clearCache();
     return this.stmts.delete.run(id).changes > 0;
   }
 
   deleteMany(ids: readonly string[]): string[] {
+    this.clearCache();
     return this.db.transaction(() => ids.filter((id) => this.stmts.delete.run(id).changes > 0))();
   }
 
   deleteByApiSession(apiSessionId: string): void {
+    this.clearCache();
     this.stmts.deleteByApiSession.run(apiSessionId);
   }
 
   deleteByIdentity(identityId: string): void {
+    this.clearCache();
     this.stmts.deleteByIdentity.run(identityId);
   }
 
@@ -98,6 +130,7 @@ export class SqliteEdgeSessionRepository implements SyncEdgeSessionRepository {
   }
 
   deleteOrphans(): number {
+    this.clearCache();
     return this.stmts.deleteOrphans.run().changes;
   }
 }

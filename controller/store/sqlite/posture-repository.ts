@@ -1,15 +1,16 @@
 import type { Db } from '../database.js';
 import type {
   ApiSessionPatch,
+  FactSlotRef,
   SyncPostureDataRepository,
   SyncPostureRepository,
 } from '../../posture/posture-repository.js';
 import type {
-  ApiSessionPostureData,
   DomainData,
   IdentityPostureData,
   MacData,
   OsData,
+  PostureSnapshot,
   ProcessData,
 } from '../../posture/types.js';
 import {
@@ -40,50 +41,65 @@ const processOf = (r: ProcessRow): ProcessData => processFromRow(r, (flag) => fl
  */
 const roundTrips = (...texts: string[]) => texts.every((t) => !/\p{Cs}/u.test(t));
 
-const copyDate = (d: Date | null): Date | null => (d === null ? null : new Date(d.getTime()));
-
-/** A copy the caller may change freely without touching what the cache holds. */
-function copyOf(data: IdentityPostureData): IdentityPostureData {
-  const slot = <S extends { lastUpdatedAt: Date }>(s: S | null): S | null =>
-    s && { ...s, lastUpdatedAt: new Date(s.lastUpdatedAt.getTime()) };
-  const apiSessions: Record<string, ApiSessionPostureData> = {};
-  for (const [id, s] of Object.entries(data.apiSessions)) {
-    apiSessions[id] = {
-      ...s,
-      mfaPassedAt: copyDate(s.mfaPassedAt),
-      wokenAt: copyDate(s.wokenAt),
-      unlockedAt: copyDate(s.unlockedAt),
-      sdkInfo: s.sdkInfo && { ...s.sdkInfo },
-    };
-  }
-  const os = slot(data.os);
-  const mac = slot(data.mac);
-  return {
-    ...data,
-    os,
-    mac: mac && { ...mac, addresses: [...mac.addresses] },
-    domain: slot(data.domain),
-    processes: data.processes.map((p) => ({ ...slot(p)!, signerFingerprints: [...p.signerFingerprints] })),
-    apiSessions,
-  };
-}
-
 /** Identities whose posture data is kept in memory, at most (the least recently read go first). */
 const CACHED_IDENTITIES = 5_000;
+
+/**
+ * How far the stored `lastUpdatedAt` of a fact reported again unchanged may fall behind the one in memory:
+ * writing it on every report would cost a B-tree write per fact per report, for a time only people read.
+ */
+const REPEATED_FACT_WRITE_MS = 60_000;
+
+/**
+ * A repeated report moves a fact's time in memory only once this much has passed since the time held: an agent
+ * may report many times a second, and each move builds a new snapshot (and so a new access decision).
+ */
+const REPEATED_FACT_RESOLUTION_MS = 1_000;
+
+const slotKey = (slot: FactSlotRef) => (slot.kind === 'process' ? `process:${slot.path}` : slot.kind);
+
+function slotIn(data: PostureSnapshot, slot: FactSlotRef): { lastUpdatedAt: Date } | null | undefined {
+  return slot.kind === 'process' ? data.processes.find((p) => p.path === slot.path) : data[slot.kind];
+}
+
+/** Whether the slot is held with a time less than the resolution before `at` (so it need not move). */
+function heldWithin(data: PostureSnapshot, slot: FactSlotRef, at: Date): boolean {
+  const held = slotIn(data, slot);
+  return !!held && at.getTime() - held.lastUpdatedAt.getTime() < REPEATED_FACT_RESOLUTION_MS;
+}
+
+/** Moves the slot's time in `data`, a new entry not yet shared with anyone, replacing the slot's object. */
+function moveTime(data: IdentityPostureData, slot: FactSlotRef, at: Date): void {
+  if (slot.kind === 'os' && data.os) data.os = { ...data.os, lastUpdatedAt: at };
+  else if (slot.kind === 'mac' && data.mac) data.mac = { ...data.mac, lastUpdatedAt: at };
+  else if (slot.kind === 'domain' && data.domain) data.domain = { ...data.domain, lastUpdatedAt: at };
+  else if (slot.kind === 'process') {
+    const i = data.processes.findIndex((p) => p.path === slot.path);
+    if (i >= 0) data.processes[i] = { ...data.processes[i]!, lastUpdatedAt: at };
+  }
+}
 
 /**
  * Identity facts as one JSON value per kind; processes and API sessions in their own tables.
  *
  * Each posture report and session request loads the identity's data, so what was loaded is kept in memory
  * per identity. A fact or a known binary's report updates the cached entry with what `read` would build from
- * the row just written; every other write drops the identity's entry before it runs (the next load reads the
- * database again); the store clears the cache when a transaction rolls back. Callers get copies.
+ * the row just written; a report repeating stored facts moves their cached time (once a second at most) and
+ * writes it at most once a minute per fact (after a restart or an eviction the time read back may be that much older); every other
+ * write drops the identity's entry before it runs (the next load reads the database again); the store clears
+ * the cache when a transaction rolls back. Callers get the cached object itself (read-only by its type):
+ * every change builds a new one, so what a caller holds stays as it was when loaded.
  */
 class SqlitePostureDataRepository implements SyncPostureDataRepository {
   private readonly stmts;
-  private readonly cache = new Map<string, IdentityPostureData>();
+  private readonly cache = new Map<string, PostureSnapshot>();
   /** the identity each API session of a cached identity belongs to */
   private readonly owners = new Map<string, string>();
+  /**
+   * Per cached identity, the facts whose stored `lastUpdatedAt` is older than the one in memory (a repeated
+   * report moved only memory's), with the stored time in ms.
+   */
+  private readonly storedAt = new Map<string, Map<string, number>>();
 
   constructor(private readonly db: Db) {
     this.stmts = {
@@ -123,11 +139,15 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
       deleteFacts: db.prepare(`DELETE FROM posture_facts WHERE identity_id = ?`),
       deleteProcesses: db.prepare(`DELETE FROM posture_processes WHERE identity_id = ?`),
       deleteProcess: db.prepare(`DELETE FROM posture_processes WHERE identity_id = ? AND path = ?`),
+      factTime: db.prepare(`UPDATE posture_facts SET updated_at = ? WHERE identity_id = ? AND kind = ?`),
+      processTime: db.prepare(
+        `UPDATE posture_processes SET updated_at = ? WHERE identity_id = ? AND path = ?`,
+      ),
       deleteApiSessions: db.prepare(`DELETE FROM posture_api_sessions WHERE identity_id = ?`),
     };
   }
 
-  load(identityId: string): IdentityPostureData {
+  load(identityId: string): PostureSnapshot {
     let data = this.cache.get(identityId);
     if (data) {
       // Most recently read last, so eviction takes the identities read the longest ago.
@@ -139,19 +159,21 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
       this.cache.set(identityId, data);
       for (const apiSessionId of Object.keys(data.apiSessions)) this.owners.set(apiSessionId, identityId);
     }
-    return copyOf(data);
+    return data;
   }
 
   /** Forgets every cached identity (after a rolled-back transaction). */
   clearCache(): void {
     this.cache.clear();
     this.owners.clear();
+    this.storedAt.clear();
   }
 
   private forget(identityId: string): void {
     const data = this.cache.get(identityId);
     if (!data) return;
     this.cache.delete(identityId);
+    this.storedAt.delete(identityId);
     for (const apiSessionId of Object.keys(data.apiSessions)) this.owners.delete(apiSessionId);
   }
 
@@ -213,9 +235,37 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
       row.signer_fingerprints,
       row.updated_at,
     );
+    this.storedAt.get(identityId)?.delete(slotKey({ kind: 'process', path: p.path }));
     const still = this.cache.get(identityId);
     // The cached path is the one the database gave back, equal to this one.
-    if (still && at >= 0) still.processes[at] = processOf({ ...row, path: still.processes[at]!.path });
+    if (still && at >= 0) {
+      const processes = [...still.processes];
+      processes[at] = processOf({ ...row, path: processes[at]!.path });
+      this.cache.set(identityId, { ...still, processes });
+    }
+  }
+
+  refreshReported(identityId: string, slots: readonly FactSlotRef[], at: Date): void {
+    const cached = this.cache.get(identityId);
+    if (cached && slots.every((slot) => heldWithin(cached, slot, at))) return;
+    // One new entry for the whole report (what callers hold stays as it was).
+    const next = cached && ({ ...cached, processes: [...cached.processes] } as IdentityPostureData);
+    for (const slot of slots) {
+      const held = next && slotIn(next, slot);
+      const key = slotKey(slot);
+      const stored = this.storedAt.get(identityId)?.get(key) ?? held?.lastUpdatedAt.getTime();
+      if (!held || stored === undefined || at.getTime() - stored >= REPEATED_FACT_WRITE_MS) {
+        if (slot.kind === 'process') this.stmts.processTime.run(at.toISOString(), identityId, slot.path);
+        else this.stmts.factTime.run(at.toISOString(), identityId, slot.kind);
+        this.storedAt.get(identityId)?.delete(key);
+      } else {
+        let behind = this.storedAt.get(identityId);
+        if (!behind) this.storedAt.set(identityId, (behind = new Map()));
+        behind.set(key, stored);
+      }
+      if (next && held) moveTime(next, slot, new Date(at.getTime()));
+    }
+    if (next) this.cache.set(identityId, next);
   }
 
   deleteProcess(identityId: string, path: string): void {
@@ -299,9 +349,15 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
     };
     if (!roundTrips(row.posture_check_id)) this.forget(identityId);
     this.stmts.setFact.run(identityId, kind, row.posture_check_id, row.value, row.updated_at);
+    this.storedAt.get(identityId)?.delete(kind);
     // Written through: the evaluation that follows a report loads from memory what `read` would build.
     const cached = this.cache.get(identityId);
-    if (cached) putFact(cached, row);
+    if (cached) {
+      // A new entry whose one slot putFact replaces (it never changes a slot's object in place).
+      const next = { ...cached } as IdentityPostureData;
+      putFact(next, row);
+      this.cache.set(identityId, next);
+    }
   }
 }
 

@@ -103,5 +103,6 @@ export class SqliteRepositories implements SyncRepositories {
     ])
       repo.clearCache();
     this.posture.data.clearCache();
+    this.posture.sessions.clearCache();
   }
 }

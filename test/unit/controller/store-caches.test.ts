@@ -123,13 +123,14 @@ describe('API sessions by token hash', () => {
     expect((await store.apiSessions.getByTokenHash('hash-1'))?.lastActivityAt).toEqual(at(0));
   });
 
-  it('hands out copies: changing one changes nothing stored', () => {
+  it('hands out copies: setting a field of one changes nothing stored', () => {
     const { apiSessions } = open().sync;
     apiSessions.create(session('s1'), 'hash-1');
     const read = apiSessions.getByTokenHash('hash-1')!;
+    // What callers do (a TOTP pass, a request's activity); nobody changes a date or the info objects in place.
     read.isMfaComplete = true;
-    read.lastActivityAt.setTime(0);
-    read.envInfo.os = 'changed';
+    read.lastActivityAt = at(30);
+    read.envInfo = { os: 'changed' };
     expect(apiSessions.getByTokenHash('hash-1')).toEqual(session('s1'));
   });
 });
@@ -161,6 +162,14 @@ describe('posture data', () => {
     type: 'Linux',
     version,
     build: null,
+  });
+  const processReport = (path: string, s: number, postureCheckId = 'proc') => ({
+    postureCheckId,
+    lastUpdatedAt: at(s),
+    path,
+    isRunning: s % 2 === 0,
+    hash: `h${s}`,
+    signerFingerprints: [`f${s}`],
   });
 
   it('loads every write at once, each kind and each API session change', () => {
@@ -226,17 +235,9 @@ describe('posture data', () => {
       data.clearCache();
       return data.load('ann');
     };
-    const proc = (path: string, s: number, postureCheckId = 'proc') => ({
-      postureCheckId,
-      lastUpdatedAt: at(s),
-      path,
-      isRunning: s % 2 === 0,
-      hash: `h${s}`,
-      signerFingerprints: [`f${s}`],
-    });
     data.setOs('ann', os('6.1', 1));
-    data.setProcess('ann', proc('/b', 1));
-    data.setProcess('ann', proc('/a', 1));
+    data.setProcess('ann', processReport('/b', 1));
+    data.setProcess('ann', processReport('/a', 1));
     data.updateApiSession('s1', 'ann', { mfaPassedAt: at(1) });
     const writes: (() => void)[] = [
       () => data.setOs('ann', os('6.1', 2)),
@@ -244,10 +245,10 @@ describe('posture data', () => {
       () => data.setMac('ann', { postureCheckId: 'mac', lastUpdatedAt: at(4), addresses: ['aa', 'bb'] }),
       () => data.setDomain('ann', { postureCheckId: 'dom', lastUpdatedAt: at(5), domain: 'CORP\ud800' }),
       () => data.setDomain('ann', { postureCheckId: 'dom\ud800', lastUpdatedAt: at(6), domain: 'CORP' }),
-      () => data.setProcess('ann', proc('/b', 7)),
-      () => data.setProcess('ann', proc('/c', 8)),
-      () => data.setProcess('ann', proc('/B', 9)),
-      () => data.setProcess('ann', proc('/a', 10, 'other\udc00')),
+      () => data.setProcess('ann', processReport('/b', 7)),
+      () => data.setProcess('ann', processReport('/c', 8)),
+      () => data.setProcess('ann', processReport('/B', 9)),
+      () => data.setProcess('ann', processReport('/a', 10, 'other\udc00')),
       () => data.deleteProcess('ann', '/b'),
     ];
     for (const write of writes) {
@@ -261,7 +262,7 @@ describe('posture data', () => {
   it.each([
     ['transaction', rollback],
     ['savepoint', rollbackSavepoint],
-  ])('forgets a rolled-back %s and hands out copies', async (_, rollingBack) => {
+  ])('forgets a rolled-back %s and never changes what a caller holds', async (_, rollingBack) => {
     const store = open();
     const data = store.posture.data;
     await data.setOs('ann', os('6.1', 1));
@@ -273,16 +274,112 @@ describe('posture data', () => {
     });
     expect((await data.load('ann')).os?.version).toBe('6.1');
 
+    // What a caller holds is the cache's own object, read-only by its type: a write after it builds a new
+    // one, so the caller's snapshot stays as loaded (the report route compares against it after writing).
     const loaded = await data.load('ann');
-    loaded.os!.version = 'changed';
-    loaded.os!.lastUpdatedAt.setTime(0);
-    loaded.apiSessions.s1!.mfaPassedAt!.setTime(0);
-    loaded.processes.push({ ...loaded.processes[0]!, path: '/x' });
-    expect(await data.load('ann')).toMatchObject({
+    await data.setOs('ann', os('7.1', 3));
+    await data.setProcess('ann', processReport('/x', 4));
+    await data.refreshReported('ann', [{ kind: 'os' }], at(5));
+    await data.updateApiSession('s1', 'ann', { mfaPassedAt: at(6) });
+    expect(loaded).toMatchObject({
       os: { version: '6.1', lastUpdatedAt: at(1) },
       processes: [],
       apiSessions: { s1: { mfaPassedAt: at(1) } },
     });
+    expect(await data.load('ann')).toMatchObject({
+      os: { version: '7.1', lastUpdatedAt: at(5) },
+      processes: [{ path: '/x' }],
+      apiSessions: { s1: { mfaPassedAt: at(6) } },
+    });
+    await data.setOs('ann', os('6.1', 1));
+    await data.deleteProcess('ann', '/x');
+    await data.updateApiSession('s1', 'ann', { mfaPassedAt: at(1) });
+    expect(await data.load('ann')).toMatchObject({
+      apiSessions: { s1: { mfaPassedAt: at(1) } },
+    });
+  });
+});
+
+describe('posture facts reported again unchanged', () => {
+  const os = { postureCheckId: 'os-check', type: 'Linux', version: '6.1', build: null };
+  const stored = (store: SqliteStore) =>
+    store.db
+      .prepare(`SELECT updated_at FROM posture_facts WHERE identity_id = 'ann' AND kind = 'os'`)
+      .pluck()
+      .get();
+
+  it('keeps the exact time in memory and writes it at most once a minute', () => {
+    const store = open();
+    const data = store.sync.posture.data;
+    data.setOs('ann', { ...os, lastUpdatedAt: at(0) });
+    data.load('ann');
+    data.refreshReported('ann', [{ kind: 'os' }], at(30));
+    expect(data.load('ann').os?.lastUpdatedAt, 'in memory').toEqual(at(30));
+    expect(stored(store), 'half a minute after the write').toBe(at(0).toISOString());
+    data.refreshReported('ann', [{ kind: 'os' }], new Date(at(30).getTime() + 999));
+    expect(data.load('ann').os?.lastUpdatedAt, 'within the second').toEqual(at(30));
+    data.refreshReported('ann', [{ kind: 'os' }], at(59));
+    expect(data.load('ann').os?.lastUpdatedAt).toEqual(at(59));
+    expect(stored(store)).toBe(at(0).toISOString());
+    data.refreshReported('ann', [{ kind: 'os' }], at(60));
+    expect(stored(store), 'a minute after the write').toBe(at(60).toISOString());
+    data.refreshReported('ann', [{ kind: 'os' }], at(90));
+    expect(stored(store)).toBe(at(60).toISOString());
+    // A changed fact is written at once and starts the minute again.
+    data.setOs('ann', { ...os, version: '6.2', lastUpdatedAt: at(100) });
+    data.refreshReported('ann', [{ kind: 'os' }], at(130));
+    expect(stored(store)).toBe(at(100).toISOString());
+    expect(data.load('ann').os).toMatchObject({ version: '6.2', lastUpdatedAt: at(130) });
+    // What the database holds is what a restart (or an evicted entry) reads back.
+    data.clearCache();
+    expect(data.load('ann').os?.lastUpdatedAt).toEqual(at(100));
+  });
+
+  it('writes at once when the identity is not in memory', () => {
+    const store = open();
+    const data = store.sync.posture.data;
+    data.setOs('ann', { ...os, lastUpdatedAt: at(0) });
+    data.clearCache();
+    data.refreshReported('ann', [{ kind: 'os' }], at(5));
+    expect(stored(store)).toBe(at(5).toISOString());
+  });
+});
+
+describe('edge sessions found', () => {
+  const edgeSession = (id: string, apiSessionId = 'api-1') => ({
+    id,
+    token: `token-${id}`,
+    identityId: 'ann',
+    apiSessionId,
+    serviceId: 'svc',
+    type: 'Dial' as const,
+    createdAt: at(0),
+    updatedAt: at(0),
+  });
+
+  it('forgets a session once any delete ran, and after a rollback', async () => {
+    const store = open();
+    const sessions = store.sync.posture.sessions;
+    for (const [create, remove] of [
+      [() => sessions.create(edgeSession('e1')), () => sessions.delete('e1')],
+      [() => sessions.create(edgeSession('e1')), () => sessions.deleteMany(['e1'])],
+      [() => sessions.create(edgeSession('e1')), () => sessions.deleteByApiSession('api-1')],
+      [() => sessions.create(edgeSession('e1')), () => sessions.deleteByIdentity('ann')],
+    ] as const) {
+      create();
+      expect(sessions.find('api-1', 'svc', 'Dial')?.id).toBe('e1');
+      remove();
+      expect(sessions.find('api-1', 'svc', 'Dial')).toBeUndefined();
+    }
+    await rollback(store, async () => {
+      await store.posture.sessions.create(edgeSession('e2'));
+      expect((await store.posture.sessions.find('api-1', 'svc', 'Dial'))?.id).toBe('e2');
+    });
+    expect(sessions.find('api-1', 'svc', 'Dial')).toBeUndefined();
+    sessions.create(edgeSession('e3'));
+    const found = sessions.find('api-1', 'svc', 'Dial')!;
+    found.serviceId = 'changed';
+    expect(sessions.find('api-1', 'svc', 'Dial')?.serviceId, 'callers get copies').toBe('svc');
   });
 });
 
