@@ -1,4 +1,5 @@
 import { answerTogether } from './http/answers-together.js';
+import { lazyRequestLogger } from './http/lazy-request-logger.js';
 import { UNSTORABLE_REASON, unstorableFieldOf } from './http/unstorable-text.js';
 import { validationError } from './http/api-error.js';
 import { randomUUID } from 'node:crypto';
@@ -47,6 +48,7 @@ function registerShared(app: Api, ctx: ControllerContext): void {
 export async function buildServer(ctx: ControllerContext, tls?: ServerTls): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log,
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: BODY_LIMIT,
     genReqId: () => randomUUID(),
     // Ids may be up to 255 characters (IdParams); the router's default of 100 would answer before validation.

@@ -193,6 +193,13 @@ export interface Store extends Async<SyncRepositories> {
    * rolls back), and `transaction` resolves only after it settled; answers true. Outside: answers false.
    */
   afterCommit(fn: () => unknown): boolean;
+  /**
+   * Inside a transaction: waits until no other transaction holding `key` is open, and holds it until this one
+   * ends, so a check and the write that depends on it ("no password login yet", then create one) are one
+   * step for everyone using the same key. SQLite's write lock already makes every transaction one step;
+   * PostgreSQL takes a transaction-level advisory lock on the key (several instances included).
+   */
+  serializeOn(key: string): Promise<void>;
   close(): Promise<void>;
 }
 

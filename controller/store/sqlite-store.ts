@@ -126,6 +126,12 @@ export class SqliteStore implements Store {
     return true;
   }
 
+  /** Nothing to wait for: a transaction holds the write lock from BEGIN to COMMIT. */
+  serializeOn(): Promise<void> {
+    if (!this.inTransaction()) return Promise.reject(new Error('serializeOn needs an open transaction'));
+    return Promise.resolve();
+  }
+
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     const outer = this.context.getStore();
     if (outer?.open) return this.savepoint(outer, fn);

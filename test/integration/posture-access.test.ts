@@ -32,6 +32,21 @@ describe('service access through policies', () => {
     return { attr, checkId, serviceId, policyId, user };
   }
 
+  it('answers an existing session again with what changed since: the service renamed', async () => {
+    const attr = unique('again');
+    const serviceId = await world.service([attr]);
+    await world.policy({ identityRoles: [`#${attr}`], serviceRoles: [`#${attr}`] });
+    const user = await world.user([attr]);
+    const first = await world.session(user, serviceId);
+    expect(first.status).toBe(201);
+    const second = await world.session(user, serviceId);
+    expect(second.body).toEqual(first.body);
+    const renamed = unique('renamed');
+    expect((await world.admin.patch(`${MGMT}/services/${serviceId}`, { name: renamed })).status).toBe(200);
+    const third = await world.session(user, serviceId);
+    expect(third.body.data).toMatchObject({ id: first.body.data.id, service: { name: renamed } });
+  });
+
   it('grants through a second policy without posture checks while the first one fails', async () => {
     const { attr, serviceId, policyId, user } = await guarded();
     expect((await world.session(user, serviceId)).status).toBe(409);

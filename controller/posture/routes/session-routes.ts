@@ -19,6 +19,8 @@ import {
 import { existingGrantedSession, requestSession } from '../access/session-requests.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
 import { edgeSessionToWire } from '../views/record-views.js';
+import type { EdgeSession } from '../posture-repository.js';
+import { SessionAnswers, type AnswerInputs } from './session-answers.js';
 import { SessionCreateSchema, SessionDetailSchema } from '../../../src/api/schemas.js';
 import { routerToSessionWire, routersFor } from '../../edge-routers/router-access.js';
 
@@ -26,18 +28,23 @@ export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: 
   const tags = ['Session'];
   const { store } = ctx;
   // Each session names the routers its identity and service may use, with the fingerprint agents pin.
-  const toWire = async (s: Parameters<typeof edgeSessionToWire>[0]) => {
+  const inputsOf = async (s: EdgeSession): Promise<AnswerInputs> => {
     const [service, identity] = await Promise.all([
       store.services.get(s.serviceId),
       store.identities.get(s.identityId),
     ]);
     const routers = service && identity ? await routersFor(ctx, identity, service) : [];
-    return edgeSessionToWire(
+    const presence = routers.map((r) => (ctx.routerPresence.isOnline(r.id) ? '1' : '0')).join('');
+    return { service, routers, presence };
+  };
+  const render = (s: EdgeSession, { service, routers }: AnswerInputs) =>
+    edgeSessionToWire(
       s,
       service,
       routers.map((r) => routerToSessionWire(ctx, r)),
     );
-  };
+  const toWire = async (s: EdgeSession) => render(s, await inputsOf(s));
+  const answers = new SessionAnswers();
   const own = async (request: Parameters<typeof authOf>[0] & { params: { id: string } }) => {
     const { identity } = authOf(request);
     const { id } = request.params;
@@ -61,7 +68,19 @@ export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: 
       const existing = await existingGrantedSession(ctx, authOf(request), body.serviceId, type);
       // Answers are returned, not sent (see posture-response-routes.ts).
       reply.status(201);
-      if (existing) return detail(await toWire(existing));
+      if (existing) {
+        const inputs = await inputsOf(existing);
+        const text = answers.answer(
+          existing,
+          inputs,
+          // This route's own schema serializer, which answers text (fast-json-stringify).
+          () => reply.serialize(detail(render(existing, inputs))) as string,
+        );
+        // A JSON string with a JSON content type goes out as it is; the typed route expects the object it
+        // was serialized from, hence the cast.
+        reply.type('application/json; charset=utf-8');
+        return text as never;
+      }
       // Group commit: the session (or the failure record of a refusal) shares one fsync with concurrent
       // requests. A refusal is returned, not thrown, so its failure record is kept, not rolled back.
       const outcome = await store.batch(async () => {

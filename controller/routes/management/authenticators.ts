@@ -139,15 +139,17 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
           { field: 'identityId', reason: `no identity with id '${body.identityId}'`, value: body.identityId },
         ]);
       }
+      const second = () =>
+        validationError([
+          {
+            field: 'identityId',
+            reason: 'the identity already has a updb authenticator',
+            value: body.identityId,
+          },
+        ]);
       const refuseSecond = async () => {
         if ((await authenticators.listByIdentity(body.identityId)).some((a) => a.method === 'updb'))
-          throw validationError([
-            {
-              field: 'identityId',
-              reason: 'the identity already has a updb authenticator',
-              value: body.identityId,
-            },
-          ]);
+          throw second();
       };
       await refuseSecond();
       await checkPassword(body.identityId, body.password);
@@ -162,7 +164,10 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
         updatedAt: now,
       };
       // Checked again with the write: a parallel request may have created one while this one hashed.
+      // Serialized per identity: on PostgreSQL two parallel requests (on one instance or two) could otherwise
+      // both pass the check before either writes.
       await ctx.store.transaction(async () => {
+        await ctx.store.serializeOn(`password-login:${body.identityId}`);
         await refuseSecond();
         await authenticators.create(authenticator);
       });

@@ -145,6 +145,12 @@ export class PgStore implements Store {
     return this.db.afterCommit(fn);
   }
 
+  async serializeOn(key: string): Promise<void> {
+    if (!this.db.inTransaction()) throw new Error('serializeOn needs an open transaction');
+    // hashtextextended: a 64-bit key from the text, so unrelated keys rarely share a lock.
+    await this.db.run(`SELECT pg_advisory_xact_lock(hashtextextended(?, 0))`, [key]);
+  }
+
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await this.db.transaction(fn);
