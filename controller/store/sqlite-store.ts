@@ -6,7 +6,7 @@ import { asyncFacade, type Async, type CallGate } from './async.js';
 import { SqliteRepositories } from './sqlite/sqlite-repositories.js';
 import { WriteLock } from './sqlite/write-lock.js';
 import { CatalogueVersion } from './catalogue-version.js';
-import type { SyncRepositories } from './repository.js';
+import { FLAT_REPOSITORIES, type FlatRepositories } from './repository-names.js';
 
 /** What a caller inside a transaction carries along its awaits (AsyncLocalStorage). */
 interface Transaction {
@@ -21,25 +21,6 @@ interface BatchJob {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
-
-type Repositories = Omit<SyncRepositories, 'countIdentitiesWithAuthPolicy'>;
-const REPOSITORIES: readonly (keyof Repositories)[] = [
-  'identities',
-  'services',
-  'postureChecks',
-  'servicePolicies',
-  'authPolicies',
-  'configTypes',
-  'configs',
-  'edgeRouters',
-  'edgeRouterPolicies',
-  'serviceEdgeRouterPolicies',
-  'authenticators',
-  'enrollments',
-  'apiSessions',
-  'mfa',
-  'deadlines',
-];
 
 /**
  * The embedded default store: one SQLite file in the data folder, through better-sqlite3's synchronous calls.
@@ -80,8 +61,8 @@ export class SqliteStore implements Store {
   constructor(readonly db: Db) {
     this.sync = new SqliteRepositories(db);
     const gate: CallGate = (call) => this.call(call);
-    const facades = {} as { [K in keyof Repositories]: Async<Repositories[K]> };
-    for (const name of REPOSITORIES)
+    const facades = {} as { [K in keyof FlatRepositories]: Async<FlatRepositories[K]> };
+    for (const name of FLAT_REPOSITORIES)
       (facades as Record<string, unknown>)[name] = asyncFacade(this.sync[name] as object, gate);
     this.identities = facades.identities;
     this.services = facades.services;

@@ -13,31 +13,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiSession, Identity } from '../../controller/model.js';
 import type { Store } from '../../controller/store/repository.js';
 import { identityWireOf } from '../../controller/routes/management/identities.js';
+import { FLAT_REPOSITORIES } from '../../controller/store/repository-names.js';
 import { Api, MGMT } from '../helpers/api.js';
 import { ADMIN_PASSWORD, startTestController, type TestController } from '../helpers/controller.js';
 
 const ROWS = 30;
 const at = (s: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, s));
 
-/** Every repository of the store (SyncRepositories); nested ones (the posture store's parts) are not counted. */
-const REPOSITORIES = [
-  'identities',
-  'services',
-  'postureChecks',
-  'servicePolicies',
-  'authPolicies',
-  'configTypes',
-  'configs',
-  'edgeRouters',
-  'edgeRouterPolicies',
-  'serviceEdgeRouterPolicies',
-  'authenticators',
-  'enrollments',
-  'apiSessions',
-  'posture',
-  'mfa',
-  'deadlines',
-] as const;
+/** Every repository of the store; the posture store's parts are not counted. */
+const REPOSITORIES = [...FLAT_REPOSITORIES, 'posture'] as const;
 
 const counting = new AsyncLocalStorage<string[]>();
 

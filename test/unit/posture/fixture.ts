@@ -11,8 +11,23 @@ import { createLogger } from '../../../controller/logger.js';
 import type { ApiSession, Identity, Service, ServicePolicy } from '../../../controller/model.js';
 import { SqliteStore } from '../../../controller/store/sqlite-store.js';
 import { getCheckModule } from '../../../controller/posture/checks/index.js';
-import type { PostureCheck, PostureCheckSpec } from '../../../controller/posture/types.js';
+import type {
+  IdentityPostureData,
+  PostureCheck,
+  PostureCheckSpec,
+} from '../../../controller/posture/types.js';
 import { tempDir } from '../../helpers/controller.js';
+
+/** Posture data with nothing reported but what `fields` give. */
+export const postureData = (fields: Partial<IdentityPostureData>): IdentityPostureData => ({
+  identityId: 'i',
+  os: null,
+  mac: null,
+  domain: null,
+  processes: [],
+  apiSessions: {},
+  ...fields,
+});
 
 export class Fixture {
   readonly ctx: ControllerContext;

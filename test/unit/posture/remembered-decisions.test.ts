@@ -5,8 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AccessResolver } from '../../../controller/posture/access/access-resolver.js';
 import { isGranted } from '../../../controller/posture/access/remembered-decisions.js';
-import type { PostureSnapshot } from '../../../controller/posture/types.js';
-import { Fixture } from './fixture.js';
+import { Fixture, postureData } from './fixture.js';
 
 const NOW = new Date('2025-01-01T00:00:00.000Z');
 const later = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
@@ -18,15 +17,7 @@ describe('remembered access decisions', () => {
   });
   afterEach(() => f.dispose());
 
-  const snapshot = (fields: Partial<PostureSnapshot>): PostureSnapshot => ({
-    identityId: 'i',
-    os: null,
-    mac: null,
-    domain: null,
-    processes: [],
-    apiSessions: {},
-    ...fields,
-  });
+  const snapshot = postureData;
 
   it('decides again once an MFA timeout passes, for the same snapshot', async () => {
     const identity = await f.identity(['staff']);

@@ -3,8 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AccessResolver } from '../../../controller/posture/access/access-resolver.js';
 import { SessionEvaluation } from '../../../controller/posture/access/session-evaluation.js';
 import { failedRequest, invalidPosture } from '../../../controller/posture/access/failure-report.js';
-import type { IdentityPostureData } from '../../../controller/posture/types.js';
-import { Fixture } from './fixture.js';
+import { Fixture, postureData } from './fixture.js';
 
 const NOW = new Date('2025-01-01T00:00:00.000Z');
 const slot = { postureCheckId: 'x', lastUpdatedAt: NOW };
@@ -29,15 +28,7 @@ describe('SessionEvaluation', () => {
     const bind = await f.policy({ type: 'Bind', identityRoles: ['#staff'], serviceRoles: ['#app'] });
     return { identity, service, domain, mac, strict, bind };
   }
-  const data = (partial: Partial<IdentityPostureData>): IdentityPostureData => ({
-    identityId: 'i',
-    os: null,
-    mac: null,
-    domain: null,
-    processes: [],
-    apiSessions: {},
-    ...partial,
-  });
+  const data = postureData;
 
   it('passes a policy only when all its checks pass, and grants per session type', async () => {
     const { identity, service, domain, strict } = await scene();
