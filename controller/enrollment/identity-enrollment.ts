@@ -9,6 +9,7 @@ import type { Enrollment, EnrollmentMethod } from '../model.js';
 import { ApiError, validationError } from '../http/api-error.js';
 import { UniqueViolation } from '../store/repository.js';
 import type { EnrollmentAuthority } from './enrollment-authority.js';
+import { serializeSignInChanges } from '../auth/sign-in-changes.js';
 
 // The bounds OpenZiti's /authenticate takes (and the authenticators route), so the login made works.
 export const Username = Type.String({ minLength: 4, maxLength: 100 });
@@ -70,7 +71,8 @@ export async function checkUsernameFree(
 
 /**
  * Stores a new enrollment for the identity; call inside the transaction that needs it. 409 when one of
- * the same method is outstanding or the identity already has what it would create.
+ * the same method is outstanding or the identity already has what it would create (checked one request at a
+ * time per identity, sign-in-changes.ts).
  */
 export async function addEnrollment(
   ctx: ControllerContext,
@@ -81,6 +83,7 @@ export async function addEnrollment(
 ): Promise<Enrollment> {
   const { store } = ctx;
   const { method } = requested;
+  await serializeSignInChanges(store, identityId);
   if (
     (await store.enrollments.listOutstanding({ identityId, limit: 10, offset: 0 })).items.some(
       (e) => e.method === method,

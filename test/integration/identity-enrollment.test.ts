@@ -255,6 +255,21 @@ describe('ott enrollment end to end', () => {
 });
 
 describe('re-issuing: the management API enrollments', () => {
+  it('of parallel requests for the same kind of enrollment exactly one is made', async () => {
+    const made = await admin.post(`${MGMT}/identities`, {
+      name: unique('raced'),
+      type: 'User',
+      isAdmin: false,
+    });
+    const id = made.body.data.id as string;
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => admin.post(`${MGMT}/enrollments`, { method: 'ott', identityId: id })),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
+    const listed = await admin.get(`${MGMT}/enrollments?limit=500`);
+    expect((listed.body.data as { identityId: string }[]).filter((e) => e.identityId === id)).toHaveLength(1);
+  });
+
   it('a refresh gives a new token and expiry, and the old token no longer enrolls', async () => {
     const { id, ott } = await ottIdentity();
     const expiresAt = new Date(Date.now() + 2 * 3600_000).toISOString();

@@ -5,6 +5,7 @@ import type { ControllerContext } from '../../context.js';
 import type { Authenticator } from '../../model.js';
 import { hashPassword } from '../../auth/passwords.js';
 import { endApiSessionsOf } from '../../auth/api-sessions.js';
+import { serializeSignInChanges } from '../../auth/sign-in-changes.js';
 import { authOf } from '../../auth/guard.js';
 import { notFound, validationError } from '../../http/api-error.js';
 import { created, detail, empty, iso, list, selfLinks } from '../../http/envelope.js';
@@ -164,10 +165,9 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
         updatedAt: now,
       };
       // Checked again with the write: a parallel request may have created one while this one hashed.
-      // Serialized per identity: on PostgreSQL two parallel requests (on one instance or two) could otherwise
-      // both pass the check before either writes.
+      // One at a time per identity (sign-in-changes.ts).
       await ctx.store.transaction(async () => {
-        await ctx.store.serializeOn(`password-login:${body.identityId}`);
+        await serializeSignInChanges(ctx.store, body.identityId);
         await refuseSecond();
         await authenticators.create(authenticator);
       });
