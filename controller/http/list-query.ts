@@ -4,6 +4,10 @@ import { parseFilter as parseFilterGrammar } from './filter/parser.js';
 
 const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 500;
+
+/** The rows a page holds for a `limit` the schema let through: -1 as many as a page may hold, 0 or none the default. */
+export const pageLimit = (requested: number | undefined): number =>
+  requested === -1 ? MAX_LIMIT : requested || DEFAULT_LIMIT;
 /** Past any real row count, and small enough to stay an integer all the way into SQLite. */
 const MAX_OFFSET = 1_000_000_000;
 

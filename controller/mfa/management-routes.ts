@@ -3,6 +3,7 @@ import type { ControllerContext } from '../context.js';
 import { authOf } from '../auth/guard.js';
 import { notFound } from '../http/api-error.js';
 import { empty } from '../http/envelope.js';
+import { pageLimit } from '../http/list-query.js';
 import { EmptyEnvelope, IdParams, ListQuerystring, errorResponses } from '../http/schemas.js';
 import type { MfaService } from './mfa-service.js';
 import { AUDIT_FILTER_FIELDS, parseAuditFilter } from './audit-filter.js';
@@ -13,8 +14,6 @@ import type { MfaAuditFilter } from './mfa-repository.js';
  * Management API: an administrator's MFA reset and the MFA audit log. Admin only (stated here rather
  * than left to the management API's default, so moving a route cannot open it up).
  */
-const DEFAULT_LIMIT = 10;
-
 type ListParams = { limit?: number; offset?: number; filter?: string };
 
 export function registerManagementRoutes(app: Api, ctx: ControllerContext, mfa: MfaService): void {
@@ -36,7 +35,8 @@ export function registerManagementRoutes(app: Api, ctx: ControllerContext, mfa: 
   );
 
   const listAudit = async (q: ListParams, scope: MfaAuditFilter = {}) => {
-    const limit = q.limit || DEFAULT_LIMIT;
+    // `limit=-1` is OpenZiti's "every row", as on every list (a negative LIMIT is an error on PostgreSQL).
+    const limit = pageLimit(q.limit);
     const offset = q.offset ?? 0;
     const page = await ctx.store.mfa.listAudit({ ...parseAuditFilter(q.filter), ...scope, limit, offset });
     return {

@@ -131,6 +131,12 @@ describe('with master.key in the data dir', () => {
     );
     expect(res.body.data).toHaveLength(2);
     expect(res.body.meta.pagination).toEqual({ limit: 2, offset: 0, totalCount: 5 });
+    // OpenZiti's "every row", on both stores (a negative LIMIT reached PostgreSQL once, a 500).
+    for (const path of [`${MGMT}/identities/${id}/mfa-audit-events`, `${MGMT}/mfa-audit-events`]) {
+      res = await admin.get(`${path}?limit=-1`);
+      expect(res.status).toBe(200);
+      expect(res.body.meta.pagination).toMatchObject({ limit: 500, offset: 0 });
+    }
 
     res = await admin.get(`${MGMT}/mfa-audit-events?filter=${encodeURIComponent('secret = "x"')}`);
     expect(res.status).toBe(400);
