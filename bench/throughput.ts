@@ -88,7 +88,7 @@ interface Workload {
   sizes: Record<string, number>;
 }
 
-export async function prepareWorkload(controllerUrl: string): Promise<Workload> {
+async function prepareWorkload(controllerUrl: string): Promise<Workload> {
   const admin = await adminOf(controllerUrl);
   const checks = await mixedChecks(admin, 'tp');
   const serviceId = await created(admin, 'services', { name: 'tp-service' });

@@ -5,6 +5,7 @@ import type { Store } from './repository.js';
 import { asyncFacade, type Async, type CallGate } from './async.js';
 import { SqliteRepositories } from './sqlite/sqlite-repositories.js';
 import { WriteLock } from './sqlite/write-lock.js';
+import { runAfterCommit } from './after-commit.js';
 import { CatalogueVersion } from './catalogue-version.js';
 import { FLAT_REPOSITORIES, type FlatRepositories } from './repository-names.js';
 
@@ -134,7 +135,7 @@ export class SqliteStore implements Store {
       this.closedTransaction();
       release();
     }
-    await runAll(tx.afterCommit);
+    await runAfterCommit(tx.afterCommit);
     return result;
   }
 
@@ -246,27 +247,11 @@ export class SqliteStore implements Store {
     tx.open = false;
     this.closedTransaction();
     release();
-    await runAll(tx.afterCommit);
+    await runAfterCommit(tx.afterCommit);
     jobs.forEach((job, i) => {
       const outcome = outcomes[i]!;
       if (outcome.ok) job.resolve(outcome.value);
       else job.reject(outcome.error);
     });
   }
-}
-
-/**
- * Starts after-commit work in order and waits for all of it: started together, so work that coalesces (one
- * refresh for several policy changes) sees them all. A failure is its own: it must not turn a committed write
- * into a failed request (the event bus logs what its listeners throw).
- */
-async function runAll(work: readonly (() => unknown)[]): Promise<void> {
-  const started = work.map((fn) => {
-    try {
-      return fn();
-    } catch {
-      return undefined;
-    }
-  });
-  await Promise.allSettled(started);
 }

@@ -11,6 +11,7 @@ import type { ApiSessionRepository, ListQuery, Page } from '../repository.js';
 import type { PgDatabase } from './pg-database.js';
 import {
   apiSessionDoc as docOf,
+  apiSessionInsertValues,
   apiSessionOf as fromRow,
   type ApiSessionRow as Row,
 } from '../rows/api-session-rows.js';
@@ -65,16 +66,7 @@ export class PgApiSessionRepository implements ApiSessionRepository {
     await this.db.run(
       `INSERT INTO api_sessions (id, token_hash, identity_id, authenticator_id, doc, created_at, updated_at,
          last_activity_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        s.id,
-        tokenHash,
-        s.identityId,
-        s.authenticatorId,
-        docOf(s),
-        s.createdAt.toISOString(),
-        s.updatedAt.toISOString(),
-        s.lastActivityAt.toISOString(),
-      ],
+      apiSessionInsertValues(s, tokenHash),
     );
   }
 

@@ -8,34 +8,11 @@
 import type { Authenticator, CertAuthenticator, UpdbAuthenticator } from '../../model.js';
 import { UniqueViolation, type AuthenticatorRepository, type ListQuery, type Page } from '../repository.js';
 import type { PgDatabase } from './pg-database.js';
-
-interface Row {
-  id: string;
-  identity_id: string;
-  method: string;
-  username: string | null;
-  password_hash: string | null;
-  cert_fingerprint: string | null;
-  cert_pem: string | null;
-  created_at: string;
-  updated_at: string;
-}
+import { authenticatorOf as fromRow, type AuthenticatorRow as Row } from '../rows/authenticator-rows.js';
 
 /** A row of a list query: the total, and the page's columns (NULL when the page is empty). */
 type PageRow = { total: string } & (Row | { id: null });
 const onPage = (r: PageRow): r is { total: string } & Row => r.id !== null;
-
-function fromRow(r: Row): Authenticator {
-  const base = {
-    id: r.id,
-    identityId: r.identity_id,
-    createdAt: new Date(r.created_at),
-    updatedAt: new Date(r.updated_at),
-  };
-  if (r.method === 'cert')
-    return { ...base, method: 'cert', fingerprint: r.cert_fingerprint ?? '', certPem: r.cert_pem ?? '' };
-  return { ...base, method: 'updb', username: r.username ?? '', passwordHash: r.password_hash ?? '' };
-}
 
 const username = (a: Authenticator) => (a.method === 'updb' ? a.username : null);
 const passwordHash = (a: Authenticator) => (a.method === 'updb' ? a.passwordHash : null);

@@ -9,6 +9,7 @@
  * (`UPDATE … WHERE <expected> RETURNING`, `INSERT … ON CONFLICT`) or lock the row they read (`FOR UPDATE`).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { runAfterCommit } from '../after-commit.js';
 import type pg from 'pg';
 import { toPostgresPlaceholders } from './sql.js';
 
@@ -96,14 +97,7 @@ export class PgDatabase {
       client.release(broken || undefined);
     }
     if (tx.outbox) await this.outboxDelivery?.();
-    const started = tx.afterCommit.map((work) => {
-      try {
-        return work();
-      } catch {
-        return undefined;
-      }
-    });
-    await Promise.allSettled(started);
+    await runAfterCommit(tx.afterCommit);
     return result;
   }
 

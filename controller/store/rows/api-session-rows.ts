@@ -46,3 +46,15 @@ export function apiSessionDoc(s: ApiSession): string {
   } = s;
   return JSON.stringify(doc);
 }
+
+/** The values of an insert, in the column order both stores' INSERT names them. */
+export const apiSessionInsertValues = (s: ApiSession, tokenHash: string) => [
+  s.id,
+  tokenHash,
+  s.identityId,
+  s.authenticatorId,
+  apiSessionDoc(s),
+  s.createdAt.toISOString(),
+  s.updatedAt.toISOString(),
+  s.lastActivityAt.toISOString(),
+];

@@ -3,6 +3,7 @@ import type { ApiSession } from '../../model.js';
 import type { SyncApiSessionRepository, ListQuery, Page } from '../repository.js';
 import {
   apiSessionDoc as docOf,
+  apiSessionInsertValues,
   apiSessionOf as fromRow,
   type ApiSessionRow as Row,
 } from '../rows/api-session-rows.js';
@@ -120,16 +121,7 @@ export class SqliteApiSessionRepository implements SyncApiSessionRepository {
 
   create(s: ApiSession, tokenHash: string): void {
     this.forget(s.id);
-    this.stmts.insert.run(
-      s.id,
-      tokenHash,
-      s.identityId,
-      s.authenticatorId,
-      docOf(s),
-      s.createdAt.toISOString(),
-      s.updatedAt.toISOString(),
-      s.lastActivityAt.toISOString(),
-    );
+    this.stmts.insert.run(...apiSessionInsertValues(s, tokenHash));
   }
 
   update(s: ApiSession): void {

@@ -6,30 +6,7 @@ import {
   type ListQuery,
   type Page,
 } from '../repository.js';
-
-interface Row {
-  id: string;
-  identity_id: string;
-  method: string;
-  username: string | null;
-  password_hash: string | null;
-  cert_fingerprint: string | null;
-  cert_pem: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-function fromRow(r: Row): Authenticator {
-  const base = {
-    id: r.id,
-    identityId: r.identity_id,
-    createdAt: new Date(r.created_at),
-    updatedAt: new Date(r.updated_at),
-  };
-  if (r.method === 'cert')
-    return { ...base, method: 'cert', fingerprint: r.cert_fingerprint ?? '', certPem: r.cert_pem ?? '' };
-  return { ...base, method: 'updb', username: r.username ?? '', passwordHash: r.password_hash ?? '' };
-}
+import { authenticatorOf as fromRow, type AuthenticatorRow as Row } from '../rows/authenticator-rows.js';
 
 const toParams = (a: Authenticator) => ({
   id: a.id,
