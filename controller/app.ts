@@ -123,7 +123,11 @@ async function startOutbox(
 ): Promise<{ close(): unknown }> {
   if (store instanceof SqliteStore) return new AccessOutbox(store.db, ctx);
   const outbox = new PgAccessOutbox(store.pool, ctx, {
-    onCatalogueChange: (announcedBy) => store.catalogueChanged(announcedBy),
+    // Another instance's change re-decides the sessions this one granted and resyncs the routers linked here,
+    // as the change would have had it been made here.
+    onCatalogueChange: (announcedBy) => {
+      if (store.catalogueChanged(announcedBy)) ctx.events.emit('policy.changed', 'elsewhere');
+    },
   });
   await outbox.start();
   // This instance's own revocations go out before the request that made them is answered, as on SQLite.

@@ -17,8 +17,12 @@ export interface ControllerEvents {
   'identity.deleted': [identityId: string];
   'apiSession.created': [apiSessionId: string, identityId: string];
   'apiSession.deleted': [apiSessionId: string, identityId: string];
-  /** services, policies or posture checks changed: every identity may be affected */
-  'policy.changed': [];
+  /**
+   * services, configs, policies, posture checks or routers changed: every identity may be affected.
+   * `elsewhere`: another instance sharing the database made the change (heard through its announcement);
+   * that instance re-evaluates too, so this one need not mark every identity's services as changed again.
+   */
+  'policy.changed': [origin?: 'elsewhere'];
   /** the API session passed TOTP now (POST /authenticate/mfa or enrollment verify) */
   'mfa.passed': [apiSessionId: string, identityId: string];
   /** the identity's MFA enrollment was removed (by the user or an admin): MFA checks fail for all its sessions */

@@ -8,6 +8,7 @@ import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import {
   ROUTER_ID_HEADER,
+  LINK_CLOSE_NOT_ALLOWED,
   ROUTER_LINK_PATH,
   type ControllerToRouter,
   type RouterServiceTarget,
@@ -136,7 +137,7 @@ export class ControllerLink extends EventEmitter<{ up: []; down: []; failClosed:
       socket.terminate();
     });
     socket.on('error', (err) => this.log.debug({ err: err.message }, 'controller link error'));
-    socket.on('close', () => this.onClose(socket));
+    socket.on('close', (code) => this.onClose(socket, code));
   }
 
   private onMessage(text: string): void {
@@ -177,11 +178,15 @@ export class ControllerLink extends EventEmitter<{ up: []; down: []; failClosed:
     }
   }
 
-  private onClose(socket: WebSocket): void {
+  private onClose(socket: WebSocket, code: number): void {
     if (this.socket !== socket) return;
     this.socket = undefined;
     clearTimeout(this.silenceTimer);
-    if (this.synced) {
+    if (code === LINK_CLOSE_NOT_ALLOWED) {
+      // Not a lost link but a router the controller no longer allows: nothing it carries may go on.
+      if (this.synced) this.emit('down');
+      this.failClosed('the controller no longer allows this router');
+    } else if (this.synced) {
       this.synced = false;
       this.log.warn(
         { graceMs: this.options.graceMs },
@@ -200,12 +205,20 @@ export class ControllerLink extends EventEmitter<{ up: []; down: []; failClosed:
     this.graceTimer = setTimeout(() => {
       this.graceTimer = undefined;
       if (this.synced || this.stopped) return;
-      this.failedClosed = true;
-      const cut = this.table.cutAll('controller unreachable beyond the grace period');
-      this.log.error({ streams: cut }, 'controller unreachable beyond the grace period: failing closed');
-      this.emit('failClosed');
+      this.failClosed('controller unreachable beyond the grace period');
     }, this.options.graceMs);
     this.graceTimer.unref();
+  }
+
+  /** Cuts every stream and refuses new ones until the controller links again and sends a fresh snapshot. */
+  private failClosed(why: string): void {
+    clearTimeout(this.graceTimer);
+    this.graceTimer = undefined;
+    this.synced = false;
+    this.failedClosed = true;
+    const cut = this.table.cutAll(why);
+    this.log.error({ streams: cut }, `${why}: failing closed`);
+    this.emit('failClosed');
   }
 
   private send(message: RouterToController): void {

@@ -8,6 +8,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import {
+  LINK_CLOSE_NOT_ALLOWED,
   ROUTER_ID_HEADER,
   ROUTER_LINK_PATH,
   type ControllerToRouter,
@@ -71,7 +72,7 @@ export class RouterLinkServer {
     this.drops++;
     const links = this.all();
     const allowed = await this.directory.linkable(links.map((l) => l.routerId));
-    for (const link of links) if (!allowed.has(link.routerId)) link.close(4003, 'router no longer allowed');
+    for (const link of links) if (!allowed.has(link.routerId)) link.close(LINK_CLOSE_NOT_ALLOWED, 'router no longer allowed');
   }
 
   close(): void {
@@ -111,7 +112,7 @@ export class RouterLinkServer {
     this.directory
       .linkable([routerId])
       .then((allowed) => {
-        if (!allowed.has(routerId)) entry.link.close(4003, 'router no longer allowed');
+        if (!allowed.has(routerId)) entry.link.close(LINK_CLOSE_NOT_ALLOWED, 'router no longer allowed');
       })
       .catch((err: unknown) => this.ctx.log.error({ err, routerId }, 'router link check failed'));
   }

@@ -70,6 +70,11 @@ export interface RouterEnrollReply {
 
 /** WebSocket path on the controller's HTTP server; outside both APIs (routers are not identities). */
 export const ROUTER_LINK_PATH = '/edge/router/v1/link';
+/**
+ * The close code of a link the controller ends because the router may no longer carry traffic (deleted,
+ * disabled, re-enrolled): the router cuts every stream at once instead of waiting out its grace period.
+ */
+export const LINK_CLOSE_NOT_ALLOWED = 4003;
 export const ROUTER_ID_HEADER = 'postern-router-id';
 /** `authorization: Bearer <secret>` carries the router's secret. */
 

@@ -9,6 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ControllerContext } from '../../context.js';
 import type { ApiSession, Identity, PolicyType } from '../../model.js';
+import { confirmCaller, type Caller } from '../../auth/guard.js';
+import { serializeAccessOf } from './access-lock.js';
 import { validationError } from '../../http/api-error.js';
 import type { EdgeSession } from '../posture-repository.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
@@ -40,15 +42,23 @@ export async function existingGrantedSession(
     : undefined;
 }
 
+/**
+ * Decides and, when granted, creates the session: inside the caller's transaction (the route's group commit),
+ * under the identity's access lock, with the caller confirmed again there (an API session ended, an identity
+ * disabled or a password changed while the request was on its way refuses it here). A catalogue change heard
+ * from another instance while this was decided on the catalogue before it (PostgreSQL: the announcement
+ * arrives after that commit) is caught by `settleAgainstCatalogue` once this commits.
+ */
 export async function requestSession(
   ctx: ControllerContext,
   engine: PostureEngine,
-  caller: { session: ApiSession; identity: Identity },
+  caller: Caller,
   serviceId: string,
   type: PolicyType,
 ): Promise<EdgeSession> {
   const { store } = ctx;
-  const { session: apiSession, identity } = caller;
+  await serializeAccessOf(store, caller.identity.id);
+  const { session: apiSession, identity } = await confirmCaller(ctx, caller);
   const resolver = await AccessResolver.of(store);
   const service = resolver.service(serviceId);
   // An unknown service and one the identity may not use look the same, so ids cannot be probed.
@@ -88,9 +98,26 @@ export async function requestSession(
       createdAt: now,
       updatedAt: now,
     };
-    // The API session's posture row exists from login; this covers sessions made before the row did.
+    // The API session's posture row exists from login; this covers sessions made before the row did. The API
+    // session was confirmed in this transaction, and the foreign keys refuse both rows if it ends meanwhile.
     await store.posture.data.updateApiSession(apiSession.id, identity.id, {});
     await store.posture.sessions.create(created);
     return created;
   });
+}
+
+/**
+ * After a granted session committed: when the catalogue moved since `decidedAt` (another instance's change
+ * heard meanwhile, or one of this instance's), the identity is evaluated again on the new catalogue, which
+ * revokes the session if it no longer holds. Answers whether the session still stands.
+ */
+export async function settleAgainstCatalogue(
+  ctx: ControllerContext,
+  engine: PostureEngine,
+  session: EdgeSession,
+  decidedAt: number,
+): Promise<boolean> {
+  if (ctx.store.catalogueVersion() === decidedAt) return true;
+  await engine.evaluateIdentity(session.identityId);
+  return (await ctx.store.posture.sessions.get(session.id)) !== undefined;
 }

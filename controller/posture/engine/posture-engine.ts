@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { ControllerContext } from '../../context.js';
 import { AccessResolver } from '../access/access-resolver.js';
+import { serializeAccessOf } from '../access/access-lock.js';
 import { SessionEvaluation, type PolicyOutcome } from '../access/session-evaluation.js';
 import type { PostureSnapshot } from '../types.js';
 import { ExpiryTimers } from './expiry-timers.js';
@@ -64,6 +65,9 @@ export class PostureEngine {
 
   private async evaluate(identityId: string, options: EvaluateOptions): Promise<void> {
     const { store, clock } = this.ctx;
+    // One at a time with the identity's session requests (access-lock.ts): a session decided before this
+    // commits is found here, one decided after sees what this changed.
+    await serializeAccessOf(store, identityId);
     const identity = await store.identities.get(identityId);
     if (!identity) return this.forgetIdentity(identityId);
     const resolver = options.resolver ?? (await AccessResolver.of(store));
@@ -101,6 +105,8 @@ export class PostureEngine {
       return (
         identity.disabled ||
         !service ||
+        // An edge session whose API session is gone is an orphan: it never outlives its API session.
+        !(s.apiSessionId in data.apiSessions) ||
         !evaluationOf(s.apiSessionId).access(identity, service, s.type).granted
       );
     });

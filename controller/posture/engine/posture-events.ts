@@ -34,6 +34,8 @@ export function wirePostureEvents(
   // identities).
   let generation = 0;
   let pending: Promise<void> | undefined;
+  /** whether a change made here is among those the pending refresh covers */
+  let forceChange = false;
   let background: ReturnType<typeof setImmediate> | undefined;
   let closed = false;
 
@@ -75,10 +77,15 @@ export function wirePostureEvents(
     'identity.deleted': guarded('identity.deleted', (identityId) => engine.forgetIdentity(identityId)),
     // Possibly several per request (published together after its commit): coalesced into one refresh, which
     // runs after the transaction has committed and which the request awaits before it answers.
-    'policy.changed': guarded('policy.changed', () => {
+    // A change heard from another instance re-decides the sessions here too (that instance may not yet see
+    // the sessions this one is granting); it marks the identities' services as changed itself.
+    'policy.changed': guarded('policy.changed', (origin) => {
+      if (origin !== 'elsewhere') forceChange = true;
       pending ??= new Promise<void>((resolve) => queueMicrotask(resolve)).then(() => {
         pending = undefined;
-        return closed ? undefined : refreshAll(true);
+        const force = forceChange;
+        forceChange = false;
+        return closed ? undefined : refreshAll(force);
       });
       return pending;
     }),

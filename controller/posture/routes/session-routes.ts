@@ -16,7 +16,11 @@ import {
   errorResponses,
   listEnvelope,
 } from '../../http/schemas.js';
-import { existingGrantedSession, requestSession } from '../access/session-requests.js';
+import {
+  existingGrantedSession,
+  requestSession,
+  settleAgainstCatalogue,
+} from '../access/session-requests.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
 import { edgeSessionToWire } from '../views/record-views.js';
 import type { EdgeSession } from '../posture-repository.js';
@@ -83,17 +87,25 @@ export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: 
       }
       // Group commit: the session (or the failure record of a refusal) shares one fsync with concurrent
       // requests. A refusal is returned, not thrown, so its failure record is kept, not rolled back.
-      const outcome = await store.batch(async () => {
-        try {
-          return {
-            created: await requestSession(ctx, engine, authOf(request), body.serviceId, type),
-          };
-        } catch (error) {
-          if (error instanceof ApiError) return { refused: error };
-          throw error;
-        }
-      });
-      if ('refused' in outcome) throw outcome.refused;
+      const decide = () =>
+        store.batch(async () => {
+          try {
+            return {
+              created: await requestSession(ctx, engine, authOf(request), body.serviceId, type),
+            };
+          } catch (error) {
+            if (error instanceof ApiError) return { refused: error };
+            throw error;
+          }
+        });
+      let decidedAt = store.catalogueVersion();
+      let outcome = await decide();
+      // Decided on a catalogue that changed meanwhile and revoked by the change: decided again on the new one.
+      while (outcome.created && !(await settleAgainstCatalogue(ctx, engine, outcome.created, decidedAt))) {
+        decidedAt = store.catalogueVersion();
+        outcome = await decide();
+      }
+      if (outcome.refused) throw outcome.refused;
       return detail(await toWire(outcome.created));
     },
   );

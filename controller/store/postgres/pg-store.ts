@@ -87,6 +87,16 @@ export class PgStore implements Store {
       this.announceWrites(repo);
       this.catalogue.watchWrites(repo, (fn) => this.db.afterCommit(fn));
     }
+    // What routers are told (targets, which router carries what, which routers may link) and how identities
+    // sign in: the other instances re-decide their sessions and resync their routers on hearing it.
+    for (const repo of [
+      this.configs,
+      this.edgeRouters,
+      this.edgeRouterPolicies,
+      this.serviceEdgeRouterPolicies,
+      this.authPolicies,
+    ])
+      this.announceWrites(repo);
   }
 
   /**
@@ -132,9 +142,14 @@ export class PgStore implements Store {
     return this.catalogue.current;
   }
 
-  /** Some instance changed services, policies or checks: the next access decision here reads them again. */
-  catalogueChanged(announcedBy: string): void {
-    if (announcedBy !== this.instanceId) this.catalogue.bump();
+  /**
+   * Some instance changed what access or routing depends on: the next access decision here reads the
+   * catalogue again. Answers whether it was another instance (or maybe one: '' after a reconnect).
+   */
+  catalogueChanged(announcedBy: string): boolean {
+    if (announcedBy === this.instanceId) return false;
+    this.catalogue.bump();
+    return true;
   }
 
   inTransaction(): boolean {
