@@ -1,6 +1,7 @@
 import { hash, randomUUID } from 'node:crypto';
 import type { ApiSession, Identity } from '../model.js';
 import type { ControllerContext } from '../context.js';
+import { serializeAccessOf } from '../posture/access/access-lock.js';
 
 // The one-shot form: every authenticated request hashes its token, and it skips building a Hash object.
 export const hashToken = (token: string) => hash('sha256', token, 'hex');
@@ -96,6 +97,8 @@ export async function resolveApiSession(
  */
 export async function deleteApiSession(ctx: ControllerContext, session: ApiSession): Promise<void> {
   await ctx.store.transaction(async () => {
+    // Its edge sessions go with it (the store's cascade): one at a time with a session being granted to it.
+    await serializeAccessOf(ctx.store, session.identityId);
     if (await ctx.store.apiSessions.delete(session.id))
       ctx.events.emit('apiSession.deleted', session.id, session.identityId);
   });

@@ -16,6 +16,7 @@ import { usedRecoveryCodes } from './migrations/007-used-recovery-codes.js';
 import { enrollmentSession } from './migrations/008-enrollment-session.js';
 import { enrollments } from './migrations/009-enrollments.js';
 import { identitySortIndexes } from './migrations/010-identity-sort-indexes.js';
+import { sessionsNeedApiSession } from './migrations/011-sessions-need-api-session.js';
 
 export const MIGRATIONS: readonly string[] = [
   initial,
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly string[] = [
   enrollmentSession,
   enrollments,
   identitySortIndexes,
+  sessionsNeedApiSession,
 ];

@@ -11,7 +11,8 @@ import type { ControllerContext } from '../../context.js';
 import type { ApiSession, Identity, PolicyType } from '../../model.js';
 import { confirmCaller, type Caller } from '../../auth/guard.js';
 import { serializeAccessOf } from './access-lock.js';
-import { validationError } from '../../http/api-error.js';
+import { ApiError, unauthorized, validationError } from '../../http/api-error.js';
+import { isMissingReference } from '../../store/missing-reference.js';
 import type { EdgeSession } from '../posture-repository.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
 import { AccessResolver } from './access-resolver.js';
@@ -42,14 +43,49 @@ export async function existingGrantedSession(
     : undefined;
 }
 
+/** A session request's answer: the session granted, or the refusal (its failure record kept all the same). */
+export type SessionOutcome = { created: EdgeSession; refused?: never } | { refused: ApiError; created?: never };
+
 /**
- * Decides and, when granted, creates the session: inside the caller's transaction (the route's group commit),
- * under the identity's access lock, with the caller confirmed again there (an API session ended, an identity
- * disabled or a password changed while the request was on its way refuses it here). A catalogue change heard
- * from another instance while this was decided on the catalogue before it (PostgreSQL: the announcement
- * arrives after that commit) is caught by `settleAgainstCatalogue` once this commits.
+ * Asks for a session in a transaction of its own (or the caller's); throws the refusal. For callers that
+ * need no group commit; the route runs `decideSession` in its batch.
  */
 export async function requestSession(
+  ctx: ControllerContext,
+  engine: PostureEngine,
+  caller: Caller,
+  serviceId: string,
+  type: PolicyType,
+): Promise<EdgeSession> {
+  const outcome = await ctx.store.transaction(() => decideSession(ctx, engine, caller, serviceId, type));
+  if (outcome.refused) throw outcome.refused;
+  return outcome.created;
+}
+
+/**
+ * Decides and, when granted, creates the session. Inside the caller's transaction (the route's group commit),
+ * under the identity's access lock, with the caller confirmed again there (an API session ended, an identity
+ * disabled or a password changed while the request was on its way refuses it here). A refusal is answered,
+ * not thrown, so the transaction keeps its failure record. A catalogue change heard from another instance
+ * while this was decided on the catalogue before it (PostgreSQL: the announcement arrives after that commit)
+ * is caught by `settleAgainstCatalogue` once this commits.
+ */
+export async function decideSession(
+  ctx: ControllerContext,
+  engine: PostureEngine,
+  caller: Caller,
+  serviceId: string,
+  type: PolicyType,
+): Promise<SessionOutcome> {
+  try {
+    return { created: await grantOrRefuse(ctx, engine, caller, serviceId, type) };
+  } catch (error) {
+    if (error instanceof ApiError) return { refused: error };
+    throw error;
+  }
+}
+
+async function grantOrRefuse(
   ctx: ControllerContext,
   engine: PostureEngine,
   caller: Caller,
@@ -101,7 +137,13 @@ export async function requestSession(
     // The API session's posture row exists from login; this covers sessions made before the row did. The API
     // session was confirmed in this transaction, and the foreign keys refuse both rows if it ends meanwhile.
     await store.posture.data.updateApiSession(apiSession.id, identity.id, {});
-    await store.posture.sessions.create(created);
+    try {
+      await store.posture.sessions.create(created);
+    } catch (err) {
+      // The API session ended between its confirmation and this write (a sweep or a cascade that takes no lock).
+      if (isMissingReference(err)) throw unauthorized('The API session is unknown or has expired');
+      throw err;
+    }
     return created;
   });
 }

@@ -5,7 +5,7 @@
 import type { Api } from '../../http/typed-app.js';
 import type { ControllerContext } from '../../context.js';
 import { authOf } from '../../auth/guard.js';
-import { ApiError, notFound } from '../../http/api-error.js';
+import { notFound } from '../../http/api-error.js';
 import { detail, empty, list } from '../../http/envelope.js';
 import { parseListQuery } from '../../http/list-query.js';
 import {
@@ -18,7 +18,7 @@ import {
 } from '../../http/schemas.js';
 import {
   existingGrantedSession,
-  requestSession,
+  decideSession,
   settleAgainstCatalogue,
 } from '../access/session-requests.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
@@ -88,16 +88,7 @@ export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: 
       // Group commit: the session (or the failure record of a refusal) shares one fsync with concurrent
       // requests. A refusal is returned, not thrown, so its failure record is kept, not rolled back.
       const decide = () =>
-        store.batch(async () => {
-          try {
-            return {
-              created: await requestSession(ctx, engine, authOf(request), body.serviceId, type),
-            };
-          } catch (error) {
-            if (error instanceof ApiError) return { refused: error };
-            throw error;
-          }
-        });
+        store.batch(() => decideSession(ctx, engine, authOf(request), body.serviceId, type));
       let decidedAt = store.catalogueVersion();
       let outcome = await decide();
       // Decided on a catalogue that changed meanwhile and revoked by the change: decided again on the new one.

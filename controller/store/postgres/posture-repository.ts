@@ -142,10 +142,12 @@ class PgPostureDataRepository implements PostureDataRepository {
         ? 'DO NOTHING'
         : `DO UPDATE SET ${columns.map((c) => `${c} = excluded.${c}`).join(', ')}`;
     await this.db.run(
+      // Only for a live API session (the foreign key would refuse it): an event that arrives after its API
+      // session ended writes nothing, as on SQLite.
       `INSERT INTO posture_api_sessions (api_session_id, identity_id${columns.map((c) => `, ${c}`).join('')})
-       VALUES (?, ?${columns.map(() => ', ?').join('')})
+       SELECT ?, ?${columns.map(() => ', ?').join('')} WHERE EXISTS (SELECT 1 FROM api_sessions WHERE id = ?)
        ON CONFLICT (api_session_id) ${onConflict}`,
-      [apiSessionId, identityId, ...values],
+      [apiSessionId, identityId, ...values, apiSessionId],
     );
   }
 

@@ -175,6 +175,7 @@ describe('posture data', () => {
   it('loads every write at once, each kind and each API session change', () => {
     const store = open();
     const data = store.sync.posture.data;
+    store.sync.apiSessions.create(session('s1'), 'hash-1');
     expect(data.load('ann').os).toBeNull();
     data.setOs('ann', os('6.1', 1));
     expect(data.load('ann').os).toMatchObject({ version: '6.1', lastUpdatedAt: at(1) });
@@ -220,10 +221,10 @@ describe('posture data', () => {
     expect(data.load('ann').apiSessions.s1?.mfaPassedAt).toBeNull();
     data.deleteApiSession('s1');
     expect(data.load('ann').apiSessions).toEqual({});
-    // No API session `s2` exists: the sweep removes its row.
+    // No API session `s2` exists: its row is never written.
     data.updateApiSession('s2', 'ann', {});
-    expect(data.deleteOrphans()).toBe(1);
     expect(data.load('ann').apiSessions).toEqual({});
+    expect(data.deleteOrphans()).toBe(0);
     data.deleteIdentity('ann');
     expect(data.load('ann').os).toBeNull();
   });
@@ -265,6 +266,7 @@ describe('posture data', () => {
   ])('forgets a rolled-back %s and never changes what a caller holds', async (_, rollingBack) => {
     const store = open();
     const data = store.posture.data;
+    await store.apiSessions.create(session('s1'), 'hash-1');
     await data.setOs('ann', os('6.1', 1));
     await data.updateApiSession('s1', 'ann', { mfaPassedAt: at(1) });
     expect((await data.load('ann')).os?.version).toBe('6.1');
@@ -360,6 +362,7 @@ describe('edge sessions found', () => {
   it('forgets a session once any delete ran, and after a rollback', async () => {
     const store = open();
     const sessions = store.sync.posture.sessions;
+    store.sync.apiSessions.create(session('api-1'), 'hash-1');
     for (const [create, remove] of [
       [() => sessions.create(edgeSession('e1')), () => sessions.delete('e1')],
       [() => sessions.create(edgeSession('e1')), () => sessions.deleteMany(['e1'])],

@@ -17,6 +17,7 @@ describe('SqlitePostureRepository', () => {
 
   it('keeps the latest report per slot and per process path, and API-session data apart', () => {
     const { data } = f.store.sync.posture;
+    apiSessionRow('s1');
     data.setOs('i1', {
       postureCheckId: 'c1',
       lastUpdatedAt: at(1),
@@ -106,13 +107,43 @@ describe('SqlitePostureRepository', () => {
     expect(failures.list('i2')).toHaveLength(1);
   });
 
-  it('sweeps rows of API sessions that no longer exist', () => {
+  it('writes no row for an API session that does not exist, and removes its rows with it', () => {
     const { data, sessions } = f.store.sync.posture;
     const now = at(0);
-    // Only `live` is an API session that exists; `gone` ended (while the controller was down, say).
+    // Only `live` is an API session that exists; `gone` ended (a late event for it, say).
+    apiSessionRow('live');
+    data.updateApiSession('gone', 'i1', {});
+    data.updateApiSession('live', 'i1', {});
+    const edge = (id: string, apiSessionId: string) => ({
+      id,
+      token: `t-${id}`,
+      identityId: 'i1',
+      apiSessionId,
+      serviceId: 's',
+      type: 'Dial' as const,
+      createdAt: now,
+      updatedAt: now,
+    });
+    expect(() => sessions.create(edge('e1', 'gone'))).toThrow(/FOREIGN KEY constraint failed/);
+    sessions.create(edge('e2', 'live'));
+    expect(sessions.deleteOrphans()).toBe(0);
+    expect(data.deleteOrphans()).toBe(0);
+    expect(sessions.listByIdentity('i1').map((s) => s.id)).toEqual(['e2']);
+    expect(Object.keys(data.load('i1').apiSessions)).toEqual(['live']);
+
+    // Ending the API session ends its edge session and its posture row in the same statement.
+    f.store.sync.apiSessions.delete('live');
+    data.clearCache();
+    expect(sessions.listByIdentity('i1')).toEqual([]);
+    expect(data.load('i1').apiSessions).toEqual({});
+  });
+
+  /** An API session row for identity `i1`, as a sign-in makes. */
+  function apiSessionRow(id: string): void {
+    const now = at(0);
     f.store.sync.apiSessions.create(
       {
-        id: 'live',
+        id,
         identityId: 'i1',
         authenticatorId: 'a',
         ipAddress: '127.0.0.1',
@@ -125,34 +156,7 @@ describe('SqlitePostureRepository', () => {
         updatedAt: now,
         lastActivityAt: now,
       },
-      'token-hash',
+      `hash-${id}`,
     );
-    data.updateApiSession('gone', 'i1', {});
-    data.updateApiSession('live', 'i1', {});
-    sessions.create({
-      id: 'e1',
-      token: 't1',
-      identityId: 'i1',
-      apiSessionId: 'gone',
-      serviceId: 's',
-      type: 'Dial',
-      createdAt: now,
-      updatedAt: now,
-    });
-    sessions.create({
-      id: 'e2',
-      token: 't2',
-      identityId: 'i1',
-      apiSessionId: 'live',
-      serviceId: 's',
-      type: 'Dial',
-      createdAt: now,
-      updatedAt: now,
-    });
-    expect(sessions.deleteOrphans()).toBe(1);
-    expect(data.deleteOrphans()).toBe(1);
-    expect(sessions.listByIdentity('i1').map((s) => s.id)).toEqual(['e2']);
-    expect(Object.keys(data.load('i1').apiSessions)).toEqual(['live']);
-    expect(sessions.identitiesWithSessions()).toEqual(['i1']);
-  });
+  }
 });
