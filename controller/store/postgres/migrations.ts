@@ -5,5 +5,6 @@
  */
 import { initial } from './migrations/001-initial.js';
 import { attemptCounters } from './migrations/002-attempt-counters.js';
+import { edgeSessionTokenHashes } from './migrations/003-edge-session-token-hashes.js';
 
-export const POSTGRES_MIGRATIONS: readonly string[] = [initial, attemptCounters];
+export const POSTGRES_MIGRATIONS: readonly string[] = [initial, attemptCounters, edgeSessionTokenHashes];

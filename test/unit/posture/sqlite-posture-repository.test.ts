@@ -131,7 +131,7 @@ describe('SqlitePostureRepository', () => {
     data.updateApiSession('live', 'i1', {});
     sessions.create({
       id: 'e1',
-      token: 't1',
+      tokenHash: 'h1',
       identityId: 'i1',
       apiSessionId: 'gone',
       serviceId: 's',
@@ -141,7 +141,7 @@ describe('SqlitePostureRepository', () => {
     });
     sessions.create({
       id: 'e2',
-      token: 't2',
+      tokenHash: 'h2',
       identityId: 'i1',
       apiSessionId: 'live',
       serviceId: 's',
