@@ -483,7 +483,7 @@ describe.each([
       expect(await sessions.get('u2')).toBeUndefined();
     });
 
-    it('lists every identity\'s sessions for administrators: oldest first, filtered, sorted and paged', async () => {
+    it("lists every identity's sessions for administrators: oldest first, filtered, sorted and paged", async () => {
       const { sessions } = backend().posture;
       await sessions.create(edgeSession({ id: 'l2', identityId: 'li', serviceId: 'ls', createdAt: at(20) }));
       await sessions.create(edgeSession({ id: 'l1', identityId: 'li', serviceId: 'ls', createdAt: at(10) }));
@@ -499,7 +499,10 @@ describe.each([
         'l2',
       ]);
       expect(ids(await sessions.list({ ...mine, filter: 'identityId = "lj"' }))).toEqual(['l3']);
-      const newest = await sessions.list({ ...mine, filter: 'serviceId = "ls" sort by createdAt desc limit 1' });
+      const newest = await sessions.list({
+        ...mine,
+        filter: 'serviceId = "ls" sort by createdAt desc limit 1',
+      });
       expect([ids(newest), newest.totalCount, newest.limit]).toEqual([['l2'], 3, 1]);
       const second = await sessions.list({ limit: 1, offset: 1, filter: 'serviceId = "ls"' });
       expect(ids(second)).toEqual(['l3']);

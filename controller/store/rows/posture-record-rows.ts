@@ -73,7 +73,9 @@ export function sessionListSql(query: ListQuery, dialect: FilterDialect) {
   return {
     where: compiled?.where ? `WHERE ${compiled.where}` : '',
     params: compiled?.params ?? [],
-    order: orderBy ? `${orderBy}, edge_sessions.id ${tieBreak}` : 'edge_sessions.created_at, edge_sessions.id',
+    order: orderBy
+      ? `${orderBy}, edge_sessions.id ${tieBreak}`
+      : 'edge_sessions.created_at, edge_sessions.id',
     limit: Math.min(compiled?.limit ?? query.limit, MAX_LIMIT),
     offset: compiled?.offset ?? query.offset,
   };
