@@ -110,7 +110,8 @@ async function reissuable(ctx: ControllerContext, session: EdgeSession): Promise
   await ctx.store.posture.sessions.setTokenHash(session.id, tokenHash);
   ctx.log.warn(
     { sessionId: session.id },
-    'edge session re-keyed: its token was made under another master key (instances of one database must share POSTERN_MASTER_KEY)',
+    'edge session re-keyed: its token was not derived under this master key (made before the upgrade to hashed ' +
+      'tokens, or by an instance with another key: instances of one database must share POSTERN_MASTER_KEY)',
   );
   return { ...session, tokenHash };
 }
