@@ -7,6 +7,8 @@ import { FailureLimiter } from './auth/failure-limiter.js';
 import { AttemptLimits } from './auth/attempt-limits.js';
 import type { LimiterStore } from './auth/limiter-store.js';
 import { memoryLimiters } from './auth/memory-failure-counters.js';
+import { SessionTokens } from './posture/access/session-tokens.js';
+import { currentMasterKey } from './mfa/master-key.js';
 
 /**
  * Things that happen in the controller that other parts react to (posture evaluation re-checks the
@@ -112,6 +114,8 @@ export interface ControllerContext {
   /** which of these identities `isMfaEnrolled` holds for, read at once for a page (replaced with it) */
   mfaEnrolledAmong(identityIds: readonly string[]): Promise<ReadonlySet<string>>;
   routerPresence: RouterPresence;
+  /** derives edge-session tokens from the master key: only their hashes are stored */
+  sessionTokens: SessionTokens;
 }
 
 export function createContext(
@@ -156,6 +160,7 @@ export function createContext(
     isMfaEnrolled: () => Promise.resolve(false),
     mfaEnrolledAmong: () => Promise.resolve(new Set<string>()),
     routerPresence: { isOnline: () => false },
+    sessionTokens: new SessionTokens(() => currentMasterKey(config.dataDir, (message) => log.warn(message))),
   };
   return context;
 }

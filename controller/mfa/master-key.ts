@@ -12,7 +12,8 @@ import {
 import { join } from 'node:path';
 
 /**
- * The key that protects MFA secrets at rest. It lives outside the database, so a copy of the database
+ * The key that protects MFA secrets at rest, and from which edge-session tokens are derived
+ * (posture/access/session-tokens.ts). It lives outside the database, so a copy of the database
  * (a backup, a stolen disk image of the data dir's DB alone) reveals nothing: either `POSTERN_MASTER_KEY`
  * (32 bytes as 64 hex digits or base64) from the environment, for deployments that keep keys in a secret
  * store, or `<dataDir>/master.key`, 32 random bytes created with mode 0600 on first use.
@@ -34,6 +35,15 @@ export function parseMasterKey(text: string): Buffer {
     );
   }
   return key;
+}
+
+/**
+ * The master key as a controller uses it when nothing yet proves which key is right: the environment's when
+ * set, else the key file (created when absent).
+ */
+export function currentMasterKey(dataDir: string, warn: (message: string) => void = () => {}): Buffer {
+  const fromEnv = process.env[MASTER_KEY_ENV]?.trim();
+  return fromEnv ? parseMasterKey(fromEnv) : loadOrCreateKeyFile(dataDir, warn);
 }
 
 /**

@@ -8,6 +8,8 @@
  */
 import type { PolicyType } from '../model.js';
 import type { Async } from '../store/async.js';
+import type { ListQuery } from '../store/repository.js';
+import type { Page } from '../store/page.js';
 import type {
   ApiSessionPostureData,
   DomainData,
@@ -56,10 +58,14 @@ export interface SyncPostureDataRepository {
   deleteOrphans(): number;
 }
 
-/** An edge session: permission for one API session to Dial or Bind one service (OpenZiti's `session`). */
+/**
+ * An edge session: permission for one API session to Dial or Bind one service (OpenZiti's `session`). Its
+ * token is never stored: only its SHA-256 (the token is derived from the id, access/session-tokens.ts).
+ */
 export interface EdgeSession {
   id: string;
-  token: string;
+  /** SHA-256 of the token, lowercase hex */
+  tokenHash: string;
   identityId: string;
   apiSessionId: string;
   serviceId: string;
@@ -71,11 +77,18 @@ export interface EdgeSession {
 export interface SyncEdgeSessionRepository {
   create(session: EdgeSession): void;
   get(id: string): EdgeSession | undefined;
-  /** the session a router is shown this token for (routers ask when a token is new to them) */
-  getByToken(token: string): EdgeSession | undefined;
+  /** the session whose token has this SHA-256 (routers ask when a token is new to them) */
+  getByTokenHash(tokenHash: string): EdgeSession | undefined;
   getMany(ids: readonly string[]): EdgeSession[];
   /** every session: what a router's link starts from */
   all(): EdgeSession[];
+  /** a page of every identity's sessions for administrators: `query.filter` in OpenZiti's grammar */
+  list(query: ListQuery): Page<EdgeSession>;
+  /**
+   * gives the session another token hash (its token was derived under another master key, so this controller
+   * cannot hand that token out); false when the session does not exist
+   */
+  setTokenHash(id: string, tokenHash: string): boolean;
   find(apiSessionId: string, serviceId: string, type: PolicyType): EdgeSession | undefined;
   listByIdentity(identityId: string): EdgeSession[];
   delete(id: string): boolean;

@@ -3,7 +3,6 @@
  * (its secret), where it listens, which sessions it may carry (edge router policies) and where each
  * service's `host.v1` target is. `createRouterDirectory` wires it to the store.
  */
-import { createHash } from 'node:crypto';
 import type { RouterServiceTarget, RouterSession } from '../../src/api/data-plane.js';
 import type { ControllerContext } from '../context.js';
 import type { EdgeSession } from '../posture/posture-repository.js';
@@ -29,12 +28,10 @@ export interface RouterDirectory {
 /** May this router carry this session (one of those the check was loaded for)? */
 export type Carriage = (edgeRouterId: string, session: EdgeSession) => boolean;
 
-export const tokenHashOf = (token: string) => createHash('sha256').update(token).digest('hex');
-
 export function toRouterSession(session: EdgeSession): RouterSession {
   return {
     id: session.id,
-    tokenHash: tokenHashOf(session.token),
+    tokenHash: session.tokenHash,
     serviceId: session.serviceId,
     identityId: session.identityId,
     apiSessionId: session.apiSessionId,

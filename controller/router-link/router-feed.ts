@@ -17,6 +17,7 @@ import type { ControllerContext, ControllerEvents } from '../context.js';
 import type { EdgeSession } from '../posture/posture-repository.js';
 import { RouterLinkServer, type RouterLink } from './link-server.js';
 import { toRouterSession, type Carriage, type RouterDirectory } from './router-directory.js';
+import { tokenHashOf } from '../posture/access/session-tokens.js';
 import type { Server } from 'node:http';
 
 type Listener<K extends keyof ControllerEvents> = (...args: ControllerEvents[K]) => void | Promise<void>;
@@ -135,7 +136,7 @@ export function startRouterFeed(
           'lookup',
           [link],
           async () => {
-            const found = await store.posture.sessions.getByToken(token);
+            const found = await store.posture.sessions.getByTokenHash(tokenHashOf(token));
             if (!found) return undefined;
             const [mayCarry, service] = await Promise.all([
               directory.carriage([found]),

@@ -1,6 +1,7 @@
 import { makePrivate, privateFile } from './data-folder.js';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
@@ -37,6 +38,10 @@ export function openDatabase(dataDir: string, fileName = 'postern.db'): Db {
 }
 
 export function migrate(db: Db): void {
+  // Migration 11 hashes the edge-session tokens stored before it (SQLite has no SHA-256 of its own).
+  db.function('postern_sha256', { deterministic: true }, (text: unknown) =>
+    createHash('sha256').update(String(text)).digest('hex'),
+  );
   const current = db.pragma('user_version', { simple: true }) as number;
   for (let version = current; version < MIGRATIONS.length; version++) {
     db.transaction(() => {

@@ -4,7 +4,7 @@
  *
  * Entities are stored as JSON documents in one table per kind (id, unique name, doc) so the API's rich,
  * evolving shapes need no column churn; everything a query must find fast (role attributes, policy
- * roles, usernames, session tokens) is pulled out into indexed columns or tables.
+ * roles, usernames, session token hashes) is pulled out into indexed columns or tables.
  */
 import { initial } from './migrations/001-initial.js';
 import { posture } from './migrations/002-posture.js';
@@ -16,7 +16,8 @@ import { usedRecoveryCodes } from './migrations/007-used-recovery-codes.js';
 import { enrollmentSession } from './migrations/008-enrollment-session.js';
 import { enrollments } from './migrations/009-enrollments.js';
 import { identitySortIndexes } from './migrations/010-identity-sort-indexes.js';
-import { sessionsNeedApiSession } from './migrations/011-sessions-need-api-session.js';
+import { edgeSessionTokenHashes } from './migrations/011-edge-session-token-hashes.js';
+import { sessionsNeedApiSession } from './migrations/012-sessions-need-api-session.js';
 
 export const MIGRATIONS: readonly string[] = [
   initial,
@@ -29,5 +30,6 @@ export const MIGRATIONS: readonly string[] = [
   enrollmentSession,
   enrollments,
   identitySortIndexes,
+  edgeSessionTokenHashes,
   sessionsNeedApiSession,
 ];

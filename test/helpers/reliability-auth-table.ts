@@ -394,6 +394,16 @@ export const MATRIX: Record<string, MatrixRow> = {
     expect: ADMIN_ONLY(200),
     request: async (w) => ({ path: `${MGMT}/api-sessions/${await scratchApiSession(w)}` }),
   },
+  // Every identity's edge sessions: the client's own is no exception for the client.
+  [`GET ${MGMT}/sessions`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/sessions`) },
+  [`GET ${MGMT}/sessions/{id}`]: {
+    expect: ADMIN_ONLY(200),
+    request: async (w) => ({ path: `${MGMT}/sessions/${await w.clientSession()}` }),
+  },
+  [`DELETE ${MGMT}/sessions/{id}`]: {
+    expect: ADMIN_ONLY(200),
+    request: async (w) => ({ path: `${MGMT}/sessions/${await w.clientSession()}` }),
+  },
   ...Object.fromEntries(
     ['identity', 'service', 'posture-check', 'edge-router'].map((kind) => [
       `GET ${MGMT}/${kind}-role-attributes`,

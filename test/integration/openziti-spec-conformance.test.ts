@@ -106,6 +106,8 @@ const CASES: Case[] = [
   mgmt('/authenticators'),
   mgmt('/api-sessions'),
   mgmt('/api-sessions/{id}', () => `/api-sessions/${ids.apiSession}`),
+  mgmt('/sessions'),
+  mgmt('/sessions/{id}', () => `/sessions/${ids.session}`),
   mgmt('/config-types'),
   mgmt('/configs'),
   mgmt('/edge-routers'),

@@ -59,7 +59,7 @@ async function stopController(c: Controller): Promise<void> {
 
 const session = (id: string): EdgeSession => ({
   id,
-  token: `token-${id}`,
+  tokenHash: `hash-${id}`,
   identityId: 'identity-1',
   apiSessionId: 'api-1',
   serviceId: 'service-1',

@@ -87,7 +87,7 @@ async function openPostgres(): Promise<Backend> {
 }
 
 const edgeSession = (fields: Partial<EdgeSession> & { id: string }): EdgeSession => ({
-  token: `token-${fields.id}`,
+  tokenHash: `hash-${fields.id}`,
   identityId: 'i1',
   apiSessionId: 'api-1',
   serviceId: 'svc',
@@ -434,7 +434,7 @@ describe.each([
   describe('edge sessions', () => {
     const backend = withBackend(open);
 
-    it('finds sessions by id, token, API session and identity', async () => {
+    it('finds sessions by id, token hash, API session and identity', async () => {
       const { sessions } = backend().posture;
       const e1 = edgeSession({ id: 'e1', createdAt: at(2), updatedAt: at(3) });
       const e2 = edgeSession({ id: 'e2', type: 'Bind', createdAt: at(1) });
@@ -444,8 +444,8 @@ describe.each([
 
       expect(await sessions.get('e1')).toEqual(e1);
       expect(await sessions.get('none')).toBeUndefined();
-      expect(await sessions.getByToken('token-e2')).toEqual(e2);
-      expect(await sessions.getByToken('none')).toBeUndefined();
+      expect(await sessions.getByTokenHash('hash-e2')).toEqual(e2);
+      expect(await sessions.getByTokenHash('none')).toBeUndefined();
       const byId = (list: EdgeSession[]) => [...list].sort((a, b) => (a.id < b.id ? -1 : 1));
       expect(byId(await sessions.getMany(['x1', 'e1', 'none', 'e1']))).toEqual([e1, other]);
       expect(await sessions.getMany([])).toEqual([]);
@@ -475,12 +475,53 @@ describe.each([
       expect(await sessions.get('e1')).toBeDefined();
     });
 
-    it('refuses a second session with the same id or token', async () => {
+    it('refuses a second session with the same id or token hash', async () => {
       const { sessions } = backend().posture;
       await sessions.create(edgeSession({ id: 'u1' }));
-      await expect(sessions.create(edgeSession({ id: 'u1', token: 'fresh' }))).rejects.toThrow();
-      await expect(sessions.create(edgeSession({ id: 'u2', token: 'token-u1' }))).rejects.toThrow();
+      await expect(sessions.create(edgeSession({ id: 'u1', tokenHash: 'fresh' }))).rejects.toThrow();
+      await expect(sessions.create(edgeSession({ id: 'u2', tokenHash: 'hash-u1' }))).rejects.toThrow();
       expect(await sessions.get('u2')).toBeUndefined();
+    });
+
+    it("lists every identity's sessions for administrators: oldest first, filtered, sorted and paged", async () => {
+      const { sessions } = backend().posture;
+      await sessions.create(edgeSession({ id: 'l2', identityId: 'li', serviceId: 'ls', createdAt: at(20) }));
+      await sessions.create(edgeSession({ id: 'l1', identityId: 'li', serviceId: 'ls', createdAt: at(10) }));
+      await sessions.create(
+        edgeSession({ id: 'l3', identityId: 'lj', serviceId: 'ls', type: 'Bind', createdAt: at(10) }),
+      );
+      const ids = (page: { items: EdgeSession[] }) => page.items.map((s) => s.id);
+      const mine = { limit: 10, offset: 0, filter: 'serviceId = "ls"' };
+      expect(ids(await sessions.list(mine))).toEqual(['l1', 'l3', 'l2']);
+      expect((await sessions.list(mine)).totalCount).toBe(3);
+      expect(ids(await sessions.list({ ...mine, filter: 'serviceId = "ls" and type = "Dial"' }))).toEqual([
+        'l1',
+        'l2',
+      ]);
+      expect(ids(await sessions.list({ ...mine, filter: 'identityId = "lj"' }))).toEqual(['l3']);
+      const newest = await sessions.list({
+        ...mine,
+        filter: 'serviceId = "ls" sort by createdAt desc limit 1',
+      });
+      expect([ids(newest), newest.totalCount, newest.limit]).toEqual([['l2'], 3, 1]);
+      const second = await sessions.list({ limit: 1, offset: 1, filter: 'serviceId = "ls"' });
+      expect(ids(second)).toEqual(['l3']);
+      expect((await sessions.list({ limit: 10, offset: 5, filter: 'serviceId = "ls"' })).totalCount).toBe(3);
+      // The token hash is no field of the filter: it cannot be probed.
+      await expect(sessions.list({ ...mine, filter: 'tokenHash = "hash-l1"' })).rejects.toThrow(/tokenHash/);
+    });
+
+    it('gives a session another token hash', async () => {
+      const { sessions } = backend().posture;
+      await sessions.create(edgeSession({ id: 'k1', apiSessionId: 'api-k', serviceId: 'ks' }));
+      expect(await sessions.find('api-k', 'ks', 'Dial')).toMatchObject({ tokenHash: 'hash-k1' });
+      expect(await sessions.setTokenHash('k1', 'rekeyed')).toBe(true);
+      expect(await sessions.setTokenHash('none', 'rekeyed-2')).toBe(false);
+      expect(await sessions.getByTokenHash('hash-k1')).toBeUndefined();
+      expect((await sessions.getByTokenHash('rekeyed'))?.id).toBe('k1');
+      expect(await sessions.find('api-k', 'ks', 'Dial'), 'not an old copy').toMatchObject({
+        tokenHash: 'rekeyed',
+      });
     });
   });
 

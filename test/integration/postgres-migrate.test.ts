@@ -3,11 +3,13 @@
  * schema applies to an empty database, controllers starting together migrate it exactly once, and the access
  * outbox's triggers write their rows and wake other connections only when the writing transaction commits.
  */
+import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_CONFIG_TYPES } from '../../controller/configs/builtin-types.js';
 import { migrate as migrateSqlite } from '../../controller/store/database.js';
+import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../controller/store/migrations.js';
 import { migratePostgres } from '../../controller/store/postgres/migrate.js';
 import { POSTGRES_MIGRATIONS } from '../../controller/store/postgres/migrations.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
@@ -210,6 +212,38 @@ describe('migratePostgres', () => {
     });
   });
 
+  it('hashes the edge-session tokens stored before the upgrade, on PostgreSQL and SQLite alike', async () => {
+    const token = 'e2b0c1a4-7d6f-4c3b-9a8e-1f2d3c4b5a69';
+    const hash = createHash('sha256').update(token).digest('hex');
+    const legacyRow = `('e1', '${token}', 'identity-1', 'api-session-1', 'service-1', 'Dial',
+      '2024-05-01T10:00:00.000Z', '2024-05-01T10:00:00.000Z')`;
+    const columns = 'id, token, identity_id, api_session_id, service_id, type, created_at, updated_at';
+
+    const url = await server.createDatabase();
+    await withPool(url, async (pool) => {
+      await migratePostgres(pool, POSTGRES_MIGRATIONS.slice(0, 2));
+      await pool.query(`INSERT INTO edge_sessions (${columns}) VALUES ${legacyRow}`);
+      await migratePostgres(pool);
+      const rows = await pool.query('SELECT * FROM edge_sessions');
+      expect(rows.rows).toEqual([expect.objectContaining({ id: 'e1', token_hash: hash })]);
+      expect(JSON.stringify(rows.rows)).not.toContain(token);
+    });
+
+    const db = new Database(':memory:');
+    try {
+      db.function('postern_outbox_written', () => null);
+      for (const sql of SQLITE_MIGRATIONS.slice(0, 10)) db.exec(sql);
+      db.pragma('user_version = 10');
+      db.exec(`INSERT INTO edge_sessions (${columns}) VALUES ${legacyRow}`);
+      migrateSqlite(db);
+      const rows = db.prepare('SELECT * FROM edge_sessions').all();
+      expect(rows).toEqual([expect.objectContaining({ id: 'e1', token_hash: hash })]);
+      expect(JSON.stringify(rows)).not.toContain(token);
+    } finally {
+      db.close();
+    }
+  });
+
   it('keeps the shapes SQLite keeps: ISO times only, cascades where SQLite cascades', async () => {
     const url = await server.createDatabase();
     await withPool(url, async (pool) => {
@@ -323,8 +357,8 @@ describe('the access outbox', () => {
 
   const addSession = (client: pg.ClientBase, id: string, at: string) =>
     client.query(
-      `INSERT INTO edge_sessions (id, token, identity_id, api_session_id, service_id, type, created_at, updated_at)
-       VALUES ($1, $1 || '-token', 'identity-1', 'api-session-1', 'service-1', 'Dial', $2, $2)`,
+      `INSERT INTO edge_sessions (id, token_hash, identity_id, api_session_id, service_id, type, created_at, updated_at)
+       VALUES ($1, $1 || '-token-hash', 'identity-1', 'api-session-1', 'service-1', 'Dial', $2, $2)`,
       [id, at],
     );
 

@@ -18,12 +18,14 @@ import type { PostureEngine } from '../engine/posture-engine.js';
 import { AccessResolver } from './access-resolver.js';
 import { isGranted } from './remembered-decisions.js';
 import { FAILED_REQUESTS_KEPT, failedRequest, invalidPosture } from './failure-report.js';
+import { tokenHashOf } from './session-tokens.js';
 
 /**
  * The caller's existing session for this service and type, when posture still grants it: decided outside any
  * transaction, as handing out an existing session writes nothing (a revocation racing it deletes the session
  * all the same). Undefined when there is none or access is refused: `requestSession` then decides again inside
- * its transaction, where a new session is created or the refusal recorded.
+ * its transaction, where a new session is created or the refusal recorded. Undefined as well when this
+ * controller cannot hand out the session's token (made under another master key): `requestSession` re-keys it.
  */
 export async function existingGrantedSession(
   ctx: ControllerContext,
@@ -32,7 +34,7 @@ export async function existingGrantedSession(
   type: PolicyType,
 ): Promise<EdgeSession | undefined> {
   const existing = await ctx.store.posture.sessions.find(caller.session.id, serviceId, type);
-  if (!existing) return undefined;
+  if (!existing || !ctx.sessionTokens.reissues(existing)) return undefined;
   const resolver = await AccessResolver.of(ctx.store);
   const service = resolver.service(serviceId);
   if (!service) return undefined;
@@ -123,10 +125,11 @@ async function grantOrRefuse(
 
   return store.transaction(async () => {
     const existing = await store.posture.sessions.find(apiSession.id, service.id, type);
-    if (existing) return existing;
+    if (existing) return reissuable(ctx, existing);
+    const id = randomUUID();
     const created: EdgeSession = {
-      id: randomUUID(),
-      token: randomUUID(),
+      id,
+      tokenHash: tokenHashOf(ctx.sessionTokens.tokenOf(id)),
       identityId: identity.id,
       apiSessionId: apiSession.id,
       serviceId: service.id,
@@ -162,4 +165,22 @@ export async function settleAgainstCatalogue(
   if (ctx.store.catalogueVersion() === decidedAt) return true;
   await engine.evaluateIdentity(session.identityId);
   return (await ctx.store.posture.sessions.get(session.id)) !== undefined;
+}
+
+/**
+ * The session with a token this controller can hand out. One made under another master key (an upgraded
+ * session whose random token was hashed in migration, or another instance of the database started without the
+ * shared key) gets the token this controller derives: routers learn its hash by lookup, and streams already
+ * open go on (they are tracked by session id).
+ */
+async function reissuable(ctx: ControllerContext, session: EdgeSession): Promise<EdgeSession> {
+  if (ctx.sessionTokens.reissues(session)) return session;
+  const tokenHash = tokenHashOf(ctx.sessionTokens.tokenOf(session.id));
+  await ctx.store.posture.sessions.setTokenHash(session.id, tokenHash);
+  ctx.log.warn(
+    { sessionId: session.id },
+    'edge session re-keyed: its token was not derived under this master key (made before the upgrade to hashed ' +
+      'tokens, or by an instance with another key: instances of one database must share POSTERN_MASTER_KEY)',
+  );
+  return { ...session, tokenHash };
 }

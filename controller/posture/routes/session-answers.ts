@@ -20,7 +20,7 @@ export interface AnswerInputs {
 }
 
 interface Kept extends AnswerInputs {
-  token: string;
+  tokenHash: string;
   text: string;
 }
 
@@ -32,7 +32,7 @@ export class SessionAnswers {
     const known = this.kept.get(session.id);
     if (
       known &&
-      known.token === session.token &&
+      known.tokenHash === session.tokenHash &&
       known.service === inputs.service &&
       known.routers === inputs.routers &&
       known.presence === inputs.presence
@@ -40,7 +40,7 @@ export class SessionAnswers {
       return known.text;
     const text = render();
     if (this.kept.size >= KEPT_ANSWERS) this.kept.clear();
-    this.kept.set(session.id, { ...inputs, token: session.token, text });
+    this.kept.set(session.id, { ...inputs, tokenHash: session.tokenHash, text });
     return text;
   }
 }

@@ -41,9 +41,13 @@ export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: 
     const presence = routers.map((r) => (ctx.routerPresence.isOnline(r.id) ? '1' : '0')).join('');
     return { service, routers, presence };
   };
+  // The session's own client sees its token (derived, never stored); '' for one this controller cannot derive,
+  // which the next POST /sessions re-keys.
+  const tokenOf = (s: EdgeSession) => (ctx.sessionTokens.reissues(s) ? ctx.sessionTokens.tokenOf(s.id) : '');
   const render = (s: EdgeSession, { service, routers }: AnswerInputs) =>
     edgeSessionToWire(
       s,
+      tokenOf(s),
       service,
       routers.map((r) => routerToSessionWire(ctx, r)),
     );

@@ -5,8 +5,13 @@ import type { SessionEdgeRouter } from '../../../src/api/data-plane.js';
 import { ref } from '../../routes/management/refs.js';
 import type { EdgeSession, FailedServiceRequest } from '../posture-repository.js';
 
+/**
+ * `token` is the session's token for its own API session's client, and '' for administrators: OpenZiti's
+ * management detail requires the field, and an administrator is never shown a user's token.
+ */
 export function edgeSessionToWire(
   session: EdgeSession,
+  token: string,
   service: Service | undefined,
   edgeRouters: SessionEdgeRouter[] = [],
 ) {
@@ -17,7 +22,7 @@ export function edgeSessionToWire(
     _links: selfLinks('sessions', session.id),
     tags: {},
     type: session.type,
-    token: session.token,
+    token,
     apiSessionId: session.apiSessionId,
     apiSession: ref('api-sessions', session.apiSessionId, session.apiSessionId),
     serviceId: session.serviceId,

@@ -11,6 +11,7 @@ import { registerPostureCheckTypes } from './posture-check-types.js';
 import { registerConfigRoutes } from '../../configs/config-routes.js';
 import { registerEdgeRouterRoutes } from '../../edge-routers/edge-router-routes.js';
 import { registerRelatedLists } from './related-lists.js';
+import { registerEdgeSessions } from './edge-sessions.js';
 
 /** The management API's own routes (admin only, by the guard's default). */
 export function registerManagementRoutes(app: Api, ctx: ControllerContext): void {
@@ -24,5 +25,6 @@ export function registerManagementRoutes(app: Api, ctx: ControllerContext): void
   registerConfigRoutes(app, ctx);
   registerEdgeRouterRoutes(app, ctx);
   registerApiSessions(app, ctx);
+  registerEdgeSessions(app, ctx);
   registerRelatedLists(app, ctx);
 }

@@ -5,11 +5,13 @@
 import type { PgDatabase } from './pg-database.js';
 import type { PolicyType } from '../../model.js';
 import type { Async } from '../async.js';
+import type { ListQuery, Page } from '../repository.js';
 import {
   FAILURE_COLUMNS,
   SESSION_COLUMNS,
   failureOf,
   failureValues,
+  sessionListSql,
   sessionOf,
   sessionValues,
   type FailureRow,
@@ -49,9 +51,28 @@ export class PgEdgeSessionRepository implements EdgeSessionRepository {
     return row && sessionOf(row);
   }
 
-  async getByToken(token: string): Promise<EdgeSession | undefined> {
-    const row = await this.db.one<SessionRow>(`SELECT * FROM edge_sessions WHERE token = ?`, [token]);
+  async getByTokenHash(tokenHash: string): Promise<EdgeSession | undefined> {
+    const row = await this.db.one<SessionRow>(`SELECT * FROM edge_sessions WHERE token_hash = ?`, [
+      tokenHash,
+    ]);
     return row && sessionOf(row);
+  }
+
+  async setTokenHash(id: string, tokenHash: string): Promise<boolean> {
+    return (await this.db.run(`UPDATE edge_sessions SET token_hash = ? WHERE id = ?`, [tokenHash, id])) > 0;
+  }
+
+  /** The page and the total from one snapshot (one statement); a page without rows is counted on its own. */
+  async list(query: ListQuery): Promise<Page<EdgeSession>> {
+    const { where, params, order, limit, offset } = sessionListSql(query, 'postgres');
+    const count = `SELECT count(*)::int FROM edge_sessions ${where}`;
+    const rows = await this.db.rows<SessionRow & { total_count: number }>(
+      `SELECT *, (${count}) AS total_count FROM edge_sessions ${where} ORDER BY ${order} LIMIT ? OFFSET ?`,
+      [...params, ...params, limit, offset],
+    );
+    const totalCount =
+      rows[0]?.total_count ?? (await this.db.one<{ n: number }>(`SELECT (${count}) AS n`, params))?.n ?? 0;
+    return { items: rows.map(sessionOf), totalCount, limit, offset };
   }
 
   async getMany(ids: readonly string[]): Promise<EdgeSession[]> {

@@ -3,11 +3,14 @@
  * SQLite's store/sqlite/posture-records.ts and PostgreSQL's store/postgres/posture-records.ts share these.
  */
 import type { PolicyType } from '../../model.js';
+import type { ListQuery } from '../repository.js';
+import { compileFilter, type FilterDialect, type FilterField } from '../../http/filter/index.js';
+import { MAX_LIMIT } from '../../http/list-query.js';
 import type { EdgeSession, FailedServiceRequest } from '../../posture/posture-repository.js';
 
 export interface SessionRow {
   id: string;
-  token: string;
+  token_hash: string;
   identity_id: string;
   api_session_id: string;
   service_id: string;
@@ -18,7 +21,7 @@ export interface SessionRow {
 
 export const sessionOf = (r: SessionRow): EdgeSession => ({
   id: r.id,
-  token: r.token,
+  tokenHash: r.token_hash,
   identityId: r.identity_id,
   apiSessionId: r.api_session_id,
   serviceId: r.service_id,
@@ -29,12 +32,12 @@ export const sessionOf = (r: SessionRow): EdgeSession => ({
 
 /** The columns of an edge session, in the order sessionValues gives their values. */
 export const SESSION_COLUMNS =
-  'id, token, identity_id, api_session_id, service_id, type, created_at, updated_at';
+  'id, token_hash, identity_id, api_session_id, service_id, type, created_at, updated_at';
 
 /** An edge session's values for an INSERT naming SESSION_COLUMNS. */
 export const sessionValues = (s: EdgeSession): string[] => [
   s.id,
-  s.token,
+  s.tokenHash,
   s.identityId,
   s.apiSessionId,
   s.serviceId,
@@ -42,6 +45,41 @@ export const sessionValues = (s: EdgeSession): string[] => [
   s.createdAt.toISOString(),
   s.updatedAt.toISOString(),
 ];
+
+/**
+ * What the management list's filter may name, as columns both stores declare alike (text, COLLATE "C" on
+ * PostgreSQL, ISO times that sort as text). The token hash is not among them: a filter must not probe it.
+ */
+export const SESSION_FILTER_FIELDS: Record<string, FilterField> = {
+  id: { sql: 'edge_sessions.id', type: 'string', notNull: true },
+  createdAt: { sql: 'edge_sessions.created_at', type: 'datetime', notNull: true },
+  updatedAt: { sql: 'edge_sessions.updated_at', type: 'datetime', notNull: true },
+  type: { sql: 'edge_sessions.type', type: 'string', notNull: true },
+  apiSessionId: { sql: 'edge_sessions.api_session_id', type: 'string', notNull: true },
+  serviceId: { sql: 'edge_sessions.service_id', type: 'string', notNull: true },
+  identityId: { sql: 'edge_sessions.identity_id', type: 'string', notNull: true },
+};
+
+/**
+ * The management list's query as SQL pieces for `SELECT … FROM edge_sessions {where} ORDER BY {order} LIMIT
+ * {limit} OFFSET {offset}`: the filter's predicate, sort and paging (within the API's limit), oldest first
+ * without a `sort by`, ties broken by id in the direction of the last sort term.
+ */
+export function sessionListSql(query: ListQuery, dialect: FilterDialect) {
+  const compiled =
+    query.filter === undefined ? undefined : compileFilter(query.filter, SESSION_FILTER_FIELDS, dialect);
+  const orderBy = compiled?.orderBy ?? '';
+  const tieBreak = /\bDESC( NULLS (FIRST|LAST))?$/i.test(orderBy) ? 'DESC' : 'ASC';
+  return {
+    where: compiled?.where ? `WHERE ${compiled.where}` : '',
+    params: compiled?.params ?? [],
+    order: orderBy
+      ? `${orderBy}, edge_sessions.id ${tieBreak}`
+      : 'edge_sessions.created_at, edge_sessions.id',
+    limit: Math.min(compiled?.limit ?? query.limit, MAX_LIMIT),
+    offset: compiled?.offset ?? query.offset,
+  };
+}
 
 export interface FailureRow {
   identity_id: string;

@@ -1,11 +1,13 @@
 /** The SQLite side of posture evaluation's records: edge sessions, failed requests, service-change marks. */
 import type { Db } from '../database.js';
 import type { PolicyType } from '../../model.js';
+import type { ListQuery, Page } from '../repository.js';
 import {
   FAILURE_COLUMNS,
   SESSION_COLUMNS,
   failureOf,
   failureValues,
+  sessionListSql,
   sessionOf,
   sessionValues,
   type FailureRow,
@@ -41,7 +43,8 @@ export class SqliteEdgeSessionRepository implements SyncEdgeSessionRepository {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       get: db.prepare(`SELECT * FROM edge_sessions WHERE id = ?`),
-      getByToken: db.prepare(`SELECT * FROM edge_sessions WHERE token = ?`),
+      getByTokenHash: db.prepare(`SELECT * FROM edge_sessions WHERE token_hash = ?`),
+      setTokenHash: db.prepare(`UPDATE edge_sessions SET token_hash = ? WHERE id = ?`),
       getMany: db.prepare(`SELECT * FROM edge_sessions WHERE id IN (SELECT value FROM json_each(?))`),
       all: db.prepare(`SELECT * FROM edge_sessions`),
       find: db.prepare(
@@ -78,9 +81,14 @@ export class SqliteEdgeSessionRepository implements SyncEdgeSessionRepository {
     return row && sessionOf(row);
   }
 
-  getByToken(token: string): EdgeSession | undefined {
-    const row = this.stmts.getByToken.get(token) as SessionRow | undefined;
+  getByTokenHash(tokenHash: string): EdgeSession | undefined {
+    const row = this.stmts.getByTokenHash.get(tokenHash) as SessionRow | undefined;
     return row && sessionOf(row);
+  }
+
+  setTokenHash(id: string, tokenHash: string): boolean {
+    this.clearCache();
+    return this.stmts.setTokenHash.run(tokenHash, id).changes > 0;
   }
 
   getMany(ids: readonly string[]): EdgeSession[] {
@@ -89,6 +97,17 @@ export class SqliteEdgeSessionRepository implements SyncEdgeSessionRepository {
 
   all(): EdgeSession[] {
     return (this.stmts.all.all() as SessionRow[]).map(sessionOf);
+  }
+
+  list(query: ListQuery): Page<EdgeSession> {
+    const { where, params, order, limit, offset } = sessionListSql(query, 'sqlite');
+    const total = this.db.prepare(`SELECT COUNT(*) AS n FROM edge_sessions ${where}`).get(...params) as {
+      n: number;
+    };
+    const rows = this.db
+      .prepare(`SELECT * FROM edge_sessions ${where} ORDER BY ${order} LIMIT ? OFFSET ?`)
+      .all(...params, limit, offset) as SessionRow[];
+    return { items: rows.map(sessionOf), totalCount: total.n, limit, offset };
   }
 
   find(apiSessionId: string, serviceId: string, type: PolicyType): EdgeSession | undefined {

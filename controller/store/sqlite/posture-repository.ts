@@ -125,7 +125,10 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
         `SELECT * FROM posture_api_sessions WHERE identity_id = ? ORDER BY api_session_id`,
       ),
       ensureApiSession: db.prepare(
-        `INSERT OR IGNORE INTO posture_api_sessions (api_session_id, identity_id) VALUES (?, ?)`,
+        // Only for a live API session (the foreign key would refuse it): an event that arrives after its API
+        // session ended writes nothing.
+        `INSERT OR IGNORE INTO posture_api_sessions (api_session_id, identity_id)
+           SELECT ?1, ?2 WHERE EXISTS (SELECT 1 FROM api_sessions WHERE id = ?1)`,
       ),
       clearMfa: db.prepare(`UPDATE posture_api_sessions SET mfa_passed_at = NULL WHERE identity_id = ?`),
       identityOf: db.prepare(`SELECT identity_id FROM posture_api_sessions WHERE api_session_id = ?`),

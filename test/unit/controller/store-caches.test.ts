@@ -350,7 +350,7 @@ describe('posture facts reported again unchanged', () => {
 describe('edge sessions found', () => {
   const edgeSession = (id: string, apiSessionId = 'api-1') => ({
     id,
-    token: `token-${id}`,
+    tokenHash: `hash-${id}`,
     identityId: 'ann',
     apiSessionId,
     serviceId: 'svc',

@@ -5,9 +5,9 @@ import type { EdgeRouter, Service } from '../../../controller/model.js';
 import type { EdgeSession } from '../../../controller/posture/posture-repository.js';
 
 const at = new Date('2026-01-01T00:00:00Z');
-const session = (token = 't1'): EdgeSession => ({
+const session = (tokenHash = 't1'): EdgeSession => ({
   id: 'e1',
-  token,
+  tokenHash,
   identityId: 'i',
   apiSessionId: 'a',
   serviceId: 's',
@@ -32,7 +32,7 @@ describe('SessionAnswers', () => {
       'answer 3',
     );
     expect(answer(session(), { service, routers: [...routers], presence: '0' }), 'routers').toBe('answer 4');
-    expect(answer(session('t2'), { service, routers, presence: '0' }), 'a new session, same id').toBe(
+    expect(answer(session('t2'), { service, routers, presence: '0' }), 'another token, same id').toBe(
       'answer 5',
     );
     expect(answer(session('t2'), { service: undefined, routers, presence: '0' })).toBe('answer 6');

@@ -116,7 +116,7 @@ describe('SqlitePostureRepository', () => {
     data.updateApiSession('live', 'i1', {});
     const edge = (id: string, apiSessionId: string) => ({
       id,
-      token: `t-${id}`,
+      tokenHash: `h-${id}`,
       identityId: 'i1',
       apiSessionId,
       serviceId: 's',
