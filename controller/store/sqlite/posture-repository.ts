@@ -128,7 +128,7 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
         // Only for a live API session (the foreign key would refuse it): an event that arrives after its API
         // session ended writes nothing.
         `INSERT OR IGNORE INTO posture_api_sessions (api_session_id, identity_id)
-           SELECT ?1, ?2 WHERE EXISTS (SELECT 1 FROM api_sessions WHERE id = ?1)`,
+           SELECT ?, ? WHERE EXISTS (SELECT 1 FROM api_sessions WHERE id = ?)`,
       ),
       clearMfa: db.prepare(`UPDATE posture_api_sessions SET mfa_passed_at = NULL WHERE identity_id = ?`),
       identityOf: db.prepare(`SELECT identity_id FROM posture_api_sessions WHERE api_session_id = ?`),
@@ -283,7 +283,7 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
     // The row may exist under another identity (INSERT OR IGNORE keeps it): forget that one too.
     this.forgetApiSession(apiSessionId);
     this.forget(identityId);
-    this.stmts.ensureApiSession.run(apiSessionId, identityId);
+    this.stmts.ensureApiSession.run(apiSessionId, identityId, apiSessionId);
     if (entries.length === 0) return;
     const sets = entries.map(([key]) => `${COLUMNS[key]} = ?`).join(', ');
     const values = entries.map(([key, v]) =>
