@@ -2,8 +2,8 @@
  * Client input never reaches the router link unvalidated (issue 22, item 5). On real processes (a controller,
  * a standalone router, a service): unauthenticated CONNECTs carrying a malformed token (40,000 backslashes,
  * which JSON escapes to 80,000 bytes: past the link's frame limit, the controller used to end the link) or
- * streams of well-formed unknown tokens leave the link up, cost the controller no store reads beyond the
- * router's lookup budget, and a revocation still reaches the router within a second while they run.
+ * streams of well-formed unknown tokens leave the link up, a connection past its lookup budget is refused
+ * with TOO_MANY_LOOKUPS, and a revocation still reaches the router within a second while they run.
  */
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
