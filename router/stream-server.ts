@@ -67,6 +67,7 @@ export function createStreamServer(options: StreamServerOptions): Http2SecureSer
   });
   const sessions = new Set<ServerHttp2Session>();
   const lookups = new TokenLookups(options.link);
+  const capRefusals = new LogThrottle();
   const budgets = new WeakMap<Http2Session, LookupBudget>();
   server.on('session', (session) => {
     budgets.set(session, new LookupBudget());
@@ -79,7 +80,7 @@ export function createStreamServer(options: StreamServerOptions): Http2SecureSer
   server.on('stream', (stream, headers) => {
     stream.on('error', () => undefined);
     const budget = (stream.session && budgets.get(stream.session)) ?? new LookupBudget();
-    void handleStream(stream, headers, { ...options, lookups, budget }).catch((err: unknown) => {
+    void handleStream(stream, headers, { ...options, lookups, budget, capRefusals }).catch((err: unknown) => {
       options.log.error({ err }, 'stream failed');
       refuse(stream, 'TARGET_UNREACHABLE', 'internal error');
     });
@@ -91,12 +92,30 @@ interface StreamContext extends StreamServerOptions {
   lookups: TokenLookups;
   /** this HTTP/2 connection's lookup budget */
   budget: LookupBudget;
+  capRefusals: LogThrottle;
+}
+
+/** Refusals at a cap are logged, but a client hammering one cannot flood the log: one line per interval. */
+const CAP_LOG_INTERVAL_MS = 10_000;
+class LogThrottle {
+  private loggedAt = -Infinity;
+  private since = 0;
+
+  /** Counts one; returns how many there were since the last line when one is due now, else undefined. */
+  count(): number | undefined {
+    this.since++;
+    if (Date.now() - this.loggedAt < CAP_LOG_INTERVAL_MS) return undefined;
+    const since = this.since;
+    this.loggedAt = Date.now();
+    this.since = 0;
+    return since;
+  }
 }
 
 async function handleStream(
   stream: ServerHttp2Stream,
   headers: IncomingHttpHeaders,
-  { table, link, log, lookups, budget }: StreamContext,
+  { table, link, log, lookups, budget, capRefusals }: StreamContext,
 ): Promise<void> {
   if (headers[':method'] !== 'CONNECT') {
     stream.respond({ ':status': 405 }, { endStream: true });
@@ -140,7 +159,12 @@ async function handleStream(
     },
   });
   if (typeof slot === 'string') {
-    log.warn({ sessionId: session.id, identityId: session.identityId, cap: slot }, 'stream refused at a cap');
+    const refusedSince = capRefusals.count();
+    if (refusedSince !== undefined)
+      log.warn(
+        { sessionId: session.id, identityId: session.identityId, cap: slot, refusedSince },
+        'stream refused at a cap',
+      );
     return refuse(stream, slot, capMessage(slot));
   }
   const release = slot;
