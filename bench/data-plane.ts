@@ -1,7 +1,8 @@
 /**
  * The data plane's figures, each against a baseline in the same run: tunnel throughput ÷ direct loopback TCP
  * to the same echo service, connection setup through a warm router connection (p50/p99), the time until the
- * last of 1,000 live tunnels is cut after a revocation, and router memory per idle tunnel at 10,000 tunnels.
+ * last of one session's live tunnels (as many as it may have: 500) is cut after a revocation, and router memory
+ * per idle tunnel at 10,000 tunnels (spread over as many sign-ins and identities as the stream caps need).
  *
  * Four processes, as deployed: the controller (with no embedded router), a standalone router enrolled with a
  * one-time token, the echo service, and this bench as the agent side.
@@ -14,6 +15,7 @@ import { spawnController } from '../test/helpers/controller.js';
 import { spawnRouter } from '../test/helpers/router-process.js';
 import { CLIENT, MGMT } from '../test/helpers/api.js';
 import { create, openStream, publishService, routerSession } from '../test/helpers/data-plane-world.js';
+import { MAX_STREAMS_PER_IDENTITY, MAX_STREAMS_PER_SESSION } from '../src/api/data-plane.js';
 import { Api } from '../test/helpers/api.js';
 import { adminOf, spawnListening, tempDir, ADMIN_PASSWORD } from './lib/children.js';
 import { figure, percentile, type Figure } from './lib/figure.js';
@@ -74,16 +76,9 @@ export async function dataPlaneFigures(options: BenchOptions): Promise<Figure[]>
     const user = new Api(controller.url);
     if ((await user.login('bench-user', 'bench-password', CLIENT)).status !== 200)
       throw new Error('user login failed');
-    let session = await dial(user, serviceId);
-    const h2 = await routerSession(session.edgeRouters[0]!.urls.tls!, session.edgeRouters[0]!.fingerprint);
-    // Streams straight to the router (what the agent opens per connection), for the router-side figures.
-    const routerStreams: Tunnel = {
-      async open() {
-        const opened = await openStream(h2, session.token, serviceId);
-        if (opened.status !== 200) throw new Error(`stream refused: ${opened.status} ${opened.error}`);
-        return opened.stream;
-      },
-    };
+    // The router connection the revocation rounds open their streams on.
+    const first = (await dial(user, serviceId)).edgeRouters[0]!;
+    const h2 = await routerSession(first.urls.tls!, first.fingerprint);
     // The user's path: a TCP connection to the agent's local listener, carried by the agent's tunnel.
     const agentTunnel = new TunnelManager({
       createSession: (id) => dial(user, id) as Promise<SessionDetail>,
@@ -101,8 +96,12 @@ export async function dataPlaneFigures(options: BenchOptions): Promise<Figure[]>
       figures.push(await throughputFigure(throughAgent, direct, options));
       figures.push(...(await setupFigures(throughAgent, direct, options)));
       figures.push(await revocationFigure(user, serviceId, h2, options));
-      session = await dial(user, serviceId); // the revocation rounds removed the session this one shared
-      figures.push(await memoryFigure(router.pid, routerStreams, options));
+      const many = await capacityStreams(admin, controller.url, serviceId, memoryTunnels(options));
+      try {
+        figures.push(await memoryFigure(router.pid, many, options));
+      } finally {
+        many.close();
+      }
     } finally {
       await agentTunnel.stop();
       h2.destroy();
@@ -237,7 +236,7 @@ async function revocationFigure(
   h2: ClientHttp2Session,
   options: BenchOptions,
 ): Promise<Figure> {
-  const tunnels = options.quick ? 200 : 1000;
+  const tunnels = options.quick ? 200 : MAX_STREAMS_PER_SESSION;
   const rounds = options.quick ? 1 : 3;
   const lastClosed: number[] = [];
   for (let round = 0; round < rounds; round++) {
@@ -271,8 +270,65 @@ async function revocationFigure(
   });
 }
 
+const memoryTunnels = (options: BenchOptions) => (options.quick ? 2000 : 10_000);
+
+/**
+ * Streams straight to the router for `count` tunnels: the stream caps allow 500 per edge session and 2,000 per
+ * identity, so this signs in as many bench identities as it takes, each on several "devices" (API sessions),
+ * each identity on its own connection (which carries up to 2,000 streams).
+ */
+async function capacityStreams(
+  admin: Api,
+  url: string,
+  serviceId: string,
+  count: number,
+): Promise<Tunnel & { close(): void }> {
+  const slots: { h2: ClientHttp2Session; token: string; left: number }[] = [];
+  const connections: ClientHttp2Session[] = [];
+  for (let planned = 0, n = 0; planned < count; n++) {
+    const name = `bench-capacity-${n}`;
+    const identityId = await create(admin, 'identities', {
+      name,
+      type: 'User',
+      isAdmin: false,
+      roleAttributes: ['bench-users'],
+    });
+    await create(admin, 'authenticators', {
+      method: 'updb',
+      identityId,
+      username: name,
+      password: 'bench-password',
+    });
+    let h2: ClientHttp2Session | undefined;
+    for (let d = 0; d < MAX_STREAMS_PER_IDENTITY / MAX_STREAMS_PER_SESSION && planned < count; d++) {
+      const device = new Api(url);
+      if ((await device.login(name, 'bench-password', CLIENT)).status !== 200)
+        throw new Error('login failed');
+      const session = await dial(device, serviceId);
+      if (!h2) {
+        h2 = await routerSession(session.edgeRouters[0]!.urls.tls!, session.edgeRouters[0]!.fingerprint);
+        connections.push(h2);
+      }
+      const left = Math.min(MAX_STREAMS_PER_SESSION, count - planned);
+      slots.push({ h2, token: session.token, left });
+      planned += left;
+    }
+  }
+  return {
+    async open() {
+      const slot = slots.find((s) => s.left > 0);
+      if (!slot) throw new Error('more streams than planned');
+      slot.left--;
+      const opened = await openStream(slot.h2, slot.token, serviceId);
+      if (opened.status !== 200) throw new Error(`stream refused: ${opened.status} ${opened.error}`);
+      return opened.stream;
+    },
+    close: () => connections.forEach((c) => c.destroy()),
+  };
+}
+
 async function memoryFigure(routerPid: number, tunnel: Tunnel, options: BenchOptions): Promise<Figure> {
-  const count = options.quick ? 2000 : 10_000;
+  const count = memoryTunnels(options);
   await sleep(1000);
   const before = rssMiB(routerPid);
   const open: (ClientHttp2Stream | Socket)[] = [];

@@ -10,13 +10,21 @@ import {
   ROUTER_ID_HEADER,
   LINK_CLOSE_NOT_ALLOWED,
   ROUTER_LINK_PATH,
-  type ControllerToRouter,
   type RouterServiceTarget,
   type RouterSession,
   type RouterToController,
 } from '../src/api/data-plane.js';
 import type { Logger } from 'pino';
+import { parseControllerMessage } from './link-messages.js';
 import type { SessionTable } from './session-table.js';
+
+/** What a lookup learnt: `answered` is false when the controller could not be asked or did not answer. */
+export interface LookupAnswer {
+  answered: boolean;
+  session: RouterSession | null;
+  service: RouterServiceTarget | null;
+}
+const UNANSWERED: LookupAnswer = { answered: false, session: null, service: null };
 
 export interface LinkOptions {
   controllerUrl: string;
@@ -46,10 +54,7 @@ export class ControllerLink extends EventEmitter<{ up: []; down: []; failClosed:
   private retryTimer: NodeJS.Timeout | undefined;
   private silenceTimer: NodeJS.Timeout | undefined;
   private nextLookup = 1;
-  private readonly lookups = new Map<
-    number,
-    (r: { session: RouterSession | null; service: RouterServiceTarget | null }) => void
-  >();
+  private readonly lookups = new Map<number, (answer: LookupAnswer) => void>();
 
   constructor(
     private readonly options: LinkOptions,
@@ -80,20 +85,19 @@ export class ControllerLink extends EventEmitter<{ up: []; down: []; failClosed:
     clearTimeout(this.retryTimer);
     clearTimeout(this.silenceTimer);
     this.socket?.terminate();
-    for (const answer of this.lookups.values()) answer({ session: null, service: null });
+    for (const answer of this.lookups.values()) answer(UNANSWERED);
     this.lookups.clear();
   }
 
-  /** Asks the controller about a token the router has not been told of. */
-  lookup(token: string): Promise<{ session: RouterSession | null; service: RouterServiceTarget | null }> {
+  /** Asks the controller about a token the router has not been told of (callers check its format first). */
+  lookup(token: string): Promise<LookupAnswer> {
     const socket = this.socket;
-    if (!socket || socket.readyState !== WebSocket.OPEN)
-      return Promise.resolve({ session: null, service: null });
+    if (!socket || socket.readyState !== WebSocket.OPEN) return Promise.resolve(UNANSWERED);
     const id = this.nextLookup++;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.lookups.delete(id);
-        resolve({ session: null, service: null });
+        resolve(UNANSWERED);
       }, LOOKUP_TIMEOUT_MS);
       this.lookups.set(id, (result) => {
         clearTimeout(timer);
@@ -141,12 +145,17 @@ export class ControllerLink extends EventEmitter<{ up: []; down: []; failClosed:
   }
 
   private onMessage(text: string): void {
-    let message: ControllerToRouter;
+    const message = parseControllerMessage(text);
+    if (!message) return void this.log.warn({ chars: text.length }, 'controller link frame ignored');
     try {
-      message = JSON.parse(text) as ControllerToRouter;
-    } catch {
-      return;
+      this.apply(message);
+    } catch (err) {
+      // Thrown from the socket's message handler it would end the link: it costs this frame only.
+      this.log.error({ err, t: message.t }, 'controller link frame failed');
     }
+  }
+
+  private apply(message: NonNullable<ReturnType<typeof parseControllerMessage>>): void {
     switch (message.t) {
       case 'snapshot': {
         const cut = this.table.replace(message.sessions, message.services);
@@ -173,7 +182,11 @@ export class ControllerLink extends EventEmitter<{ up: []; down: []; failClosed:
         this.table.setTarget(message.service);
         break;
       case 'lookup.result':
-        this.lookups.get(message.id)?.({ session: message.session, service: message.service });
+        this.lookups.get(message.id)?.({
+          answered: true,
+          session: message.session,
+          service: message.service,
+        });
         break;
     }
   }

@@ -4,10 +4,16 @@
  * session, so a revocation can cut them at once.
  */
 import { createHash } from 'node:crypto';
-import type { RouterServiceTarget, RouterSession } from '../src/api/data-plane.js';
+import {
+  MAX_STREAMS_PER_IDENTITY,
+  MAX_STREAMS_PER_SESSION,
+  type RouterServiceTarget,
+  type RouterSession,
+} from '../src/api/data-plane.js';
 
 /** Something carrying a user's bytes that can be cut. */
 export interface LiveStream {
+  /** ends the stream; its owner gives its slot back (the function `open` returned) as it ends */
   cut(reason: string): void;
 }
 
@@ -18,6 +24,8 @@ export class SessionTable {
   private readonly byId = new Map<string, RouterSession>();
   private readonly targets = new Map<string, RouterServiceTarget>();
   private readonly streams = new Map<string, Set<LiveStream>>();
+  /** the same live streams by identity, for the per-identity cap */
+  private readonly identityStreams = new Map<string, Set<LiveStream>>();
 
   get sessionCount(): number {
     return this.byId.size;
@@ -82,15 +90,23 @@ export class SessionTable {
     return cut;
   }
 
-  /** Tracks a stream under its session; the returned function forgets it (call when it ends). */
-  track(sessionId: string, stream: LiveStream): () => void {
-    let set = this.streams.get(sessionId);
-    if (!set) this.streams.set(sessionId, (set = new Set()));
-    set.add(stream);
+  /**
+   * Takes a stream slot for the session, before anything is dialed (so parallel opens cannot overshoot):
+   * returns the function that gives it back (call it when the stream ends), or the cap it would pass.
+   */
+  open(
+    session: RouterSession,
+    stream: LiveStream,
+  ): (() => void) | 'SESSION_STREAM_LIMIT' | 'IDENTITY_STREAM_LIMIT' {
+    const own = this.streams.get(session.id);
+    if ((own?.size ?? 0) >= MAX_STREAMS_PER_SESSION) return 'SESSION_STREAM_LIMIT';
+    const identity = this.identityStreams.get(session.identityId);
+    if ((identity?.size ?? 0) >= MAX_STREAMS_PER_IDENTITY) return 'IDENTITY_STREAM_LIMIT';
+    setIn(this.streams, session.id, stream);
+    setIn(this.identityStreams, session.identityId, stream);
     return () => {
-      const current = this.streams.get(sessionId);
-      current?.delete(stream);
-      if (current?.size === 0) this.streams.delete(sessionId);
+      deleteFrom(this.streams, session.id, stream);
+      deleteFrom(this.identityStreams, session.identityId, stream);
     };
   }
 
@@ -108,4 +124,16 @@ export class SessionTable {
     }
     return cut;
   }
+}
+
+function setIn(map: Map<string, Set<LiveStream>>, key: string, stream: LiveStream): void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(stream);
+}
+
+function deleteFrom(map: Map<string, Set<LiveStream>>, key: string, stream: LiveStream): void {
+  const set = map.get(key);
+  set?.delete(stream);
+  if (set?.size === 0) map.delete(key);
 }

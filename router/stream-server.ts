@@ -9,13 +9,18 @@ import {
   constants,
   createSecureServer,
   type Http2SecureServer,
+  type Http2Session,
   type IncomingHttpHeaders,
   type ServerHttp2Session,
   type ServerHttp2Stream,
 } from 'node:http2';
 import type { Logger } from 'pino';
 import {
+  isSessionTokenFormat,
+  MAX_STREAMS_PER_IDENTITY,
+  MAX_STREAMS_PER_SESSION,
   STREAM_ERROR_HEADER,
+  STREAM_ERROR_MESSAGE_HEADER,
   STREAM_ERRORS,
   STREAM_SERVICE_HEADER,
   STREAM_TOKEN_HEADER,
@@ -24,6 +29,7 @@ import {
 } from '../src/api/data-plane.js';
 import type { ControllerLink } from './controller-link.js';
 import type { SessionTable } from './session-table.js';
+import { LookupBudget, TokenLookups } from './token-lookups.js';
 
 /**
  * Flow-control windows large enough that a single stream is not window-bound on a fast link, and small
@@ -48,13 +54,23 @@ export function createStreamServer(options: StreamServerOptions): Http2SecureSer
     key: options.keyPem,
     cert: options.certPem,
     allowHTTP1: false,
-    settings: { initialWindowSize: STREAM_WINDOW, enableConnectProtocol: false },
-    // Many idle tunnels on one connection are normal; the default cap would refuse streams under load.
-    peerMaxConcurrentStreams: 100_000,
+    // An agent carries all its identity's tunnels on one connection: as many at once as the identity may
+    // have (session-table.ts refuses the one past a cap with a clear reason; this bounds a connection that
+    // presents many identities' tokens, or none).
+    settings: {
+      initialWindowSize: STREAM_WINDOW,
+      enableConnectProtocol: false,
+      maxConcurrentStreams: MAX_STREAMS_PER_IDENTITY,
+    },
+    peerMaxConcurrentStreams: MAX_STREAMS_PER_IDENTITY,
     maxSessionMemory: 64,
   });
   const sessions = new Set<ServerHttp2Session>();
+  const lookups = new TokenLookups(options.link);
+  const capRefusals = new LogThrottle();
+  const budgets = new WeakMap<Http2Session, LookupBudget>();
   server.on('session', (session) => {
+    budgets.set(session, new LookupBudget());
     sessions.add(session);
     session.on('close', () => sessions.delete(session));
     session.setLocalWindowSize(SESSION_WINDOW);
@@ -63,7 +79,8 @@ export function createStreamServer(options: StreamServerOptions): Http2SecureSer
   openSessions.set(server, sessions);
   server.on('stream', (stream, headers) => {
     stream.on('error', () => undefined);
-    void handleStream(stream, headers, options).catch((err: unknown) => {
+    const budget = (stream.session && budgets.get(stream.session)) ?? new LookupBudget();
+    void handleStream(stream, headers, { ...options, lookups, budget, capRefusals }).catch((err: unknown) => {
       options.log.error({ err }, 'stream failed');
       refuse(stream, 'TARGET_UNREACHABLE', 'internal error');
     });
@@ -71,27 +88,57 @@ export function createStreamServer(options: StreamServerOptions): Http2SecureSer
   return server;
 }
 
+interface StreamContext extends StreamServerOptions {
+  lookups: TokenLookups;
+  /** this HTTP/2 connection's lookup budget */
+  budget: LookupBudget;
+  capRefusals: LogThrottle;
+}
+
+/** Refusals at a cap are logged, but a client hammering one cannot flood the log: one line per interval. */
+const CAP_LOG_INTERVAL_MS = 10_000;
+class LogThrottle {
+  private loggedAt = -Infinity;
+  private since = 0;
+
+  /** Counts one; returns how many there were since the last line when one is due now, else undefined. */
+  count(): number | undefined {
+    this.since++;
+    if (Date.now() - this.loggedAt < CAP_LOG_INTERVAL_MS) return undefined;
+    const since = this.since;
+    this.loggedAt = Date.now();
+    this.since = 0;
+    return since;
+  }
+}
+
 async function handleStream(
   stream: ServerHttp2Stream,
   headers: IncomingHttpHeaders,
-  { table, link, log }: StreamServerOptions,
+  { table, link, log, lookups, budget, capRefusals }: StreamContext,
 ): Promise<void> {
   if (headers[':method'] !== 'CONNECT') {
     stream.respond({ ':status': 405 }, { endStream: true });
     return;
   }
   if (!link.accepting) return refuse(stream, 'CONTROLLER_UNREACHABLE', 'controller unreachable');
-  const token = String(headers[STREAM_TOKEN_HEADER] ?? '');
+  const token = headers[STREAM_TOKEN_HEADER];
   const serviceId = String(headers[STREAM_SERVICE_HEADER] ?? '');
-  let session: RouterSession | undefined = token ? table.session(token) : undefined;
-  if (!session && token) {
-    // The controller's push of a brand-new session may still be on its way: ask it directly.
-    const found = await link.lookup(token);
-    if (found.session) {
-      table.add(found.session);
-      if (found.service) table.setTarget(found.service);
-      session = found.session;
-    } else if (!link.isUp) return refuse(stream, 'CONTROLLER_UNREACHABLE', 'controller unreachable');
+  // Not the controller's token format: unknown, and never relayed to the controller.
+  if (!isSessionTokenFormat(token)) return refuse(stream, 'INVALID_SESSION', 'unknown or revoked session');
+  let session: RouterSession | undefined = table.session(token);
+  if (!session) {
+    // The controller's push of a brand-new session may still be on its way: ask it (rationed).
+    const found = await lookups.find(token, budget);
+    if (found.kind === 'limited')
+      return refuse(stream, 'TOO_MANY_LOOKUPS', 'too many unknown session tokens on this connection');
+    if (found.kind === 'unanswered' && !link.isUp)
+      return refuse(stream, 'CONTROLLER_UNREACHABLE', 'controller unreachable');
+    if (found.kind === 'found' && found.answer.session) {
+      table.add(found.answer.session);
+      if (found.answer.service) table.setTarget(found.answer.service);
+      session = found.answer.session;
+    }
   }
   if (!session) return refuse(stream, 'INVALID_SESSION', 'unknown or revoked session');
   if (session.type !== 'Dial') return refuse(stream, 'NOT_DIAL', 'a Bind session cannot dial');
@@ -101,27 +148,49 @@ async function handleStream(
   if (!host || host.protocol !== 'tcp')
     return refuse(stream, 'NO_HOST_CONFIG', 'service has no tcp host.v1 config');
 
-  const dialed = await dial(host.address, host.port);
-  if (!dialed) return refuse(stream, 'TARGET_UNREACHABLE', `${host.address}:${host.port} did not accept`);
-  const target = dialed;
-  // Revoked while dialing: do not let it through.
-  if (!table.isLive(session.id) || stream.destroyed) {
-    target.destroy();
-    return refuse(stream, 'INVALID_SESSION', 'session revoked');
-  }
-  stream.respond({ ':status': 200 });
-  const sessionId = session.id;
-  const untrack = table.track(sessionId, { cut: () => finish(constants.NGHTTP2_CANCEL) });
+  // The slot is taken before dialing, so a burst of opens cannot pass the caps while dials are pending.
+  let target: Socket | undefined = undefined;
   let finished = false;
+  let revoked = false;
+  const slot = table.open(session, {
+    cut: () => {
+      if (target) finish(constants.NGHTTP2_CANCEL);
+      else revoked = true;
+    },
+  });
+  if (typeof slot === 'string') {
+    const refusedSince = capRefusals.count();
+    if (refusedSince !== undefined)
+      log.warn(
+        { sessionId: session.id, identityId: session.identityId, cap: slot, refusedSince },
+        'stream refused at a cap',
+      );
+    return refuse(stream, slot, capMessage(slot));
+  }
+  const release = slot;
   // Ends the tunnel. The service side is dropped only once the stream has closed: destroying it first would
   // destroy the stream's handle before its RST_STREAM went out, leaving the client hanging.
   function finish(code: number): void {
     if (finished) return;
     finished = true;
-    untrack();
-    if (stream.closed || stream.destroyed) return void target.destroy();
-    stream.close(code, () => target.destroy());
+    release();
+    if (stream.closed || stream.destroyed) return void target?.destroy();
+    stream.close(code, () => target?.destroy());
   }
+
+  const dialed = await dial(host.address, host.port);
+  // Revoked while dialing: do not let it through.
+  if (revoked || !table.isLive(session.id) || stream.destroyed) {
+    release();
+    dialed?.destroy();
+    return refuse(stream, 'INVALID_SESSION', 'session revoked');
+  }
+  if (!dialed) {
+    release();
+    return refuse(stream, 'TARGET_UNREACHABLE', `${host.address}:${host.port} did not accept`);
+  }
+  target = dialed;
+  stream.respond({ ':status': 200 });
   // `pipe`, not `pipeline`: pipeline destroys the HTTP/2 stream on the first error, before its RST is sent.
   // Both directions honour backpressure; a half-close from the client is passed on to the service.
   stream.pipe(target);
@@ -130,7 +199,13 @@ async function handleStream(
   // The service closed: what it sent is flushed first (NO_ERROR waits for the stream's writes to finish).
   target.on('close', () => finish(constants.NGHTTP2_NO_ERROR));
   stream.on('close', () => finish(constants.NGHTTP2_NO_ERROR));
-  log.debug({ sessionId, serviceId }, 'stream open');
+  log.debug({ sessionId: session.id, serviceId }, 'stream open');
+}
+
+function capMessage(cap: 'SESSION_STREAM_LIMIT' | 'IDENTITY_STREAM_LIMIT'): string {
+  return cap === 'SESSION_STREAM_LIMIT'
+    ? `the session has ${MAX_STREAMS_PER_SESSION} connections open (the most one session may have)`
+    : `the identity has ${MAX_STREAMS_PER_IDENTITY} connections open (the most one identity may have)`;
 }
 
 const openSessions = new WeakMap<Http2SecureServer, Set<ServerHttp2Session>>();
@@ -164,7 +239,7 @@ function dial(address: string, port: number): Promise<Socket | undefined> {
 function refuse(stream: ServerHttp2Stream, error: StreamError, message: string): void {
   if (stream.destroyed || stream.headersSent) return void stream.destroy();
   stream.respond(
-    { ':status': STREAM_ERRORS[error], [STREAM_ERROR_HEADER]: error, 'postern-error-message': message },
+    { ':status': STREAM_ERRORS[error], [STREAM_ERROR_HEADER]: error, [STREAM_ERROR_MESSAGE_HEADER]: message },
     { endStream: true },
   );
 }

@@ -15,12 +15,19 @@ import {
   type RouterToController,
 } from '../../src/api/data-plane.js';
 import type { ControllerContext } from '../context.js';
+import { parseRouterFrame } from './link-messages.js';
 import type { RouterDirectory } from './router-directory.js';
 
 /** Pings keep idle links (and the NATs between) alive and find dead ones: two missed answers end a link. */
 const PING_INTERVAL_MS = 10_000;
-/** A router's messages are small (hello, lookups); anything larger is not a router. */
-const MAX_MESSAGE_BYTES = 64 * 1024;
+/**
+ * The WebSocket's own ceiling on one frame; the library ends the link past it, so it sits far above what a
+ * router sends (a hello and lookups of a few hundred bytes) and above MAX_ROUTER_MESSAGE_CHARS, which
+ * ignores a frame without ending the link. Only a broken router reaches this.
+ */
+const MAX_FRAME_BYTES = 1024 * 1024;
+/** Ignored frames are logged at most this often per link, with how many there were. */
+const IGNORED_LOG_INTERVAL_MS = 10_000;
 
 export interface RouterLink {
   readonly routerId: string;
@@ -37,7 +44,7 @@ export interface LinkHandlers {
 }
 
 export class RouterLinkServer {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   private readonly links = new Map<string, { link: RouterLink; socket: WebSocket; alive: boolean }>();
   private readonly pinger: NodeJS.Timeout;
   /** `dropUnauthorized` passes started: a router authenticated before one may have been linked after it */
@@ -135,14 +142,22 @@ export class RouterLinkServer {
     const entry = { link, socket: ws, alive: true };
     this.links.set(routerId, entry);
     ws.on('pong', () => (entry.alive = true));
+    let ignored = 0;
+    let ignoredLoggedAt = 0;
     ws.on('message', (data) => {
-      let message: RouterToController;
-      try {
-        message = JSON.parse(String(data)) as RouterToController;
-      } catch {
-        return void ws.close(4000, 'messages are JSON');
-      }
-      this.handle('router link message failed', routerId, () => this.handlers.message(link, message));
+      // Whatever a frame holds, it costs that frame alone: the link (and every revocation on it) stays up.
+      const frame = parseRouterFrame(String(data));
+      if (frame.kind === 'message')
+        return this.handle('router link message failed', routerId, () =>
+          this.handlers.message(link, frame.message),
+        );
+      if (frame.kind === 'unknown-token')
+        return link.send({ t: 'lookup.result', id: frame.id, session: null, service: null });
+      ignored++;
+      if (Date.now() - ignoredLoggedAt < IGNORED_LOG_INTERVAL_MS) return;
+      this.ctx.log.warn({ routerId, why: frame.why, ignored }, 'router link frame ignored');
+      ignoredLoggedAt = Date.now();
+      ignored = 0;
     });
     ws.on('close', () => {
       if (this.links.get(routerId) === entry) this.links.delete(routerId);

@@ -128,9 +128,10 @@ export function startRouterFeed(
     opened: (link) => deliver('snapshot', [link], readSnapshot, snapshotFor),
     closed: () => undefined,
     message: (link, message) => {
+      // Frames arrive checked (link-messages.ts): a lookup's token has a token's shape.
       if (message.t === 'hello')
-        return directory.recordListener(link.routerId, String(message.hostname), message.urls ?? {});
-      if (message.t === 'lookup' && typeof message.token === 'string') {
+        return directory.recordListener(link.routerId, message.hostname, message.urls);
+      if (message.t === 'lookup') {
         const { id, token } = message;
         return deliver(
           'lookup',

@@ -117,6 +117,27 @@ export const STREAM_TOKEN_HEADER = 'postern-session-token';
 export const STREAM_SERVICE_HEADER = 'postern-service-id';
 /** On a refused stream: a machine-readable reason beside the HTTP status. */
 export const STREAM_ERROR_HEADER = 'postern-error';
+/** Beside `postern-error`: the router's words for the refusal (for logs; the agent shows its own). */
+export const STREAM_ERROR_MESSAGE_HEADER = 'postern-error-message';
+
+/**
+ * What a session token looks like: the controller issues a random UUID (`POST /sessions`). The router checks
+ * this before anything it was sent goes near its link, and the controller checks it again before a lookup
+ * reaches the store: a token of any other shape is unknown without asking anyone.
+ */
+const SESSION_TOKEN_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isSessionTokenFormat = (token: unknown): token is string =>
+  typeof token === 'string' && SESSION_TOKEN_FORMAT.test(token);
+
+/**
+ * Concurrent tunnel streams one edge router carries. Per edge session (one service, one API session): a
+ * browser opens at most a few hundred connections at once even through a wildcard service (Chromium's pool
+ * is 256 sockets), and a connection pool rarely more. Per identity (every service, every device it is signed
+ * in on): several such clients at once. Past either, a stream is refused with 429 (`postern-error`
+ * `SESSION_STREAM_LIMIT` / `IDENTITY_STREAM_LIMIT`) instead of taking a socket at the router and the backend.
+ */
+export const MAX_STREAMS_PER_SESSION = 500;
+export const MAX_STREAMS_PER_IDENTITY = 2_000;
 
 export const STREAM_ERRORS = {
   /** 401: the token is unknown, forged or its session was removed */
@@ -131,6 +152,12 @@ export const STREAM_ERRORS = {
   TARGET_UNREACHABLE: 502,
   /** 503: the router has lost its controller for longer than its grace period (fail closed) */
   CONTROLLER_UNREACHABLE: 503,
+  /** 429: the edge session already has MAX_STREAMS_PER_SESSION streams open on this router */
+  SESSION_STREAM_LIMIT: 429,
+  /** 429: the identity already has MAX_STREAMS_PER_IDENTITY streams open on this router */
+  IDENTITY_STREAM_LIMIT: 429,
+  /** 429: this connection presented too many tokens the router had to ask the controller about */
+  TOO_MANY_LOOKUPS: 429,
 } as const;
 export type StreamError = keyof typeof STREAM_ERRORS;
 

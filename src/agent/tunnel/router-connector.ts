@@ -6,6 +6,8 @@
 import { connect as h2connect, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import { connect as tlsConnect } from 'node:tls';
 import {
+  MAX_STREAMS_PER_IDENTITY,
+  MAX_STREAMS_PER_SESSION,
   normaliseFingerprint,
   STREAM_ERROR_HEADER,
   STREAM_SERVICE_HEADER,
@@ -24,7 +26,19 @@ const SESSION_MEMORY_MB = 64;
 const KEEPALIVE_MS = 15_000;
 const CONNECT_TIMEOUT_MS = 10_000;
 
-export type DialResult = { stream: ClientHttp2Stream } | { status: number; error: string };
+/** A refusal carries the router's code (`postern-error`) and, for the ones a user can act on, what to say. */
+export type DialResult = { stream: ClientHttp2Stream } | { status: number; error: string; message?: string };
+
+/** The words the agent shows for refusals the user can do something about (the rest name their code). */
+const REFUSAL_WORDS: Record<string, string> = {
+  SESSION_STREAM_LIMIT:
+    `too many connections to this service at once: the edge router allows ${MAX_STREAMS_PER_SESSION} ` +
+    'per service session; close some and try again',
+  IDENTITY_STREAM_LIMIT:
+    `too many connections open at once for your identity: the edge router allows ${MAX_STREAMS_PER_IDENTITY} ` +
+    'across all your services and devices; close some and try again',
+  TOO_MANY_LOOKUPS: 'the edge router is limiting new sessions on this connection; try again in a few seconds',
+};
 
 export class RouterConnector {
   private readonly sessions = new Map<string, Promise<ClientHttp2Session>>();
@@ -150,7 +164,8 @@ function openStream(session: ClientHttp2Session, token: string, serviceId: strin
       const status = Number(headers[':status']);
       if (status === 200) return resolve({ stream });
       stream.close();
-      resolve({ status, error: String(headers[STREAM_ERROR_HEADER] ?? `HTTP_${status}`) });
+      const error = String(headers[STREAM_ERROR_HEADER] ?? `HTTP_${status}`);
+      resolve({ status, error, ...(REFUSAL_WORDS[error] ? { message: REFUSAL_WORDS[error] } : {}) });
     });
     stream.once('close', () => reject(new Error(`stream closed before an answer (code ${stream.rstCode})`)));
   });

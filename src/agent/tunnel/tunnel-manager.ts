@@ -199,7 +199,9 @@ export class TunnelManager {
     this.emit({
       type: 'refused',
       service: service.name,
-      reasons: reasons.length ? reasons : [`the edge router refused the connection (${result.error})`],
+      reasons: reasons.length
+        ? reasons
+        : [result.message ?? `the edge router refused the connection (${result.error})`],
     });
     return null;
   }
