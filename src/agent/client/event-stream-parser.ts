@@ -27,6 +27,7 @@ export class EventStreamParser {
 
   /** The messages `chunk` completes, or 'too-large' once a message passes MAX_EVENT_CHARS. */
   feed(chunk: string): StreamEvent[] | 'too-large' {
+    if (chunk === '') return [];
     let text = chunk;
     if (this.afterCR && text.startsWith('\n')) text = text.slice(1);
     this.afterCR = false;
