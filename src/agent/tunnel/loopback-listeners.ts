@@ -84,7 +84,7 @@ export class LoopbackBinder {
     );
   }
 
-  /** Listening: from here a server's errors (a failed accept when out of file descriptors) are warnings. */
+  /** Listening: from here a server's own 'error' events are warnings, never an unhandled event that ends the agent. */
   private bound(warn: (message: string) => void, port: number, servers: Server[]): LoopbackListeners {
     const addresses = servers.map((_, i) =>
       i === 0 ? `${IPV4_LOOPBACK}:${port}` : `[${this.ipv6}]:${port}`,
