@@ -9,11 +9,10 @@ import { createServer, connect, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { INTERCEPT_V1 } from '../../../src/api/data-plane.js';
-import type { ServiceDetail } from '../../../src/api/services.js';
 import { LoopbackBinder, closeServer } from '../../../src/agent/tunnel/loopback-listeners.js';
 import type { TunnelEvent } from '../../../src/agent/tunnel/tunnel-events.js';
 import { TunnelManager } from '../../../src/agent/tunnel/tunnel-manager.js';
+import { interceptedService } from '../../helpers/tunnel-fixtures.js';
 import os from 'node:os';
 
 const hasIpv6Loopback = await listen(createServer(), '::1', 0).then(
@@ -52,24 +51,6 @@ async function squatter(): Promise<{ server: Server; port: number; connections: 
   }
 }
 
-function service(port: number): ServiceDetail {
-  return {
-    id: `svc-${port}`,
-    name: 'crm',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-    permissions: ['Dial'],
-    postureQueries: [],
-    config: {
-      [INTERCEPT_V1]: {
-        protocols: ['tcp'],
-        addresses: ['crm.internal'],
-        portRanges: [{ low: port, high: port }],
-      },
-    },
-  };
-}
-
 describe.runIf(hasIpv6Loopback)('loopback listeners: both addresses on one port, or neither', () => {
   const cleanup: (() => Promise<void>)[] = [];
   afterEach(async () => {
@@ -93,7 +74,7 @@ describe.runIf(hasIpv6Loopback)('loopback listeners: both addresses on one port,
     const squat = await squatter();
     cleanup.push(() => closeServer(squat.server));
     const { tunnel, events } = manager();
-    await tunnel.update([service(squat.port)]);
+    await tunnel.update([interceptedService(squat.port)]);
 
     const addresses = tunnel.localAddresses().get('crm')!;
     const port = Number(addresses[0]!.split(':').pop());
