@@ -13,7 +13,7 @@ import { INTERCEPT_V1, type InterceptV1 } from '../../api/data-plane.js';
 import type { ServiceDetail, SessionDetail } from '../../api/services.js';
 import { isControllerError } from '../client/controller-error.js';
 import { matchIntercept } from './intercept.js';
-import { closeServer, LoopbackBinder } from './loopback-listeners.js';
+import { closeServer, LoopbackBinder, type LoopbackListeners } from './loopback-listeners.js';
 import { PortMemory } from './port-memory.js';
 import { RouterConnector } from './router-connector.js';
 import { createSocksServer, pipeBoth } from './socks5-server.js';
@@ -133,24 +133,22 @@ export class TunnelManager {
   private async publish(service: ServiceDetail, intercept: InterceptV1): Promise<void> {
     const intercepted = intercept.portRanges[0]?.low ?? 0;
     const entry: Published = { service, intercept, servers: [], addresses: [] };
-    let port: number;
+    let listeners: LoopbackListeners;
     try {
-      ({
-        servers: entry.servers,
-        addresses: entry.addresses,
-        port,
-      } = await this.loopback.listen({
+      listeners = await this.loopback.listen({
         make: () => createServer((socket) => this.carry(entry.service, socket)),
         port: this.ports.get(service.id) ?? (intercepted >= 1024 ? intercepted : 0),
         fixed: false,
         warn: (message) => this.emit({ type: 'warning', service: service.name, message }),
-      }));
+      });
     } catch (err) {
       this.emit({ type: 'error', service: service.name, message: (err as Error).message });
       return;
     }
+    entry.servers = listeners.servers;
+    entry.addresses = listeners.addresses;
     for (const address of entry.addresses) this.emit({ type: 'listening', service: service.name, address });
-    this.ports.set(service.id, port);
+    this.ports.set(service.id, listeners.port);
     this.published.set(service.id, entry);
   }
 
