@@ -92,6 +92,7 @@ export class Agent {
       trust: controllerTrustOf(options),
       onEvent: (event) => this.onPushed(event),
       onEnded: () => void this.sessions.refresh().catch(() => undefined),
+      onError: (err) => this.log.warn(`controller events: ${errorMessage(err)}; reconnecting`),
     });
     this.wire();
   }

@@ -31,6 +31,8 @@ export interface AgentRunOptions {
   /** report interval in seconds (the CLI's --interval); the CLI's default when absent */
   intervalSeconds?: number;
   verbose?: boolean;
+  /** the CLI's --socks-port (0: any free port) */
+  socksPort?: number;
 }
 
 export function startAgentRun(options: AgentRunOptions): AgentProcess {
@@ -51,6 +53,7 @@ export function startAgentRun(options: AgentRunOptions): AgentProcess {
   ];
   if (options.intervalSeconds !== undefined) args.push('--interval', String(options.intervalSeconds));
   if (options.verbose) args.push('--verbose');
+  if (options.socksPort !== undefined) args.push('--socks-port', String(options.socksPort));
   const child = spawn(process.execPath, args, {
     env: { ...process.env, POSTERN_PASSWORD: options.password, NO_COLOR: '1' },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -2,12 +2,15 @@
  * The controller's pushed updates for this API session (server-sent events on
  * `GET /edge/client/v1/current-api-session/events`), so the service table and the tunnels change as soon as
  * access does. Reconnects with backoff; the agent's periodic poll stays the backstop when it cannot connect.
+ * Only events of the documented shape reach the agent; whatever goes wrong reading one stream ends that
+ * stream (and a new one is opened later), never the agent.
  */
 import http from 'node:http';
 import https from 'node:https';
 import { AGENT_EVENTS_PATH, type AgentEvent } from '../../api/data-plane.js';
 import { CLIENT_API_PREFIX, SESSION_HEADER } from '../../api/paths.js';
 import { controllerHttpsAgent, type ControllerTrust } from './controller-trust.js';
+import { EventStreamParser, type StreamEvent } from './event-stream-parser.js';
 
 export interface AgentEventsOptions {
   baseUrl: string;
@@ -17,6 +20,8 @@ export interface AgentEventsOptions {
   /** The controller ended an open stream: it does when the API session ends (sign-out elsewhere, an MFA
    *  reset, an expiry), so this is the moment to check the session rather than at the next poll. */
   onEnded?(): void;
+  /** a fault reading the stream (not bad input, which is skipped): the stream was closed and will reopen */
+  onError?(err: Error): void;
 }
 
 const BACKOFF_MIN_MS = 1_000;
@@ -65,18 +70,23 @@ export class AgentEvents {
           return this.retryLater();
         }
         this.attempt = 0;
-        let buffer = '';
+        const parser = new EventStreamParser();
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => {
-          buffer += chunk;
-          let end: number;
-          while ((end = buffer.indexOf('\n\n')) >= 0) {
-            this.dispatch(buffer.slice(0, end));
-            buffer = buffer.slice(end + 2);
+          try {
+            const events = parser.feed(chunk);
+            // A stream that never ends a message is not one to keep reading.
+            if (events === 'too-large') return void request.destroy();
+            for (const raw of events) {
+              const event = agentEventOf(raw);
+              if (event) this.options.onEvent(event);
+            }
+          } catch (err) {
+            request.destroy();
+            this.options.onError?.(err as Error);
           }
-          // A stream that never ends a message is not one to keep reading.
-          if (buffer.length > 1 << 20) request.destroy();
         });
+        response.on('error', () => undefined); // a cut stream: 'close' follows and reconnects
         response.on('close', () => {
           if (this.running) this.options.onEnded?.();
           this.retryLater();
@@ -85,21 +95,6 @@ export class AgentEvents {
     );
     request.on('error', () => this.retryLater());
     this.request = request;
-  }
-
-  private dispatch(block: string): void {
-    let event = '';
-    let data = '';
-    for (const line of block.split('\n')) {
-      if (line.startsWith('event:')) event = line.slice(6).trim();
-      else if (line.startsWith('data:')) data += line.slice(5).trim();
-    }
-    if (!event || !data) return;
-    try {
-      this.options.onEvent({ event, data: JSON.parse(data) } as AgentEvent);
-    } catch {
-      // a malformed event is skipped; the poll catches up
-    }
   }
 
   private retryLater(): void {
@@ -112,4 +107,22 @@ export class AgentEvents {
     }, delay);
     this.timer.unref();
   }
+}
+
+/** The event when it is one the agent knows, in the documented shape; anything else is skipped (the poll catches up). */
+export function agentEventOf(raw: StreamEvent): AgentEvent | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(raw.data);
+  } catch {
+    return undefined;
+  }
+  if (typeof data !== 'object' || data === null) return undefined;
+  const fields = data as Record<string, unknown>;
+  if (raw.event === 'service-updates' && typeof fields.lastChangeAt === 'string')
+    return { event: raw.event, data: { lastChangeAt: fields.lastChangeAt } };
+  const ids = fields.sessionIds;
+  if (raw.event === 'sessions-removed' && Array.isArray(ids) && ids.every((id) => typeof id === 'string'))
+    return { event: raw.event, data: { sessionIds: ids as string[] } };
+  return undefined;
 }

@@ -15,6 +15,7 @@ import { Listeners } from '../util/listeners.js';
 import { errorMessage, silentLogger, type AgentLogger } from '../util/logger.js';
 import { toIpcError } from '../../ipc/ipc-error.js';
 import { wireTunnelNotices, withLocalAddresses } from './tunnel-view.js';
+import { describeTunnelEvent, type TunnelEvent } from '../tunnel/tunnel-events.js';
 import type {
   EnrollmentView,
   EnrollRequest,
@@ -270,12 +271,18 @@ export class DesktopAgent {
           this.serviceChanges.emit(this.services());
         }),
       );
-      if (agent.tunnel)
+      const tunnel = agent.tunnel;
+      if (tunnel) {
+        // A listener that moved off a squatted port, or a local connection that failed: the app's log says so.
+        const logTunnel = (event: TunnelEvent) => {
+          if (event.type === 'warning' || event.type === 'error') this.log.warn(describeTunnelEvent(event));
+        };
+        tunnel.events.on('event', logTunnel);
         this.unwire.push(
-          wireTunnelNotices(agent.tunnel, this.options.prompt, () =>
-            this.serviceChanges.emit(this.services()),
-          ),
+          wireTunnelNotices(tunnel, this.options.prompt, () => this.serviceChanges.emit(this.services())),
+          () => void tunnel.events.off('event', logTunnel),
         );
+      }
     }
     if (old)
       await old.stop().catch((error: unknown) => this.log.warn(`stopping the agent: ${errorMessage(error)}`));

@@ -148,7 +148,12 @@ async function connectPinned(router: SessionEdgeRouter): Promise<ClientHttp2Sess
   return session;
 }
 
-function openStream(session: ClientHttp2Session, token: string, serviceId: string): Promise<DialResult> {
+/** Async so that a session that closed a moment ago (request() throws) is a refusal, never a throw. */
+async function openStream(
+  session: ClientHttp2Session,
+  token: string,
+  serviceId: string,
+): Promise<DialResult> {
   const stream = session.request(
     {
       ':method': 'CONNECT',

@@ -12,6 +12,7 @@ const MAX_HANDSHAKE_BYTES = 600;
 
 export const SOCKS_REPLY = {
   succeeded: 0x00,
+  generalFailure: 0x01,
   notAllowed: 0x02,
   hostUnreachable: 0x04,
   commandNotSupported: 0x07,
@@ -27,7 +28,10 @@ export interface SocksRequest {
   length: number;
 }
 
-/** Parses greeting + request from the start of `buf`; undefined when more bytes are needed. */
+/**
+ * Parses greeting + request from the start of `buf`; undefined when more bytes are needed. Every length is
+ * checked before the byte it covers is read: the client chooses every byte here, including the lengths.
+ */
 export function parseSocksHandshake(
   buf: Buffer,
 ):
@@ -36,59 +40,99 @@ export function parseSocksHandshake(
   | undefined {
   if (buf.length < 2) return undefined;
   if (buf[0] !== 0x05) return { error: 'not SOCKS5' };
-  const methods = buf[1]!;
-  const greeting = 2 + methods;
+  const greeting = 2 + buf[1]!;
   if (buf.length < greeting) return undefined;
   if (!buf.subarray(2, greeting).includes(0x00)) return { error: 'no acceptable method' };
-  if (buf.length < greeting + 4) return { greeting };
+  // The request: VER CMD RSV ATYP, the address, a 2-byte port.
   const r = buf.subarray(greeting);
+  if (r.length < 4) return { greeting };
   if (r[0] !== 0x05) return { error: 'bad request version' };
-  const command = r[1]!;
-  const type = r[3]!;
-  let host: string;
-  let at: number;
-  if (type === 0x01) {
-    if (r.length < 10) return { greeting };
-    host = [...r.subarray(4, 8)].join('.');
-    at = 8;
-  } else if (type === 0x03) {
-    const len = r[4]!;
-    if (r.length < 5 + len + 2) return { greeting };
-    host = r.subarray(5, 5 + len).toString('latin1');
-    at = 5 + len;
-  } else if (type === 0x04) {
-    if (r.length < 22) return { greeting };
-    const parts: string[] = [];
-    for (let i = 0; i < 16; i += 2) parts.push(r.readUInt16BE(4 + i).toString(16));
-    host = parts.join(':');
-    at = 20;
-  } else return { greeting, request: { reply: SOCKS_REPLY.addressNotSupported, length: buf.length } };
-  const length = greeting + at + 2;
-  if (command !== 0x01) return { greeting, request: { reply: SOCKS_REPLY.commandNotSupported, length } };
-  return { greeting, request: { host, port: r.readUInt16BE(at), length } };
+  const address = readAddress(r, r[3]!);
+  if (address === 'incomplete') return { greeting };
+  if (address === 'unsupported')
+    return { greeting, request: { reply: SOCKS_REPLY.addressNotSupported, length: buf.length } };
+  const length = greeting + address.end + 2;
+  if (r[1] !== 0x01) return { greeting, request: { reply: SOCKS_REPLY.commandNotSupported, length } };
+  return { greeting, request: { host: address.host, port: r.readUInt16BE(address.end), length } };
 }
 
+/** The request's address (from offset 4) and where it ends, once it and the port after it have arrived. */
+function readAddress(r: Buffer, type: number): { host: string; end: number } | 'incomplete' | 'unsupported' {
+  const arrived = (end: number) => r.length >= end + 2;
+  switch (type) {
+    case 0x01:
+      return arrived(8) ? { host: [...r.subarray(4, 8)].join('.'), end: 8 } : 'incomplete';
+    case 0x03: {
+      if (r.length < 5) return 'incomplete';
+      const end = 5 + r[4]!;
+      return arrived(end) ? { host: r.subarray(5, end).toString('latin1'), end } : 'incomplete';
+    }
+    case 0x04: {
+      if (!arrived(20)) return 'incomplete';
+      const parts: string[] = [];
+      for (let i = 4; i < 20; i += 2) parts.push(r.readUInt16BE(i).toString(16));
+      return { host: parts.join(':'), end: 20 };
+    }
+    default:
+      return 'unsupported';
+  }
+}
+
+const NO_METHOD = Buffer.from([0x05, 0xff]);
 const reply = (code: number) => Buffer.from([0x05, code, 0x00, 0x01, 0, 0, 0, 0, 0, 0]);
 
-export function createSocksServer(route: SocksRoute): Server {
-  return createServer((socket) => handle(socket, route));
+/**
+ * `onConnectionError` hears what went wrong with one client's connection beyond bad input (which is simply
+ * refused): that connection is closed, the listener and every other connection carry on.
+ */
+export function createSocksServer(route: SocksRoute, onConnectionError?: (err: Error) => void): Server {
+  return createServer((socket) => handle(socket, route, onConnectionError ?? (() => undefined)));
 }
 
-function handle(socket: Socket, route: SocksRoute): void {
+function handle(socket: Socket, route: SocksRoute, onConnectionError: (err: Error) => void): void {
   socket.on('error', () => undefined);
   let buf = Buffer.alloc(0);
   let greeted = false;
   const timer = setTimeout(() => socket.destroy(), HANDSHAKE_TIMEOUT_MS);
-  const onData = (chunk: Buffer) => {
+  socket.once('close', () => clearTimeout(timer));
+  // Whatever fails while serving this client (a parser bug, a write on a dead stream) costs this client its
+  // connection and nothing more: the listener and every other connection carry on.
+  const fail = (err: unknown, stream?: Duplex) => {
+    socket.destroy();
+    stream?.destroy();
+    onConnectionError(err instanceof Error ? err : new Error(String(err)));
+  };
+  const refuse = (answer: Buffer) => {
+    socket.off('data', onData);
+    socket.end(answer, () => socket.destroy());
+  };
+  const connect = (request: SocksRequest, rest: Buffer) => {
+    route(request.host, request.port)
+      .then(
+        (stream) => {
+          if (!stream) return refuse(reply(SOCKS_REPLY.notAllowed));
+          if (socket.destroyed) return void stream.destroy();
+          try {
+            socket.write(reply(SOCKS_REPLY.succeeded));
+            if (rest.length) stream.write(rest);
+            pipeBoth(socket, stream);
+          } catch (err) {
+            fail(err, stream);
+          }
+        },
+        () => refuse(reply(SOCKS_REPLY.hostUnreachable)),
+      )
+      .catch(fail);
+  };
+  const step = (chunk: Buffer) => {
     buf = Buffer.concat([buf, chunk]);
-    if (buf.length > MAX_HANDSHAKE_BYTES) return void socket.destroy();
     const parsed = parseSocksHandshake(buf);
+    // A complete handshake may arrive with the first bytes for the service; an incomplete one is bounded.
+    const complete = parsed && ('error' in parsed || parsed.request);
+    if (!complete && buf.length > MAX_HANDSHAKE_BYTES) return void socket.destroy();
     if (!parsed) return;
-    if ('error' in parsed) {
-      clearTimeout(timer);
-      // 0xFF: no acceptable method; anything else malformed just ends.
-      return void socket.end(Buffer.from([0x05, 0xff]));
-    }
+    // Before the method was chosen: 0xFF, no acceptable method; after it: a general failure.
+    if ('error' in parsed) return refuse(greeted ? reply(SOCKS_REPLY.generalFailure) : NO_METHOD);
     if (!greeted) {
       greeted = true;
       socket.write(Buffer.from([0x05, 0x00]));
@@ -98,19 +142,16 @@ function handle(socket: Socket, route: SocksRoute): void {
     socket.pause();
     clearTimeout(timer);
     const request = parsed.request;
-    const rest = buf.subarray(request.length);
-    if ('reply' in request) return void socket.end(reply(request.reply));
-    void route(request.host, request.port).then(
-      (stream) => {
-        if (!stream) return void socket.end(reply(SOCKS_REPLY.notAllowed));
-        if (socket.destroyed) return void stream.destroy();
-        socket.write(reply(SOCKS_REPLY.succeeded));
-        if (rest.length) stream.write(rest);
-        pipeBoth(socket, stream);
-      },
-      () => socket.end(reply(SOCKS_REPLY.hostUnreachable)),
-    );
+    if ('reply' in request) return refuse(reply(request.reply));
+    connect(request, buf.subarray(request.length));
   };
+  function onData(chunk: Buffer): void {
+    try {
+      step(chunk);
+    } catch (err) {
+      fail(err);
+    }
+  }
   socket.on('data', onData);
 }
 

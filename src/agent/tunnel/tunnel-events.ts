@@ -4,6 +4,8 @@ export type TunnelEvent =
   | { type: 'closed'; service: string; address: string }
   | { type: 'refused'; service: string; reasons: string[] }
   | { type: 'revoked'; service: string }
+  /** the listener moved or stands on one address only, and why (a port squatted on ::1, no IPv6 loopback) */
+  | { type: 'warning'; service: string; message: string }
   | { type: 'error'; service?: string; message: string };
 
 /** One line for a terminal: `tunnel crm: listening on 127.0.0.1:8443`. */
@@ -19,6 +21,10 @@ export function describeTunnelEvent(event: TunnelEvent): string {
       return `tunnel ${event.service}: refused: ${event.reasons.join('; ')}`;
     case 'revoked':
       return `tunnel ${event.service}: revoked (access ended; the connection was cut)`;
+    case 'warning':
+      return event.service === 'socks5'
+        ? `socks5: warning: ${event.message}`
+        : `tunnel ${event.service}: warning: ${event.message}`;
     case 'error':
       return `tunnel${event.service ? ` ${event.service}` : ''}: ${event.message}`;
   }

@@ -1,9 +1,10 @@
 /**
  * Proxy mode: for each service the user may dial that has an `intercept.v1` config, a listener on loopback
- * (127.0.0.1 and ::1) at the intercepted port when it is 1024 or above and free, else a free port remembered
- * across restarts; plus one SOCKS5 listener that routes `name:port` to the service whose intercept matches.
- * A connection gets (or reuses) a Dial session and a stream through an edge router; a refusal closes it and
- * says why; a revocation cuts it.
+ * (127.0.0.1 and ::1 on one port, or neither: loopback-listeners.ts) at the intercepted port when it is 1024
+ * or above and free, else a free port remembered across restarts; plus one SOCKS5 listener that routes
+ * `name:port` to the service whose intercept matches. A connection gets (or reuses) a Dial session and a
+ * stream through an edge router; a refusal closes it and says why; a revocation cuts it. Whatever goes wrong
+ * with one local connection closes that connection only.
  */
 import { EventEmitter } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -12,6 +13,7 @@ import { INTERCEPT_V1, type InterceptV1 } from '../../api/data-plane.js';
 import type { ServiceDetail, SessionDetail } from '../../api/services.js';
 import { isControllerError } from '../client/controller-error.js';
 import { matchIntercept } from './intercept.js';
+import { closeServer, LoopbackBinder, type LoopbackListeners } from './loopback-listeners.js';
 import { PortMemory } from './port-memory.js';
 import { RouterConnector } from './router-connector.js';
 import { createSocksServer, pipeBoth } from './socks5-server.js';
@@ -34,7 +36,6 @@ interface Published {
   addresses: string[];
 }
 
-const LOOPBACKS = ['127.0.0.1', '::1'];
 const SOCKS_DEFAULT = 1080;
 
 export class TunnelManager {
@@ -43,7 +44,8 @@ export class TunnelManager {
   private readonly sessions = new Map<string, Promise<SessionDetail>>();
   private readonly connector = new RouterConnector();
   private readonly ports: PortMemory;
-  private socks: Server | undefined;
+  private readonly loopback = new LoopbackBinder();
+  private socks: Server[] | undefined;
   private socksAddress: string | undefined;
   private stopped = false;
   /** Updates run one after another, so two service lists never race over the same ports. */
@@ -53,15 +55,24 @@ export class TunnelManager {
     this.ports = new PortMemory(options.portsFile);
   }
 
+  /** Opens the SOCKS5 listener; rejects when the port the user asked for (`socksPort`) is not free. */
   async start(): Promise<void> {
     if (this.options.socksPort === null || this.socks) return;
-    const remembered = this.options.socksPort ?? this.ports.get('socks5') ?? SOCKS_DEFAULT;
-    const server = createSocksServer((host, port) => this.routeSocks(host, port));
-    const port = await listenPreferring(server, '127.0.0.1', remembered);
-    this.socks = server;
-    this.socksAddress = `127.0.0.1:${port}`;
-    if (this.options.socksPort === undefined) this.ports.set('socks5', port);
-    this.emit({ type: 'listening', service: 'socks5', address: this.socksAddress });
+    const asked = this.options.socksPort;
+    const { servers, port, addresses } = await this.loopback.listen({
+      make: () =>
+        createSocksServer(
+          (host, p) => this.routeSocks(host, p),
+          (err) => this.connectionFailed('socks5', err),
+        ),
+      port: asked ?? this.ports.get('socks5') ?? SOCKS_DEFAULT,
+      fixed: asked !== undefined && asked !== 0,
+      warn: (message) => this.emit({ type: 'warning', service: 'socks5', message }),
+    });
+    this.socks = servers;
+    this.socksAddress = addresses[0];
+    if (asked === undefined) this.ports.set('socks5', port);
+    for (const address of addresses) this.emit({ type: 'listening', service: 'socks5', address });
   }
 
   /** The services as last listed: open listeners for new ones, close those gone. */
@@ -95,7 +106,7 @@ export class TunnelManager {
     this.stopped = true;
     await this.queue;
     for (const id of [...this.published.keys()]) await this.unpublish(id);
-    if (this.socks) await closeServer(this.socks);
+    for (const server of this.socks ?? []) await closeServer(server);
     this.socks = undefined;
     this.connector.close();
   }
@@ -121,30 +132,23 @@ export class TunnelManager {
 
   private async publish(service: ServiceDetail, intercept: InterceptV1): Promise<void> {
     const intercepted = intercept.portRanges[0]?.low ?? 0;
-    const preferred = this.ports.get(service.id) ?? (intercepted >= 1024 ? intercepted : 0);
     const entry: Published = { service, intercept, servers: [], addresses: [] };
-    let port = preferred;
-    for (const host of LOOPBACKS) {
-      const server = createServer((socket) => void this.carry(entry.service, socket));
-      try {
-        // The second address takes the port the first got, so both name the same service.
-        port =
-          host === LOOPBACKS[0]
-            ? await listenPreferring(server, host, port)
-            : await listenOn(server, host, port);
-      } catch {
-        continue; // no IPv6 loopback here, or that port is taken there: the IPv4 listener still serves
-      }
-      entry.servers.push(server);
-      const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-      entry.addresses.push(address);
-      this.emit({ type: 'listening', service: service.name, address });
-    }
-    if (entry.servers.length === 0) {
-      this.emit({ type: 'error', service: service.name, message: 'could not listen on loopback' });
+    let listeners: LoopbackListeners;
+    try {
+      listeners = await this.loopback.listen({
+        make: () => createServer((socket) => this.carry(entry.service, socket)),
+        port: this.ports.get(service.id) ?? (intercepted >= 1024 ? intercepted : 0),
+        fixed: false,
+        warn: (message) => this.emit({ type: 'warning', service: service.name, message }),
+      });
+    } catch (err) {
+      this.emit({ type: 'error', service: service.name, message: (err as Error).message });
       return;
     }
-    this.ports.set(service.id, port);
+    entry.servers = listeners.servers;
+    entry.addresses = listeners.addresses;
+    for (const address of entry.addresses) this.emit({ type: 'listening', service: service.name, address });
+    this.ports.set(service.id, listeners.port);
     this.published.set(service.id, entry);
   }
 
@@ -164,13 +168,32 @@ export class TunnelManager {
     return this.open(match.service);
   }
 
-  private async carry(service: ServiceDetail, socket: Socket): Promise<void> {
+  /** One local connection: a stream for it, or it is closed; a failure here ends this connection only. */
+  private carry(service: ServiceDetail, socket: Socket): void {
     socket.on('error', () => undefined);
     socket.pause();
-    const stream = await this.open(service);
-    if (!stream) return void socket.destroy();
-    if (socket.destroyed) return void stream.destroy();
-    pipeBoth(socket, stream, () => this.emit({ type: 'revoked', service: service.name }));
+    let opened: Duplex | null = null;
+    void this.open(service)
+      .then((stream) => {
+        opened = stream;
+        if (!stream) return void socket.destroy();
+        if (socket.destroyed) return void stream.destroy();
+        pipeBoth(socket, stream, () => this.emit({ type: 'revoked', service: service.name }));
+      })
+      .catch((err: unknown) => {
+        socket.destroy();
+        opened?.destroy();
+        this.connectionFailed(service.name, err as Error);
+      });
+  }
+
+  /** Not bad input (that is refused quietly) but a fault: worth a line, and it cost only that connection. */
+  private connectionFailed(service: string, err: Error): void {
+    this.emit({
+      type: 'error',
+      service,
+      message: `a local connection failed and was closed: ${err.message}`,
+    });
   }
 
   /** A stream to the service, or null after saying why not. One retry with a fresh session on INVALID_SESSION. */
@@ -219,25 +242,3 @@ export class TunnelManager {
     this.events.emit('event', event);
   }
 }
-
-function listenOn(server: Server, host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ host, port, exclusive: true }, () => {
-      server.off('error', reject);
-      resolve((server.address() as { port: number }).port);
-    });
-  });
-}
-
-/** The preferred port when free, else any free one. */
-async function listenPreferring(server: Server, host: string, port: number): Promise<number> {
-  try {
-    return await listenOn(server, host, port);
-  } catch (err) {
-    if (port === 0) throw err;
-    return listenOn(server, host, 0);
-  }
-}
-
-const closeServer = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
