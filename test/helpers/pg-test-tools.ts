@@ -33,3 +33,20 @@ export async function lockWaiter(db: PgDatabase): Promise<void> {
   }
   throw new Error('the rival never waited for the open transaction');
 }
+
+/**
+ * Makes an API session row by SQL, for the edge sessions and posture rows that need one (their foreign keys
+ * refuse a row whose API session does not exist).
+ */
+export async function addApiSession(
+  db: pg.Pool | pg.ClientBase,
+  id: string,
+  identityId: string,
+  at = '2025-01-01T00:00:00.000Z',
+): Promise<void> {
+  await db.query(
+    `INSERT INTO api_sessions (id, token_hash, identity_id, authenticator_id, doc, created_at, updated_at,
+       last_activity_at) VALUES ($1, $2, $3, 'a', '{}', $4, $4, $4)`,
+    [id, `token-hash-${id}`, identityId, at],
+  );
+}

@@ -13,7 +13,7 @@ import { migratePostgres } from '../../controller/store/postgres/migrate.js';
 import { PgDatabase } from '../../controller/store/postgres/pg-database.js';
 import { PgPostureRepository } from '../../controller/store/postgres/posture-repository.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
-import { endPool } from '../helpers/pg-test-tools.js';
+import { addApiSession, endPool } from '../helpers/pg-test-tools.js';
 
 const DELIVERY_TIMEOUT_MS = 5_000;
 /** Long enough for a delivery that was going to happen to have happened. */
@@ -57,11 +57,12 @@ async function stopController(c: Controller): Promise<void> {
   await endPool(c.pool);
 }
 
-const session = (id: string): EdgeSession => ({
+/** An edge session of API session `api-1`, which each database below has (an edge session needs its own). */
+const session = (id: string, apiSessionId = 'api-1'): EdgeSession => ({
   id,
   tokenHash: `hash-${id}`,
   identityId: 'identity-1',
-  apiSessionId: 'api-1',
+  apiSessionId,
   serviceId: 'service-1',
   type: 'Dial',
   createdAt: new Date('2025-01-01T00:00:00.000Z'),
@@ -87,6 +88,7 @@ describe('two controllers on one database', () => {
     url = await server.createDatabase();
     const pool = new pg.Pool({ connectionString: url });
     await migratePostgres(pool);
+    await addApiSession(pool, 'api-1', 'identity-1');
     await endPool(pool);
     [a, b] = await Promise.all([startController(url), startController(url)]);
   });
@@ -212,6 +214,35 @@ describe('two controllers on one database', () => {
       await stopController(c);
     }
   });
+
+  it("publishes the removal of an ended API session's edge sessions, and refuses one for an API session that is gone", async () => {
+    await addApiSession(a.pool, 'api-ending', 'identity-1');
+    await a.db.transaction(async () => {
+      for (const id of ['h1', 'h2']) await a.posture.sessions.create(session(id, 'api-ending'));
+    });
+    await waitFor('h1 and h2 added on both', () =>
+      [a, b].every((c) => added(c).includes('h1') && added(c).includes('h2')),
+    );
+    const before = [removed(a).length, removed(b).length] as const;
+
+    // The API session's end takes its edge sessions with it (the foreign key's cascade): the outbox's trigger
+    // writes their session.removed rows, in the ending transaction.
+    await b.db.run(`DELETE FROM api_sessions WHERE id = 'api-ending'`);
+    await waitFor(
+      'h1 and h2 removed on both',
+      () => removed(a).length >= before[0] + 2 && removed(b).length >= before[1] + 2,
+    );
+    const gone = ['h1', 'h2'].map((id) => ({ id, identityId: 'identity-1', apiSessionId: 'api-ending' }));
+    const sorted = (list: { id: string }[]) => [...list].sort((x, y) => (x.id < y.id ? -1 : 1));
+    expect(sorted(removed(a).slice(before[0]))).toEqual(gone);
+    expect(sorted(removed(b).slice(before[1]))).toEqual(gone);
+    expect(await a.posture.sessions.get('h1')).toBeUndefined();
+
+    // None for it afterwards: the insert is refused, so nothing is published.
+    await expect(a.posture.sessions.create(session('h3', 'api-ending'))).rejects.toThrow(/foreign key/);
+    await delay(QUIET_MS);
+    for (const c of [a, b]) expect(added(c)).not.toContain('h3');
+  });
 });
 
 describe('a dropped listening connection', () => {
@@ -225,6 +256,7 @@ describe('a dropped listening connection', () => {
     url = await server.createDatabase();
     admin = new pg.Pool({ connectionString: url, max: 1 });
     await migratePostgres(admin);
+    await addApiSession(admin, 'api-1', 'identity-1');
     [a, b] = await Promise.all([startController(url, options), startController(url, options)]);
   });
   afterAll(async () => {

@@ -19,7 +19,7 @@ import type {
   PostureRepository,
 } from '../../controller/posture/posture-repository.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
-import { endPool } from '../helpers/pg-test-tools.js';
+import { addApiSession, endPool } from '../helpers/pg-test-tools.js';
 import { tempDir } from '../helpers/controller.js';
 
 const at = (s: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, s));
@@ -30,10 +30,14 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-/** One store's posture repository, and a way to make the API session rows the orphan sweeps look for. */
+/**
+ * One store's posture repository, and a way to make and end the API sessions its rows need: an edge session,
+ * and an API session's posture row, exist only while their API session does (foreign keys that cascade).
+ */
 interface Backend {
   posture: PostureRepository;
   addApiSession(id: string, identityId: string): Promise<void>;
+  deleteApiSession(id: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -60,6 +64,9 @@ async function openSqlite(): Promise<Backend> {
         },
         `token-hash-${id}`,
       ),
+    async deleteApiSession(id) {
+      await store.apiSessions.delete(id);
+    },
     async close() {
       await store.close();
       rmSync(dir, { recursive: true, force: true });
@@ -74,13 +81,9 @@ async function openPostgres(): Promise<Backend> {
   const db = new PgDatabase(pool);
   return {
     posture: new PgPostureRepository(db),
-    async addApiSession(id, identityId) {
-      const now = at(0).toISOString();
-      await db.run(
-        `INSERT INTO api_sessions (id, token_hash, identity_id, authenticator_id, doc, created_at, updated_at,
-           last_activity_at) VALUES (?, ?, ?, 'a', '{}', ?, ?, ?)`,
-        [id, `token-hash-${id}`, identityId, now, now, now],
-      );
+    addApiSession: (id, identityId) => addApiSession(pool, id, identityId, at(0).toISOString()),
+    async deleteApiSession(id) {
+      await db.run('DELETE FROM api_sessions WHERE id = ?', [id]);
     },
     close: () => endPool(pool),
   };
@@ -107,11 +110,18 @@ const failure = (n: number, fields: Partial<FailedServiceRequest> = {}): FailedS
   ...fields,
 });
 
-/** A describe block on a backend of its own (a fresh database or SQLite file). */
-function withBackend(open: () => Promise<Backend>): () => Backend {
+/**
+ * A describe block on a backend of its own (a fresh database or SQLite file), with these API sessions
+ * (`[id, identityId]`) in it.
+ */
+function withBackend(
+  open: () => Promise<Backend>,
+  apiSessions: readonly (readonly [string, string])[] = [],
+): () => Backend {
   let backend: Backend | undefined;
   beforeAll(async () => {
     backend = await open();
+    for (const [id, identityId] of apiSessions) await backend.addApiSession(id, identityId);
   });
   afterAll(() => backend?.close());
   return () => backend!;
@@ -122,7 +132,13 @@ describe.each([
   ['postgres', openPostgres],
 ])('posture repository on %s', (_name, open) => {
   describe('posture data', () => {
-    const backend = withBackend(open);
+    const backend = withBackend(open, [
+      ['s1', 'i1'],
+      ['a1', 'j1'],
+      ['k1-a', 'k1'],
+      ['k1-b', 'k1'],
+      ['k2-a', 'k2'],
+    ]);
 
     it('moves the time of facts reported again unchanged, and nothing else', async () => {
       const { data } = backend().posture;
@@ -354,7 +370,12 @@ describe.each([
   });
 
   describe('identities with API sessions', () => {
-    const backend = withBackend(open);
+    const backend = withBackend(open, [
+      ['s1', 'z'],
+      ['s2', 'B'],
+      ['s3', 'a'],
+      ['s4', 'z'],
+    ]);
 
     it('lists each identity once, sorted', async () => {
       const { data } = backend().posture;
@@ -432,7 +453,13 @@ describe.each([
   });
 
   describe('edge sessions', () => {
-    const backend = withBackend(open);
+    const backend = withBackend(open, [
+      ['api-1', 'i1'],
+      ['api-2', 'i2'],
+      ...['api-d1', 'api-d2', 'api-d3', 'api-d4'].map((id) => [id, 'del'] as const),
+      ['api-g', 'gone'],
+      ['api-k', 'i1'],
+    ]);
 
     it('finds sessions by id, token hash, API session and identity', async () => {
       const { sessions } = backend().posture;
@@ -528,22 +555,36 @@ describe.each([
   describe('orphans', () => {
     const backend = withBackend(open);
 
-    it('sweeps rows of API sessions that no longer exist', async () => {
-      const { posture, addApiSession } = backend();
+    it('keeps no rows of API sessions that do not exist: none is written, and ending one removes its rows', async () => {
+      const { posture, addApiSession, deleteApiSession } = backend();
       const { data, sessions } = posture;
-      // Only `live` is an API session that exists; `gone` ended (while the controller was down, say).
+      // `live` and `ending` are API sessions that exist; `gone` does not (it ended before its rows came).
       await addApiSession('live', 'i1');
+      await addApiSession('ending', 'i1');
       await data.updateApiSession('gone', 'i1', {});
       await data.updateApiSession('live', 'i1', {});
-      await sessions.create(edgeSession({ id: 'e1', apiSessionId: 'gone' }));
+      await data.updateApiSession('ending', 'i1', { wokenAt: at(1) });
+      expect(await data.identityOfApiSession('gone'), 'no posture row written').toBeUndefined();
+      await expect(sessions.create(edgeSession({ id: 'e1', apiSessionId: 'gone' }))).rejects.toThrow(
+        /foreign key/i,
+      );
+      expect(await sessions.get('e1')).toBeUndefined();
       await sessions.create(edgeSession({ id: 'e2', apiSessionId: 'live' }));
-      expect(await sessions.deleteOrphans()).toBe(1);
-      expect(await data.deleteOrphans()).toBe(1);
+      await sessions.create(edgeSession({ id: 'e3', apiSessionId: 'ending' }));
+      expect(Object.keys((await data.load('i1')).apiSessions).sort()).toEqual(['ending', 'live']);
+
+      // Ending an API session takes its edge sessions and posture row with it. Asked of the database: what
+      // SQLite's repositories keep in memory goes when the engine forgets the API session (apiSession.deleted).
+      await deleteApiSession('ending');
+      expect((await sessions.listByIdentity('i1')).map((s) => s.id)).toEqual(['e2']);
+      expect(await sessions.get('e3')).toBeUndefined();
+      expect(await data.identityOfApiSession('ending')).toBeUndefined();
+      expect(await data.identityOfApiSession('live')).toBe('i1');
+      // So the sweeps find nothing left behind.
       expect(await sessions.deleteOrphans()).toBe(0);
       expect(await data.deleteOrphans()).toBe(0);
-      expect((await sessions.listByIdentity('i1')).map((s) => s.id)).toEqual(['e2']);
-      expect(Object.keys((await data.load('i1')).apiSessions)).toEqual(['live']);
       expect(await sessions.identitiesWithSessions()).toEqual(['i1']);
+      expect(Object.keys((await data.load('i1')).apiSessions)).toEqual(['live']);
     });
   });
 
@@ -574,7 +615,14 @@ describe('posture repository on postgres only', () => {
   };
   beforeAll(async () => {
     url = await server.createDatabase();
-    await migratePostgres(pool());
+    const admin = pool();
+    await migratePostgres(admin);
+    for (const [id, identityId] of [
+      ['s1', 'i1'],
+      ['s2', 'i1'],
+      ['api-1', 'race'],
+    ] as const)
+      await addApiSession(admin, id, identityId);
   });
   afterAll(async () => {
     for (const p of pools) await endPool(p);

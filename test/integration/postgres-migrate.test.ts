@@ -13,7 +13,7 @@ import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../controller/store/migratio
 import { migratePostgres } from '../../controller/store/postgres/migrate.js';
 import { POSTGRES_MIGRATIONS } from '../../controller/store/postgres/migrations.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
-import { endPool } from '../helpers/pg-test-tools.js';
+import { addApiSession, endPool } from '../helpers/pg-test-tools.js';
 
 /** Long enough for a notification sent now to have arrived, were one sent. */
 const QUIET_MS = 300;
@@ -142,6 +142,14 @@ describe('migratePostgres', () => {
         indexes: [...sqlite.indexes, 'access_outbox_by_xact'],
       });
       expect(sorted(postgres)).toEqual(expected);
+      // An edge session, and an API session's posture row, go with their API session, on both.
+      for (const outline of [sqlite, postgres])
+        expect(outline.foreignKeys).toEqual(
+          expect.arrayContaining([
+            'edge_sessions.api_session_id -> api_sessions.id ON DELETE CASCADE',
+            'posture_api_sessions.api_session_id -> api_sessions.id ON DELETE CASCADE',
+          ]),
+        );
     });
   });
 
@@ -218,10 +226,15 @@ describe('migratePostgres', () => {
     const legacyRow = `('e1', '${token}', 'identity-1', 'api-session-1', 'service-1', 'Dial',
       '2024-05-01T10:00:00.000Z', '2024-05-01T10:00:00.000Z')`;
     const columns = 'id, token, identity_id, api_session_id, service_id, type, created_at, updated_at';
+    // Its API session: the upgrade keeps only the edge sessions whose API session exists.
+    const apiSessionRow = `INSERT INTO api_sessions (id, token_hash, identity_id, authenticator_id, doc,
+      created_at, updated_at, last_activity_at) VALUES ('api-session-1', 'api-token-hash', 'identity-1', 'a',
+      '{}', '2024-05-01T09:00:00.000Z', '2024-05-01T09:00:00.000Z', '2024-05-01T09:00:00.000Z')`;
 
     const url = await server.createDatabase();
     await withPool(url, async (pool) => {
       await migratePostgres(pool, POSTGRES_MIGRATIONS.slice(0, 2));
+      await pool.query(apiSessionRow);
       await pool.query(`INSERT INTO edge_sessions (${columns}) VALUES ${legacyRow}`);
       await migratePostgres(pool);
       const rows = await pool.query('SELECT * FROM edge_sessions');
@@ -234,6 +247,7 @@ describe('migratePostgres', () => {
       db.function('postern_outbox_written', () => null);
       for (const sql of SQLITE_MIGRATIONS.slice(0, 10)) db.exec(sql);
       db.pragma('user_version = 10');
+      db.exec(apiSessionRow);
       db.exec(`INSERT INTO edge_sessions (${columns}) VALUES ${legacyRow}`);
       migrateSqlite(db);
       const rows = db.prepare('SELECT * FROM edge_sessions').all();
@@ -274,6 +288,21 @@ describe('migratePostgres', () => {
       expect((await pool.query('SELECT count(*)::int AS n FROM enrollments')).rows[0].n).toBe(0);
       await pool.query(`DELETE FROM mfa_enrollments WHERE identity_id = 'i'`);
       expect((await pool.query('SELECT count(*)::int AS n FROM mfa_recovery_codes')).rows[0].n).toBe(0);
+
+      // An edge session and a posture row need their API session, and go with it.
+      const addEdgeSession = (apiSessionId: string) =>
+        pool.query(
+          `INSERT INTO edge_sessions (id, token_hash, identity_id, api_session_id, service_id, type, created_at,
+             updated_at) VALUES ('es', 'h', 'i', $1, 's', 'Dial', $2, $2)`,
+          [apiSessionId, now],
+        );
+      await expect(addEdgeSession('a')).rejects.toThrow(/foreign key/);
+      await addApiSession(pool, 'a', 'i', now);
+      await addEdgeSession('a');
+      await pool.query(`INSERT INTO posture_api_sessions (api_session_id, identity_id) VALUES ('a', 'i')`);
+      await pool.query(`DELETE FROM api_sessions WHERE id = 'a'`);
+      expect((await pool.query('SELECT count(*)::int AS n FROM edge_sessions')).rows[0].n).toBe(0);
+      expect((await pool.query('SELECT count(*)::int AS n FROM posture_api_sessions')).rows[0].n).toBe(0);
     });
   });
 
@@ -330,6 +359,8 @@ describe('the access outbox', () => {
       if (n.channel === 'postern_outbox') heard.push(n.payload ?? '');
     });
     await listener.query('LISTEN postern_outbox');
+    // The API session of the edge sessions written below (an edge session needs its own).
+    await addApiSession(pool, 'api-session-1', 'identity-1');
   });
   afterAll(async () => {
     await listener?.end();
