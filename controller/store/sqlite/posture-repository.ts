@@ -180,8 +180,11 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
     for (const apiSessionId of Object.keys(data.apiSessions)) this.owners.delete(apiSessionId);
   }
 
-  /** Forgets the cached identity holding the API session's row, if one does. */
-  private forgetApiSession(apiSessionId: string): void {
+  /**
+   * Forgets the cached identity holding the API session's row, if one does: also when the API session itself
+   * is deleted, whose foreign key removes the row behind this cache.
+   */
+  forgetApiSession(apiSessionId: string): void {
     const owner = this.owners.get(apiSessionId);
     if (owner !== undefined) this.forget(owner);
   }

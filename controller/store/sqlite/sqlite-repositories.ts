@@ -76,6 +76,7 @@ export class SqliteRepositories implements SyncRepositories {
     this.enrollments = new SqliteEnrollmentRepository(db);
     this.apiSessions = new SqliteApiSessionRepository(db);
     this.posture = new SqlitePostureRepository(db);
+    this.forgetRowsOfEndedApiSessions();
     this.mfa = new SqliteMfaRepository(db);
   }
 
@@ -84,6 +85,29 @@ export class SqliteRepositories implements SyncRepositories {
       .prepare(`SELECT COUNT(*) AS n FROM identities WHERE json_extract(doc, '$.authPolicyId') = ?`)
       .get(authPolicyId) as { n: number };
     return row.n;
+  }
+
+  /**
+   * An API session's edge sessions and posture row go with it (foreign keys that cascade, migration 12), behind
+   * the posture repositories' caches: deleting one forgets what they hold of it.
+   */
+  private forgetRowsOfEndedApiSessions(): void {
+    const { apiSessions, posture } = this;
+    const forget = (id: string) => {
+      posture.data.forgetApiSession(id);
+      posture.sessions.clearCache();
+    };
+    const remove = apiSessions.delete.bind(apiSessions);
+    apiSessions.delete = (id) => {
+      forget(id);
+      return remove(id);
+    };
+    const removeIdle = apiSessions.deleteIdleSince.bind(apiSessions);
+    apiSessions.deleteIdleSince = (cutoff) => {
+      const removed = removeIdle(cutoff);
+      for (const { id } of removed) forget(id);
+      return removed;
+    };
   }
 
   /** Forgets every cached entity: after a rollback, a cache may hold writes that never landed. */
