@@ -23,14 +23,40 @@ export class Terminal {
   private waiter: ((line: string | null) => void) | undefined;
   private commandHandler: ((line: string) => void) | undefined;
 
-  constructor(private readonly io: TerminalIo = { input: process.stdin, output: process.stdout }) {}
+  /** Where `json()` writes; set apart from `io.output` by `jsonOnStdout()`. */
+  private dataOutput: NodeJS.WritableStream;
+
+  constructor(private io: TerminalIo = { input: process.stdin, output: process.stdout }) {
+    this.dataOutput = io.output;
+  }
+
+  /**
+   * `--json`: standard output carries only JSON values, one per line, so a script can parse every line;
+   * text for people (tables, prompts, notices) moves to standard error. Call before anything is asked.
+   */
+  jsonOnStdout(): void {
+    const errors = this.io.errors ?? process.stderr;
+    this.dataOutput = this.io.output;
+    this.io = { ...this.io, output: errors, errors };
+  }
 
   get interactive(): boolean {
     return Boolean(this.io.input.isTTY && this.io.output.isTTY);
   }
 
+  /** Text for people: standard output, or standard error under `--json`. */
   print(text = ''): void {
     this.io.output.write(`${text}\n`);
+  }
+
+  /** One JSON value on one line of standard output (the `--json` form of a command's result). */
+  json(value: unknown): void {
+    this.jsonLine(JSON.stringify(value));
+  }
+
+  /** A value already serialised as one line of JSON. */
+  jsonLine(text: string): void {
+    this.dataOutput.write(`${text}\n`);
   }
 
   /** A warning on standard error, so it never mixes into output a script reads. */

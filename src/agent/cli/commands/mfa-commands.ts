@@ -111,14 +111,13 @@ export async function mfaCommand(ctx: CliContext): Promise<ExitCode> {
           'not-enrolled': 'not set up',
         };
         const { state, remainingRecoveryCodes } = status;
-        ctx.terminal.print(
-          ctx.args.json ? JSON.stringify({ state, remainingRecoveryCodes }) : `MFA: ${words[state]}`,
-        );
+        if (ctx.args.json) ctx.terminal.json({ state, remainingRecoveryCodes });
+        else ctx.terminal.print(`MFA: ${words[state]}`);
         break;
       }
       case 'enroll':
         if (ctx.args.json) {
-          ctx.terminal.print(JSON.stringify(await agent.mfa.enroll(), null, 2));
+          ctx.terminal.json(await agent.mfa.enroll());
           break;
         }
         // Finishing later is a choice, not a failure.

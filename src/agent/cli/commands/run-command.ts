@@ -29,6 +29,8 @@ export interface ConsoleOptions {
   signals?: NodeJS.Signals[];
   /** More commands (the demo's `sensor-stop`/`sensor-start`), listed in the help line. */
   commands?: Record<string, () => Promise<unknown> | void>;
+  /** `--json`: each change of the services is also one `{"event":"services",…}` line on standard output. */
+  json?: boolean;
 }
 
 /** Starts the signed-in agent and runs its console until a signal or `quit`; stops the agent before resolving. */
@@ -43,8 +45,10 @@ export async function runConsole(
   let lastError = '';
   const showServices = () => {
     const table = servicesTable(agent.services());
-    if (table !== lastTable) t.print(`\n${table}\n`);
+    if (table === lastTable) return;
     lastTable = table;
+    t.print(`\n${table}\n`);
+    if (options.json) t.json({ event: 'services', services: agent.services() });
   };
   const offServices = agent.serviceChanges.on(showServices);
   const offReports = agent.reporter.reports.on((result) => {
@@ -141,7 +145,7 @@ export async function runCommand(ctx: CliContext): Promise<ExitCode> {
     const status = await signIn(agent, ctx);
     if (status.state === 'needs-enrollment')
       ctx.terminal.print('Set up an authenticator app first: type `enroll`.');
-    await runConsole(agent, ctx.terminal);
+    await runConsole(agent, ctx.terminal, { json: ctx.args.json });
     return EXIT.ok;
   } finally {
     offTunnel();
@@ -153,7 +157,7 @@ export async function runCommand(ctx: CliContext): Promise<ExitCode> {
 /** `tunnel <service>: listening on <address>` per event, or one JSON object per line with `--json`. */
 export function printTunnelEvents(agent: Agent, terminal: Terminal, json: boolean): () => void {
   const print = (event: TunnelEvent) =>
-    terminal.print(json ? tunnelEventJson(event) : describeTunnelEvent(event));
+    json ? terminal.jsonLine(tunnelEventJson(event)) : terminal.print(describeTunnelEvent(event));
   agent.tunnel?.events.on('event', print);
   return () => agent.tunnel?.events.off('event', print);
 }

@@ -88,7 +88,7 @@ export async function statusCommand(ctx: CliContext): Promise<ExitCode> {
         mfaNeeded: count('mfa-needed'),
         checking: count('checking'),
       };
-      ctx.terminal.print(JSON.stringify({ ...status, services: summary }, null, 2));
+      ctx.terminal.json({ ...status, services: summary });
     } else {
       ctx.terminal.print(statusLines(status, services));
     }
