@@ -5,6 +5,7 @@ import { EXIT, type ExitCode } from '../agent/cli/cli-errors.js';
 import { clientFor, controllerUrlFor, endSession, signIn, type AdminContext } from './admin-session.js';
 import type { KeptSessionRecord } from './kept-session.js';
 import { json } from './output.js';
+import { adminCommand } from '../agent/cli/command-name.js';
 
 export async function loginCommand(ctx: AdminContext): Promise<ExitCode> {
   const { connection } = ctx.args;
@@ -30,7 +31,7 @@ export async function loginCommand(ctx: AdminContext): Promise<ExitCode> {
     else
       ctx.print(
         `Signed in to ${controllerUrl} as ${username}. Later commands use this session until ` +
-          '`postern-admin logout`, or until it is idle longer than the controller allows.',
+          `${adminCommand('logout')}, or until it is idle longer than the controller allows.`,
       );
     return EXIT.ok;
   } finally {

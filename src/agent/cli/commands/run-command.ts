@@ -89,10 +89,20 @@ export async function runConsole(
     quit: () => finish(),
     ...options.commands,
   };
+  const isCommand = (line: string) => {
+    const word = line.trim().toLowerCase();
+    return word in SIMULATED || word in commands;
+  };
   t.onCommand((line) => {
     const word = line.trim().toLowerCase();
     if (!word) return;
     const simulated = SIMULATED[word];
+    if (simulated && (word === 'unlock' || word === 'wake') && agent.status().mfa !== 'enrolled')
+      // The prompt after an unlock is for an authenticator app this identity does not have yet.
+      t.print(
+        `No code will be asked: this identity has no authenticator app set up yet, so there is no code to ` +
+          `ask for. Type 'enroll' to set one up, then '${word}' asks for a code.`,
+      );
     const action = simulated ? () => agent.simulatePowerEvent(simulated) : commands[word];
     if (!action) {
       t.print(`unknown command '${word}'. ${help}`);
@@ -101,7 +111,7 @@ export async function runConsole(
     void Promise.resolve()
       .then(action)
       .catch((error: unknown) => t.print(`${word} failed: ${errorMessage(error)}`));
-  });
+  }, isCommand);
   const signals = options.signals ?? ['SIGINT', 'SIGTERM'];
   const onSignal = () => finish();
   for (const s of signals) process.on(s, onSignal);
