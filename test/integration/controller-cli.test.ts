@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testBackend } from '../helpers/test-database.js';
+import { databaseFor, testBackend } from '../helpers/test-database.js';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -107,8 +107,11 @@ describe('npm run controller', () => {
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
     try {
       const port = String((busy.address() as AddressInfo).port);
+      // On the PostgreSQL run, the folder's own database, which the later start (spawnController) uses too.
+      const database = await databaseFor(dir);
       const failed = await runControllerCli(['--data-dir', dir, '--port', port], {
         POSTERN_ADMIN_PASSWORD: '',
+        ...(database ? { POSTERN_DATABASE_URL: database } : {}),
       });
       expect(failed.code).toBe(1);
       const file = join(dir, 'admin-password');
