@@ -62,6 +62,13 @@ export async function runHeadless({ dataDir, port, intervalSeconds }: HeadlessOp
     if (bundle.router) terminal.print(`Edge router on ${bundle.router.url}`);
     if (controller.bootstrap.generatedPassword)
       terminal.print(`Admin password (shown once): ${controller.bootstrap.generatedPassword}`);
+    const passwordFile = join(dataDir, 'admin-password');
+    const adminLogin = process.env.POSTERN_ADMIN_PASSWORD
+      ? 'the password in POSTERN_ADMIN_PASSWORD'
+      : existsSync(passwordFile)
+        ? `the password in ${passwordFile}`
+        : 'its password';
+    terminal.print(`Administrators' console: ${controller.url}/console/ (user admin, ${adminLogin})`);
     terminal.print(`Demo identity: ${login.username} / ${login.password}`);
     terminal.print(
       `Try: 'sensor-stop' then 'sensor-start' (demo-web is cut, then back), 'unlock' (MFA prompt after an unlock), 'enroll', 'services', 'quit'.`,

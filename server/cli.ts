@@ -2,8 +2,21 @@
  * `npm run controller -- --data-dir D --port P`: runs the controller, with its embedded edge router unless
  * `--no-router`, until SIGINT/SIGTERM.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseBundleArgs, USAGE, UsageError } from './cli-args.js';
 import { startBundle, type RunningBundle } from './bundle.js';
+
+/**
+ * Where the admin password generated at the first start is kept, as a line to print, or undefined when there
+ * is no such file (the password came from POSTERN_ADMIN_PASSWORD). Printed at every start and after a failed
+ * one: a first start that dies after creating the admin (a busy port) must not leave its password unfound.
+ */
+function generatedPasswordLine(dataDir: string): string | undefined {
+  const file = join(dataDir, 'admin-password');
+  if (!existsSync(file)) return undefined;
+  return `postern controller: the admin password generated at the first start is in ${file} (user 'admin')`;
+}
 
 async function main(): Promise<void> {
   let parsed;
@@ -39,10 +52,18 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 
-  const bundle = await startBundle(config, {
-    adminPassword: process.env.POSTERN_ADMIN_PASSWORD,
-    router: parsed.router,
-  });
+  let bundle: RunningBundle;
+  try {
+    bundle = await startBundle(config, {
+      // Set but empty (`POSTERN_ADMIN_PASSWORD= npm run controller`) means unset: a password is generated.
+      adminPassword: process.env.POSTERN_ADMIN_PASSWORD || undefined,
+      router: parsed.router,
+    });
+  } catch (err) {
+    const passwordLine = generatedPasswordLine(config.dataDir);
+    if (passwordLine) console.error(passwordLine);
+    throw err;
+  }
   running.controller = bundle;
   if (stopping) return void (await bundle.close());
   const { controller, router } = bundle;
@@ -58,6 +79,9 @@ async function main(): Promise<void> {
     console.log(
       `postern controller: created admin user 'admin' with the password from POSTERN_ADMIN_PASSWORD`,
     );
+  } else {
+    const passwordLine = generatedPasswordLine(config.dataDir);
+    if (passwordLine) console.log(passwordLine);
   }
   console.log(`postern controller: data in ${config.dataDir}`);
   console.log(`postern controller listening on ${controller.url}`);

@@ -2,10 +2,11 @@
 import { controllerFailure, explainError, EXIT, type ExitCode } from '../agent/cli/cli-errors.js';
 import { ControllerError } from '../agent/client/controller-error.js';
 import { CredentialStoreError } from '../agent/credentials/credential-store.js';
+import { agentCommand, adminCommand } from '../agent/cli/command-name.js';
 
 const ADMIN_ADVICE = {
-  signInAgain: 'sign in again (`postern-admin login`, or POSTERN_ADMIN_USERNAME and POSTERN_ADMIN_PASSWORD)',
-  setUpMfa: 'set one up first, signed in as this administrator (`postern-agent mfa enroll`)',
+  signInAgain: `sign in again (${adminCommand('login')}, or POSTERN_ADMIN_USERNAME and POSTERN_ADMIN_PASSWORD)`,
+  setUpMfa: `set one up first, signed in as this administrator (${agentCommand('mfa enroll')})`,
 };
 
 export function explainAdminError(error: unknown): { message: string; exitCode: ExitCode } {

@@ -2,13 +2,14 @@
  * What the admin CLI prints. For people: a table per list (name, id, then the noun's own columns), one
  * `field  value` line per field for one entity. For scripts (`--json`): a list prints the API's list
  * envelope as the controller sent it (`data`, and `meta.pagination` with limit, offset and totalCount), so
- * the same jq paths work on the CLI's output and on the API's; anything else prints a single JSON object.
+ * the same jq paths work on the CLI's output and on the API's; anything else prints a single JSON object; either is one line.
  */
 import type { Envelope } from '../api/envelopes.js';
 import { table } from '../agent/cli/format.js';
 import type { Entity, Resource } from './resources.js';
 
-export const json = (value: unknown): string => JSON.stringify(value, null, 2);
+/** `--json`: one value on one line, so a script can parse every line of standard output. */
+export const json = (value: unknown): string => JSON.stringify(value);
 
 export function listText(resource: Resource, page: Envelope<Entity[]>, filtered: boolean): string {
   const items = page.data;

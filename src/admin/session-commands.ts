@@ -4,6 +4,8 @@ import { UsageError } from '../agent/cli/cli-args.js';
 import { EXIT, type ExitCode } from '../agent/cli/cli-errors.js';
 import { clientFor, controllerUrlFor, endSession, signIn, type AdminContext } from './admin-session.js';
 import type { KeptSessionRecord } from './kept-session.js';
+import { json } from './output.js';
+import { adminCommand } from '../agent/cli/command-name.js';
 
 export async function loginCommand(ctx: AdminContext): Promise<ExitCode> {
   const { connection } = ctx.args;
@@ -25,10 +27,12 @@ export async function loginCommand(ctx: AdminContext): Promise<ExitCode> {
         ? { controllerFingerprint: connection.controllerFingerprint }
         : {}),
     });
-    ctx.print(
-      `Signed in to ${controllerUrl} as ${username}. Later commands use this session until ` +
-        '`postern-admin logout`, or until it is idle longer than the controller allows.',
-    );
+    if (ctx.args.json) ctx.print(json({ controllerUrl, username }));
+    else
+      ctx.print(
+        `Signed in to ${controllerUrl} as ${username}. Later commands use this session until ` +
+          `${adminCommand('logout')}, or until it is idle longer than the controller allows.`,
+      );
     return EXIT.ok;
   } finally {
     client.close();
@@ -47,7 +51,7 @@ async function endPrevious(ctx: AdminContext, previous: KeptSessionRecord): Prom
 export async function logoutCommand(ctx: AdminContext): Promise<ExitCode> {
   const kept = await ctx.kept.load();
   if (!kept) {
-    ctx.print('No admin session is kept.');
+    ctx.print(ctx.args.json ? json({ signedOut: false }) : 'No admin session is kept.');
     return EXIT.ok;
   }
   const client = await clientFor(ctx, kept.controllerUrl, kept);
@@ -55,6 +59,10 @@ export async function logoutCommand(ctx: AdminContext): Promise<ExitCode> {
   const failure = await endSession(client);
   client.close();
   await ctx.kept.clear();
+  if (ctx.args.json) {
+    ctx.print(json({ signedOut: true, controllerUrl: kept.controllerUrl, controllerTold: !failure }));
+    return EXIT.ok;
+  }
   ctx.print(
     failure
       ? `Forgot the session for ${kept.controllerUrl}; the controller could not be told (${failure.message}), so it ends there when idle.`

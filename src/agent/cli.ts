@@ -31,6 +31,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const terminal = new Terminal();
   try {
     const args = parseCliArgs(argv, env);
+    if (args.json) terminal.jsonOnStdout();
     if (args.help || args.command === 'help') {
       terminal.print(USAGE);
       return EXIT.ok;

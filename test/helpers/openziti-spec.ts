@@ -1,10 +1,10 @@
 /**
- * OpenZiti's own Edge API specification (swagger 2.0, client and management), read at test time from the
- * folder named by POSTERN_OPENZITI_SPEC (or a checkout beside this repository's parent), never copied into
- * the project. Its response schemas are compiled for ajv: definitions become referable schemas, and
- * `x-nullable` (a swagger extension) becomes "or null".
+ * OpenZiti's own Edge API specification (swagger 2.0, client and management), vendored with its license in
+ * test/fixtures/openziti-edge-api/ so the conformance tests run in every clone. Its response schemas are
+ * compiled for ajv: definitions become referable schemas, and `x-nullable` (a swagger extension) becomes
+ * "or null".
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Ajv, type ValidateFunction } from 'ajv';
 import * as formatsModule from 'ajv-formats';
@@ -21,14 +21,8 @@ interface SwaggerDoc {
   definitions: Record<string, Json>;
 }
 
-/** Where the specification is, or undefined (the tests that need it then say why they skip). */
-export function openZitiSpecDir(): string | undefined {
-  const candidates = [
-    process.env.POSTERN_OPENZITI_SPEC,
-    resolve(import.meta.dirname, '..', '..', '..', 'shared', 'reference', 'openziti-edge-api'),
-  ];
-  return candidates.find((dir) => dir && existsSync(join(dir, 'client.yml')));
-}
+/** The vendored specification's folder (its README names the source and version). */
+export const OPENZITI_SPEC_DIR = resolve(import.meta.dirname, '..', 'fixtures', 'openziti-edge-api');
 
 /** `x-nullable: true` → also null; `$ref`s point at the ajv schema of that definition. */
 function toJsonSchema(node: unknown, api: string): unknown {
@@ -54,7 +48,7 @@ export class OpenZitiSpec {
   private readonly docs: Record<'client' | 'management', SwaggerDoc>;
   private readonly compiled = new Map<string, ValidateFunction>();
 
-  constructor(dir: string) {
+  constructor(dir: string = OPENZITI_SPEC_DIR) {
     // The files tag integers `!!float 255`, which YAML 1.2's core schema leaves as strings.
     const floats = { tag: 'tag:yaml.org,2002:float', resolve: (text: string) => Number(text) };
     const read = (file: string) =>

@@ -215,7 +215,7 @@ describe.runIf(process.platform === 'linux')('postern-agent enroll with a one-ti
     const run = await cli(dir, ['enroll', '--token', tokenFile(newConfigDir(), second.jwt)]);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
-      `postern-agent: this device is already enrolled with ${controller.url}; run \`postern-agent unenroll\` first\n`,
+      `postern-agent: this device is already enrolled with ${controller.url}; run \`npm run agent -- unenroll\` first\n`,
     );
     const detail = (await admin.get(`${MGMT}/identities/${second.id}`)).body.data;
     expect(detail.enrollment.ott).toBeDefined();

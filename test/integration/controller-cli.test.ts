@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { testBackend } from '../helpers/test-database.js';
+import { databaseFor, testBackend } from '../helpers/test-database.js';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Api, MGMT } from '../helpers/api.js';
 import { runControllerCli, spawnController } from '../helpers/controller.js';
@@ -98,6 +99,31 @@ describe('npm run controller', () => {
     const svc = await again.get(`${MGMT}/services/${created.body.data.id}`);
     expect(svc.status).toBe(200);
     expect(svc.body.data.roleAttributes).toEqual(['finance']);
+  });
+
+  it('a first start that fails on a busy port names the generated password file, and so does every later start', async () => {
+    const dir = newDir();
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = String((busy.address() as AddressInfo).port);
+      // On the PostgreSQL run, the folder's own database, which the later start (spawnController) uses too.
+      const database = await databaseFor(dir);
+      const failed = await runControllerCli(['--data-dir', dir, '--port', port], {
+        POSTERN_ADMIN_PASSWORD: '',
+        ...(database ? { POSTERN_DATABASE_URL: database } : {}),
+      });
+      expect(failed.code).toBe(1);
+      const file = join(dir, 'admin-password');
+      expect(existsSync(file)).toBe(true);
+      expect(failed.stderr).toContain(`the admin password generated at the first start is in ${file}`);
+      const later = await start(['--data-dir', dir, '--port', '0'], { POSTERN_ADMIN_PASSWORD: undefined });
+      expect(later.output()).toContain(`the admin password generated at the first start is in ${file}`);
+      const password = readFileSync(file, 'utf8').trim();
+      expect((await new Api(later.url).login('admin', password)).status).toBe(200);
+    } finally {
+      busy.close();
+    }
   });
 
   it('shuts down cleanly on SIGINT', async () => {

@@ -74,6 +74,11 @@ describe('npm run demo', () => {
     expect(path.startsWith(join(temp, 'postern-demo-'))).toBe(true);
     await run.waitFor(CONSOLE_UP);
     expect(existsSync(join(path, 'controller', 'postern.db'))).toBe(true);
+    // The console's address, and where the admin password it asks for is.
+    const [, controllerUrl] = /Postern demo: controller on (\S+)/.exec(run.output())!;
+    expect(run.output()).toContain(
+      `Administrators' console: ${controllerUrl}/console/ (user admin, the password in ${join(path, 'controller', 'admin-password')})`,
+    );
 
     run.child.kill('SIGINT');
     expect(await run.exited).toBe(0);

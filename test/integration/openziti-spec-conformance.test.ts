@@ -1,22 +1,20 @@
 /**
- * Every implemented route's answers, validated against OpenZiti's own Edge API specification (read at test
- * time, see test/helpers/openziti-spec.ts): an OpenZiti SDK or console reading Postern finds every field it
- * requires, of the type it expects. Skipped, saying so, where the specification is not on this machine.
+ * Every implemented route's answers, validated against OpenZiti's own Edge API specification (vendored in
+ * test/fixtures/openziti-edge-api/, see test/helpers/openziti-spec.ts): an OpenZiti SDK or console reading
+ * Postern finds every field it requires, of the type it expects.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT, MGMT } from '../helpers/api.js';
 import { PostureWorld, unique, type TestUser } from '../helpers/posture-world.js';
-import { OpenZitiSpec, openZitiSpecDir } from '../helpers/openziti-spec.js';
+import { OpenZitiSpec } from '../helpers/openziti-spec.js';
 
-const specDir = openZitiSpecDir();
 let spec: OpenZitiSpec;
 let world: PostureWorld;
 let user: TestUser;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  if (!specDir) return;
-  spec = new OpenZitiSpec(specDir);
+  spec = new OpenZitiSpec();
   world = await PostureWorld.start();
   ids.mac = await world.check({
     typeId: 'MAC',
@@ -115,31 +113,28 @@ const CASES: Case[] = [
   mgmt('/service-edge-router-policies'),
 ];
 
-describe.skipIf(!specDir)(
-  `answers validate against OpenZiti's Edge API specification${specDir ? '' : ' (skipped: set POSTERN_OPENZITI_SPEC to the folder holding client.yml and management.yml)'}`,
-  () => {
-    it.each(CASES.map((c) => [`${c[0]} ${c[1]} ${c[2]}`, c] as const))(
-      '%s',
-      async (_name, [api, method, template, path]) => {
-        const caller = api === 'client' ? user.api : world.admin;
-        const prefix = api === 'client' ? CLIENT : MGMT;
-        const res = await caller.request(method, `${prefix}${path()}`);
-        expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBeLessThan(300);
-        const problems = spec
-          .problems(api, method, template, res.status, res.body)
-          .filter((p) => !DELIBERATE.some((d) => d.test(p)));
-        expect(problems, problems.join('\n')).toEqual([]);
-      },
-    );
+describe("answers validate against OpenZiti's Edge API specification", () => {
+  it.each(CASES.map((c) => [`${c[0]} ${c[1]} ${c[2]}`, c] as const))(
+    '%s',
+    async (_name, [api, method, template, path]) => {
+      const caller = api === 'client' ? user.api : world.admin;
+      const prefix = api === 'client' ? CLIENT : MGMT;
+      const res = await caller.request(method, `${prefix}${path()}`);
+      expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBeLessThan(300);
+      const problems = spec
+        .problems(api, method, template, res.status, res.body)
+        .filter((p) => !DELIBERATE.some((d) => d.test(p)));
+      expect(problems, problems.join('\n')).toEqual([]);
+    },
+  );
 
-    it('the MFA enrollment answers validate too', async () => {
-      const fresh = await world.user([], unique('spec-mfa'));
-      const started = await fresh.api.post(`${CLIENT}/current-identity/mfa`, {});
-      expect(spec.problems('client', 'POST', '/current-identity/mfa', started.status, started.body)).toEqual(
-        [],
-      );
-      const status = await fresh.api.get(`${CLIENT}/current-identity/mfa`);
-      expect(spec.problems('client', 'GET', '/current-identity/mfa', status.status, status.body)).toEqual([]);
-    });
-  },
-);
+  it('the MFA enrollment answers validate too', async () => {
+    const fresh = await world.user([], unique('spec-mfa'));
+    const started = await fresh.api.post(`${CLIENT}/current-identity/mfa`, {});
+    expect(spec.problems('client', 'POST', '/current-identity/mfa', started.status, started.body)).toEqual(
+      [],
+    );
+    const status = await fresh.api.get(`${CLIENT}/current-identity/mfa`);
+    expect(spec.problems('client', 'GET', '/current-identity/mfa', status.status, status.body)).toEqual([]);
+  });
+});

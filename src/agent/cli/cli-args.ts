@@ -42,7 +42,8 @@ Options:
   --socks-port P        'run': the local SOCKS5 port (default 1080 when free, else the one used last; 0 any)
   --no-tunnel           'run': report posture only, open no local listeners
   --regenerate          with 'mfa codes': replace the recovery codes
-  --json                machine-readable output (status, services, report, check, mfa status)
+  --json                only JSON on stdout, one value per line (text for people goes to stderr);
+                        'run' prints each event so (services changed, tunnel listening or refused)
   --verbose             log what the agent does to stderr
   --help                this text
 

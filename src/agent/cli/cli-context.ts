@@ -18,6 +18,7 @@ import { silentLogger, stderrLogger, type AgentLogger } from '../util/logger.js'
 import { normaliseControllerUrl, type CliArgs } from './cli-args.js';
 import { CliError, EXIT } from './cli-errors.js';
 import { Terminal, TerminalPromptPort } from './terminal.js';
+import { agentCommand } from './command-name.js';
 
 export interface CliContext {
   args: CliArgs;
@@ -142,9 +143,9 @@ export function requireActive(status: AgentStatus): void {
   }
   if (status.state === 'needs-enrollment') {
     throw new CliError(
-      'this account must set up an authenticator app first: run `postern-agent mfa enroll`',
+      `this account must set up an authenticator app first: run ${agentCommand('mfa enroll')}`,
       EXIT.mfa,
     );
   }
-  if (status.state !== 'active') throw new CliError('not signed in: run `postern-agent login`', EXIT.auth);
+  if (status.state !== 'active') throw new CliError(`not signed in: run ${agentCommand('login')}`, EXIT.auth);
 }

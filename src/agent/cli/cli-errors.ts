@@ -6,6 +6,7 @@ import { NotSignedInError } from '../session/session-manager.js';
 import { EnrollmentRefused } from '../enrollment/enrollment-refused.js';
 import { errorMessage } from '../util/logger.js';
 import { UsageError } from './cli-args.js';
+import { agentCommand } from './command-name.js';
 
 export const EXIT = { ok: 0, error: 1, usage: 2, unreachable: 3, auth: 4, mfa: 5 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -29,8 +30,8 @@ export interface ControllerFailureAdvice {
 }
 
 const AGENT_ADVICE: ControllerFailureAdvice = {
-  signInAgain: 'sign in again with `postern-agent login`',
-  setUpMfa: 'run `postern-agent mfa enroll`',
+  signInAgain: `sign in again with ${agentCommand('login')}`,
+  setUpMfa: `run ${agentCommand('mfa enroll')}`,
 };
 
 /** A controller's refusal as one line and an exit code; shared by the agent's and the admin's CLIs. */
@@ -51,7 +52,10 @@ export function controllerFailure(
       };
     case ERROR_CODES.mfaInvalidToken:
       return {
-        message: 'wrong code: enter the current code from your authenticator app',
+        // A reused code is not a wrong one: the controller says so ("already used; wait for the next one").
+        message: /^That (recovery )?code was already used/.test(error.message)
+          ? `t${error.message.slice(1)}`
+          : 'wrong code: enter the current code from your authenticator app',
         exitCode: EXIT.mfa,
       };
     case ERROR_CODES.mfaNotEnrolled:
@@ -85,8 +89,8 @@ export function explainError(error: unknown): { message: string; exitCode: ExitC
   if (error instanceof NotSignedInError) {
     return {
       message:
-        'not signed in: run `postern-agent login` (or set POSTERN_PASSWORD), or enroll this device with ' +
-        '`postern-agent enroll --token FILE`',
+        `not signed in: run ${agentCommand('login')} (or set POSTERN_PASSWORD), or enroll this device with ` +
+        `${agentCommand('enroll --token FILE')}`,
       exitCode: EXIT.auth,
     };
   }

@@ -22,15 +22,57 @@ export class Terminal {
   private readonly buffered: string[] = [];
   private waiter: ((line: string | null) => void) | undefined;
   private commandHandler: ((line: string) => void) | undefined;
+  /** Which lines are console commands (`status`, `quit`...): a code prompt passes them on, never takes them. */
+  private isCommand: (line: string) => boolean = () => false;
+  /** The question being asked, while its answer is awaited; other output is printed above it. */
+  private openQuestion: { text: string; passCommands: boolean } | undefined;
 
-  constructor(private readonly io: TerminalIo = { input: process.stdin, output: process.stdout }) {}
+  /** Where `json()` writes; set apart from `io.output` by `jsonOnStdout()`. */
+  private dataOutput: NodeJS.WritableStream;
+
+  constructor(private io: TerminalIo = { input: process.stdin, output: process.stdout }) {
+    this.dataOutput = io.output;
+  }
+
+  /**
+   * `--json`: standard output carries only JSON values, one per line, so a script can parse every line;
+   * text for people (tables, prompts, notices) moves to standard error. Call before anything is asked.
+   */
+  jsonOnStdout(): void {
+    const errors = this.io.errors ?? process.stderr;
+    this.dataOutput = this.io.output;
+    this.io = { ...this.io, output: errors, errors };
+  }
 
   get interactive(): boolean {
     return Boolean(this.io.input.isTTY && this.io.output.isTTY);
   }
 
+  /**
+   * Text for people: standard output, or standard error under `--json`. While a question waits for its
+   * answer, the text goes above it and the question is shown again below (with what was typed so far), so
+   * later output never runs into the prompt line.
+   */
   print(text = ''): void {
-    this.io.output.write(`${text}\n`);
+    const open = this.openQuestion;
+    if (!open) {
+      this.io.output.write(`${text}\n`);
+      return;
+    }
+    // On a terminal: back to the start of the prompt's line and clear it; elsewhere: a fresh line.
+    this.io.output.write(this.interactive ? '\r\x1b[K' : '\n');
+    this.io.output.write(`${text}\n${open.text}`);
+    if (this.interactive && !this.muted) this.io.output.write(this.reader?.line ?? '');
+  }
+
+  /** One JSON value on one line of standard output (the `--json` form of a command's result). */
+  json(value: unknown): void {
+    this.jsonLine(JSON.stringify(value));
+  }
+
+  /** A value already serialised as one line of JSON. */
+  jsonLine(text: string): void {
+    this.dataOutput.write(`${text}\n`);
   }
 
   /** A warning on standard error, so it never mixes into output a script reads. */
@@ -41,11 +83,12 @@ export class Terminal {
   /** Asks one question; null when stdin has ended or the signal aborted. */
   async ask(
     question: string,
-    options: { hidden?: boolean; signal?: AbortSignal } = {},
+    options: { hidden?: boolean; signal?: AbortSignal; passCommands?: boolean } = {},
   ): Promise<string | null> {
     this.open();
     this.io.output.write(question);
     this.muted = Boolean(options.hidden);
+    this.openQuestion = { text: question, passCommands: Boolean(options.passCommands) };
     try {
       const line = await this.nextLine(options.signal);
       // Nothing echoed the Enter key: a hidden answer, or input that is not a terminal.
@@ -53,6 +96,7 @@ export class Terminal {
       return line;
     } finally {
       this.muted = false;
+      this.openQuestion = undefined;
     }
   }
 
@@ -62,9 +106,16 @@ export class Terminal {
     return this.nextLine();
   }
 
-  /** Lines typed while no question is open (the `run` console). */
-  onCommand(handler: ((line: string) => void) | undefined): void {
+  /**
+   * Lines typed while no question is open (the `run` console). `isCommand` names the lines that are
+   * commands: typed while a code prompt is open, they run and the prompt stays open.
+   */
+  onCommand(
+    handler: ((line: string) => void) | undefined,
+    isCommand: (line: string) => boolean = () => false,
+  ): void {
     this.commandHandler = handler;
+    this.isCommand = handler ? isCommand : () => false;
     if (handler) this.open();
   }
 
@@ -84,6 +135,11 @@ export class Terminal {
     });
     this.reader = createInterface({ input: this.io.input, output, terminal: this.interactive });
     this.reader.on('line', (line) => {
+      if (this.waiter && this.openQuestion?.passCommands && this.commandHandler && this.isCommand(line)) {
+        // A command word is never an answer: it runs, its output printed above the question (see print).
+        this.commandHandler(line);
+        return;
+      }
       const waiter = this.waiter;
       this.waiter = undefined;
       if (waiter) waiter(line);
@@ -142,7 +198,10 @@ export class TerminalPromptPort implements PromptPort {
     else t.print(describeTotpPrompt(prompt, (this.options.now ?? Date.now)()));
     if (prompt.services.length && prompt.attempt === 1)
       t.print(`  services: ${prompt.services.map((s) => s.name).join(', ')}`);
-    const answer = await t.ask('Authenticator code (or a recovery code; empty to skip): ', { signal });
+    const answer = await t.ask('Authenticator code (or a recovery code; empty to skip): ', {
+      signal,
+      passCommands: true,
+    });
     if (signal.aborted) t.print('(code prompt closed)');
     return answer;
   }

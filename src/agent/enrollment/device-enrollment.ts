@@ -23,6 +23,7 @@ import { EnrollmentClient } from './enrollment-client.js';
 import { EnrollmentRefused } from './enrollment-refused.js';
 import { certificateMatchesKey, createDeviceKeyRequest, issuedBy } from './device-key.js';
 import type { DeviceIdentity, DeviceIdentityStore } from './device-identity.js';
+import { agentCommand } from '../cli/command-name.js';
 
 export interface EnrollmentOptions {
   /** the controller the user named; the token's issuer must be the same one */
@@ -150,7 +151,7 @@ export class DeviceEnrollment {
     const existing = await devices.load();
     if (existing)
       throw new EnrollmentRefused(
-        `this device is already enrolled with ${existing.controllerUrl}; run \`postern-agent unenroll\` first to enroll it again`,
+        `this device is already enrolled with ${existing.controllerUrl}; run ${agentCommand('unenroll')} first to enroll it again`,
       );
     const request = await createDeviceKeyRequest(identityId);
     await devices.saveKey({ controllerUrl, identityId, privateKeyPem: request.privateKeyPem });

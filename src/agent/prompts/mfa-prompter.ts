@@ -9,6 +9,7 @@ import { isControllerError } from '../client/controller-error.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { Listeners } from '../util/listeners.js';
 import { errorMessage, silentLogger, type AgentLogger } from '../util/logger.js';
+import { looksLikeCode, NOT_A_CODE_MESSAGE } from './code-shape.js';
 import type { PromptPort, PromptReason, PromptService, TotpPrompt } from './prompt-port.js';
 
 export interface MfaPromptRequest {
@@ -37,6 +38,16 @@ interface OpenPrompt {
 
 export const WRONG_CODE_MESSAGE =
   'That code was not accepted. Enter the current code from your authenticator app.';
+
+/**
+ * The controller's words when it says why (a code already used: "wait for the next one", as the console
+ * says it), else the general one.
+ */
+export function refusedCodeMessage(controllerMessage: string): string {
+  return /^That (recovery )?code was already used/.test(controllerMessage)
+    ? controllerMessage
+    : WRONG_CODE_MESSAGE;
+}
 
 function mergeServices(a: PromptService[], b: PromptService[] = []): PromptService[] {
   const byId = new Map(a.map((s) => [s.id, s]));
@@ -123,11 +134,17 @@ export class MfaPrompter {
       if (signal.aborted) return this.lastAcceptedAt >= open.openedAt;
       const trimmed = code?.replace(/\s+/g, '') ?? '';
       if (trimmed === '') return false;
+      if (!looksLikeCode(trimmed)) {
+        // Not sent, so not counted: asked again with this attempt's number.
+        open.prompt = { ...open.prompt, error: NOT_A_CODE_MESSAGE };
+        attempt--;
+        continue;
+      }
       try {
         await submit(trimmed);
       } catch (error) {
         if (isControllerError(error, ERROR_CODES.mfaInvalidToken)) {
-          open.prompt = { ...open.prompt, error: WRONG_CODE_MESSAGE };
+          open.prompt = { ...open.prompt, error: refusedCodeMessage(error.message) };
           continue;
         }
         this.failed(open, error);

@@ -15,6 +15,7 @@ import {
   type CliContext,
 } from '../cli-context.js';
 import { readEnrollmentToken } from '../enrollment-token-input.js';
+import { agentCommand } from '../command-name.js';
 
 export async function enrollCommand(ctx: CliContext): Promise<ExitCode> {
   const token = await readEnrollmentToken(ctx.args.token ?? ctx.args.words[0], ctx.terminal);
@@ -40,7 +41,7 @@ async function enrollWithCertificate(ctx: CliContext, enrollment: DeviceEnrollme
   const existing = await devices.load();
   if (existing)
     throw new CliError(
-      `this device is already enrolled with ${existing.controllerUrl}; run \`postern-agent unenroll\` first`,
+      `this device is already enrolled with ${existing.controllerUrl}; run ${agentCommand('unenroll')} first`,
     );
   if (ctx.args.credentialStore === 'memory')
     ctx.terminal.warn(
@@ -112,7 +113,7 @@ function afterSignIn(ctx: CliContext, status: AgentStatus): ExitCode {
     ctx.terminal.print('The memory credential store keeps nothing: later commands must sign in again.');
   if (status.state === 'needs-enrollment')
     ctx.terminal.print(
-      'This account must set up an authenticator app before it can reach services: run `postern-agent mfa enroll`.',
+      `This account must set up an authenticator app before it can reach services: run ${agentCommand('mfa enroll')}.`,
     );
   if (status.state === 'needs-totp')
     throw new CliError('signed in, but no authenticator code was entered', EXIT.mfa);

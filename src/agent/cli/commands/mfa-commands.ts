@@ -2,9 +2,13 @@
 import type { Agent } from '../../agent.js';
 import { qrForTerminal } from '../../mfa/qr-code.js';
 import { UsageError } from '../cli-args.js';
-import { CliError, EXIT, type ExitCode } from '../cli-errors.js';
+import { ERROR_CODES } from '../../../api/envelopes.js';
+import { isControllerError } from '../../client/controller-error.js';
+import { looksLikeCode, NOT_A_CODE_MESSAGE } from '../../prompts/code-shape.js';
+import { CliError, EXIT, explainError, type ExitCode } from '../cli-errors.js';
 import { createAgent, signIn, type CliContext } from '../cli-context.js';
 import type { Terminal } from '../terminal.js';
+import { agentCommand } from '../command-name.js';
 
 /** Recovery codes four to a line, so they are easy to copy onto paper. */
 function printCodes(terminal: Terminal, codes: readonly string[]): void {
@@ -46,15 +50,31 @@ export async function enrollInteractively(agent: Agent, terminal: Terminal, code
   terminal.print('Recovery codes: keep them somewhere safe; each works once if you lose the app.');
   printCodes(terminal, enrollment.recoveryCodes);
   terminal.print();
-  const answer =
-    code ??
-    (await terminal.ask('Code from the app to finish (empty to finish later): '))?.replace(/\s+/g, '');
-  if (!answer) {
-    terminal.print('Not verified yet: finish with `postern-agent mfa verify CODE`.');
-    return false;
+  const ask = async (question: string) => (await terminal.ask(question))?.replace(/\s+/g, '') ?? null;
+  let answer = code ?? (await ask('Code from the app to finish (empty to finish later): '));
+  for (;;) {
+    if (!answer) {
+      terminal.print(`Not verified yet: finish with ${agentCommand('mfa verify')}.`);
+      return false;
+    }
+    try {
+      if (!looksLikeCode(answer)) throw new CliError(NOT_A_CODE_MESSAGE, EXIT.usage);
+      await agent.verifyMfa(answer);
+      break;
+    } catch (error) {
+      // A mistyped code asks again (the secret and recovery codes stay on the screen); a code given on the
+      // command line or in the environment, or stdin that ended, leaves the refusal as the answer.
+      const refused = error instanceof CliError || isControllerError(error, ERROR_CODES.mfaInvalidToken);
+      if (code !== undefined || !refused) throw error;
+      terminal.print(explainError(error).message);
+      const again = await ask('Code from the app (empty to finish later): ');
+      if (again === null) throw error;
+      answer = again;
+    }
   }
-  await agent.verifyMfa(answer);
-  terminal.print('MFA is set up.');
+  terminal.print(
+    `MFA is set up. Services that ask for a code are reachable now: ${agentCommand('services')} lists them.`,
+  );
   return true;
 }
 
@@ -86,7 +106,7 @@ async function recoveryCodes(ctx: CliContext, agent: Agent): Promise<void> {
     const fresh = await agent.mfa.regenerateRecoveryCodes(code);
     if (!fresh) {
       ctx.terminal.print(
-        'New recovery codes were generated; show them with `postern-agent mfa codes` and the next code.',
+        `New recovery codes were generated; show them with ${agentCommand('mfa codes')} and the next code.`,
       );
       return;
     }
@@ -105,20 +125,20 @@ export async function mfaCommand(ctx: CliContext): Promise<ExitCode> {
     switch (sub) {
       case 'status': {
         const status = await agent.mfa.status();
+        // What it is, then the command that comes next from there.
         const words = {
-          enrolled: 'set up',
-          unverified: 'setup started but not verified',
-          'not-enrolled': 'not set up',
+          enrolled: `set up (${status.remainingRecoveryCodes ?? 'some'} recovery codes left). ${agentCommand('mfa codes')} shows them; ${agentCommand('mfa remove')} removes MFA.`,
+          unverified: `setup started but not verified. Finish it with ${agentCommand('mfa verify')}, or start over with ${agentCommand('mfa remove')}.`,
+          'not-enrolled': `not set up. Set up an authenticator app with ${agentCommand('mfa enroll')}.`,
         };
         const { state, remainingRecoveryCodes } = status;
-        ctx.terminal.print(
-          ctx.args.json ? JSON.stringify({ state, remainingRecoveryCodes }) : `MFA: ${words[state]}`,
-        );
+        if (ctx.args.json) ctx.terminal.json({ state, remainingRecoveryCodes });
+        else ctx.terminal.print(`MFA: ${words[state]}`);
         break;
       }
       case 'enroll':
         if (ctx.args.json) {
-          ctx.terminal.print(JSON.stringify(await agent.mfa.enroll(), null, 2));
+          ctx.terminal.json(await agent.mfa.enroll());
           break;
         }
         // Finishing later is a choice, not a failure.
@@ -126,7 +146,9 @@ export async function mfaCommand(ctx: CliContext): Promise<ExitCode> {
         break;
       case 'verify':
         await agent.verifyMfa(await codeFrom(ctx, 'Code from your authenticator app: '));
-        ctx.terminal.print('MFA is set up.');
+        ctx.terminal.print(
+          `MFA is set up. Services that ask for a code are reachable now: ${agentCommand('services')} lists them.`,
+        );
         break;
       case 'remove':
         await removeMfa(ctx, agent);

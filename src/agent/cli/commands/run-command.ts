@@ -29,6 +29,8 @@ export interface ConsoleOptions {
   signals?: NodeJS.Signals[];
   /** More commands (the demo's `sensor-stop`/`sensor-start`), listed in the help line. */
   commands?: Record<string, () => Promise<unknown> | void>;
+  /** `--json`: each change of the services is also one `{"event":"services",…}` line on standard output. */
+  json?: boolean;
 }
 
 /** Starts the signed-in agent and runs its console until a signal or `quit`; stops the agent before resolving. */
@@ -43,8 +45,10 @@ export async function runConsole(
   let lastError = '';
   const showServices = () => {
     const table = servicesTable(agent.services());
-    if (table !== lastTable) t.print(`\n${table}\n`);
+    if (table === lastTable) return;
     lastTable = table;
+    t.print(`\n${table}\n`);
+    if (options.json) t.json({ event: 'services', services: agent.services() });
   };
   const offServices = agent.serviceChanges.on(showServices);
   const offReports = agent.reporter.reports.on((result) => {
@@ -85,10 +89,20 @@ export async function runConsole(
     quit: () => finish(),
     ...options.commands,
   };
+  const isCommand = (line: string) => {
+    const word = line.trim().toLowerCase();
+    return word in SIMULATED || word in commands;
+  };
   t.onCommand((line) => {
     const word = line.trim().toLowerCase();
     if (!word) return;
     const simulated = SIMULATED[word];
+    if (simulated && (word === 'unlock' || word === 'wake') && agent.status().mfa !== 'enrolled')
+      // The prompt after an unlock is for an authenticator app this identity does not have yet.
+      t.print(
+        `No code will be asked: this identity has no authenticator app set up yet, so there is no code to ` +
+          `ask for. Type 'enroll' to set one up, then '${word}' asks for a code.`,
+      );
     const action = simulated ? () => agent.simulatePowerEvent(simulated) : commands[word];
     if (!action) {
       t.print(`unknown command '${word}'. ${help}`);
@@ -97,7 +111,7 @@ export async function runConsole(
     void Promise.resolve()
       .then(action)
       .catch((error: unknown) => t.print(`${word} failed: ${errorMessage(error)}`));
-  });
+  }, isCommand);
   const signals = options.signals ?? ['SIGINT', 'SIGTERM'];
   const onSignal = () => finish();
   for (const s of signals) process.on(s, onSignal);
@@ -141,7 +155,7 @@ export async function runCommand(ctx: CliContext): Promise<ExitCode> {
     const status = await signIn(agent, ctx);
     if (status.state === 'needs-enrollment')
       ctx.terminal.print('Set up an authenticator app first: type `enroll`.');
-    await runConsole(agent, ctx.terminal);
+    await runConsole(agent, ctx.terminal, { json: ctx.args.json });
     return EXIT.ok;
   } finally {
     offTunnel();
@@ -153,7 +167,7 @@ export async function runCommand(ctx: CliContext): Promise<ExitCode> {
 /** `tunnel <service>: listening on <address>` per event, or one JSON object per line with `--json`. */
 export function printTunnelEvents(agent: Agent, terminal: Terminal, json: boolean): () => void {
   const print = (event: TunnelEvent) =>
-    terminal.print(json ? tunnelEventJson(event) : describeTunnelEvent(event));
+    json ? terminal.jsonLine(tunnelEventJson(event)) : terminal.print(describeTunnelEvent(event));
   agent.tunnel?.events.on('event', print);
   return () => agent.tunnel?.events.off('event', print);
 }

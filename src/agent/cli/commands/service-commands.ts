@@ -11,7 +11,8 @@ export async function servicesCommand(ctx: CliContext): Promise<ExitCode> {
   try {
     requireActive(await signIn(agent, ctx));
     const services = await agent.refreshServices();
-    ctx.terminal.print(ctx.args.json ? JSON.stringify(services, null, 2) : servicesTable(services));
+    if (ctx.args.json) ctx.terminal.json(services);
+    else ctx.terminal.print(servicesTable(services));
     return EXIT.ok;
   } finally {
     await agent.stop();
@@ -27,9 +28,7 @@ export async function reportCommand(ctx: CliContext): Promise<ExitCode> {
     if (result.skipped) throw new CliError(`cannot report: the session is ${result.skipped}`, EXIT.auth);
     const services = agent.services();
     if (ctx.args.json) {
-      ctx.terminal.print(
-        JSON.stringify({ sent: result.sent, unchanged: result.unchanged, services }, null, 2),
-      );
+      ctx.terminal.json({ sent: result.sent, unchanged: result.unchanged, services });
       return EXIT.ok;
     }
     const t = ctx.terminal;
@@ -50,7 +49,7 @@ export async function checkCommand(ctx: CliContext): Promise<ExitCode> {
     requireActive(await signIn(agent, ctx));
     const { report, services } = await agent.checkAgain();
     if (ctx.args.json) {
-      ctx.terminal.print(JSON.stringify({ sent: report.sent, services }, null, 2));
+      ctx.terminal.json({ sent: report.sent, services });
       return EXIT.ok;
     }
     const what = report.sent.map((r) => describeResponse(r).split(/\s+/)[0]).join(', ');

@@ -1,9 +1,11 @@
 /** `login`, `logout` and `status`. */
+import { resolve } from 'node:path';
 import { isControllerError } from '../../client/controller-error.js';
 import { NotSignedInError } from '../../session/session-manager.js';
 import { CliError, EXIT, type ExitCode } from '../cli-errors.js';
 import { controllerUrlOf, createAgent, deviceIdentities, signIn, type CliContext } from '../cli-context.js';
 import { statusLines } from '../format.js';
+import { agentCommand } from '../command-name.js';
 
 async function askRequired(ctx: CliContext, question: string, hidden = false): Promise<string> {
   const answer = (await ctx.terminal.ask(question, { hidden }))?.trim();
@@ -20,10 +22,13 @@ export async function loginCommand(ctx: CliContext): Promise<ExitCode> {
   try {
     const status = await agent.login({ username, password });
     const pinned = ctx.args.controllerFingerprint;
+    // How to trust the controller is remembered with it, the CA file as the fingerprint: later commands need
+    // it as much as this one did.
     await ctx.settingsFile.update({
       controllerUrl,
       username,
       ...(pinned ? { controllerFingerprint: pinned } : {}),
+      ...(ctx.args.ca ? { caFile: resolve(ctx.args.ca) } : {}),
     });
     const t = ctx.terminal;
     t.print(`Signed in to ${controllerUrl} as ${username}.`);
@@ -34,7 +39,7 @@ export async function loginCommand(ctx: CliContext): Promise<ExitCode> {
     }
     if (status.state === 'needs-enrollment') {
       t.print(
-        'This account must set up an authenticator app before it can reach services: run `postern-agent mfa enroll`.',
+        `This account must set up an authenticator app before it can reach services: run ${agentCommand('mfa enroll')}.`,
       );
     }
     if (status.state === 'needs-totp')
@@ -52,7 +57,7 @@ export async function logoutCommand(ctx: CliContext): Promise<ExitCode> {
     // An enrolled device stays enrolled: its certificate signs in again at the next command.
     const enrolled = (await deviceIdentities(ctx).load(agent.client.baseUrl)) !== undefined;
     ctx.terminal.print(
-      `Signed out; the stored password and session were removed.${enrolled ? " This device's certificate is kept (`postern-agent unenroll` deletes it)." : ''}`,
+      `Signed out; the stored password and session were removed.${enrolled ? ` This device's certificate is kept (${agentCommand('unenroll')} deletes it).` : ''}`,
     );
     return EXIT.ok;
   } finally {
@@ -88,7 +93,7 @@ export async function statusCommand(ctx: CliContext): Promise<ExitCode> {
         mfaNeeded: count('mfa-needed'),
         checking: count('checking'),
       };
-      ctx.terminal.print(JSON.stringify({ ...status, services: summary }, null, 2));
+      ctx.terminal.json({ ...status, services: summary });
     } else {
       ctx.terminal.print(statusLines(status, services));
     }
