@@ -36,11 +36,11 @@ export const MANAGEMENT_PREFIX = '/edge/management/v1';
 export const BODY_LIMIT = 1024 * 1024;
 const SERVER_HEADER = `postern-controller/${POSTERN_VERSION}`;
 
-/** Routes both APIs serve identically (authentication and the caller's own session and identity). */
-function registerShared(app: Api, ctx: ControllerContext): void {
+/** Routes both APIs serve (authentication and the caller's own session and identity). */
+function registerShared(app: Api, ctx: ControllerContext, api: 'client' | 'management'): void {
   registerVersion(typed(app));
   registerAuthenticate(app, ctx);
-  registerCurrentSession(app, ctx);
+  registerCurrentSession(app, ctx, api);
   registerMfaSharedRoutes(app, ctx);
 }
 
@@ -123,7 +123,7 @@ export async function buildServer(ctx: ControllerContext, tls?: ServerTls): Prom
     async (scope) => {
       const api = typed(scope);
       installGuard(api, ctx, 'full');
-      registerShared(api, ctx);
+      registerShared(api, ctx, 'client');
       registerPostureClientRoutes(api, ctx);
       registerAgentEvents(api, ctx);
       registerRouterClientRoutes(api, ctx);
@@ -135,7 +135,7 @@ export async function buildServer(ctx: ControllerContext, tls?: ServerTls): Prom
     async (scope) => {
       const api = typed(scope);
       installGuard(api, ctx, 'admin');
-      registerShared(api, ctx);
+      registerShared(api, ctx, 'management');
       registerManagementRoutes(api, ctx);
       registerPostureManagementRoutes(api, ctx);
       registerMfaManagementRoutes(api, ctx);

@@ -50,9 +50,11 @@ export const domainCheck: CheckModule<DomainCheck> = {
         ? 'the device has not reported membership of any Windows domain'
         : `the device is in domain "${reported}", which is not allowed (allowed: ${check.domains.join(', ')})`;
     // A device outside any domain reports '' (Linux and macOS always do): that is a mismatch, not missing data.
+    // The allowed domains are never part of what the user is told (as the MAC list is not): a domain's name
+    // tells whoever holds a stolen session which directory to aim at. The administrator's views keep them.
     const failure: PostureFailureReason = {
       code: data?.domain ? 'DOMAIN_MISMATCH' : 'NO_DATA_YET',
-      ...(data?.domain ? { domains: [...check.domains], domain: reported } : { missing: 'DOMAIN' }),
+      ...(data?.domain ? { domain: reported } : { missing: 'DOMAIN' }),
     };
     return { isPassing: false, actualValue, expectedValue, reason, failure };
   },

@@ -12,7 +12,12 @@ import { normaliseAttributes } from './roles.js';
 import { ref } from './refs.js';
 import { preparedWire, type WireOf } from './prepared-wire.js';
 import { enrollmentAuthorityOf } from '../../enrollment/enrollment-authority.js';
-import { IdentityEnrollments, identityEnrollmentsWireOf } from '../../enrollment/enrollment-views.js';
+import {
+  IdentityEnrollmentSummaries,
+  IdentityEnrollments,
+  identityEnrollmentsWireOf,
+  type EnrollmentAudience,
+} from '../../enrollment/enrollment-views.js';
 import { byIdentity } from '../../store/by-identity.js';
 import {
   EnrollmentRequest,
@@ -70,6 +75,15 @@ export const IdentityDetail = Type.Object(
 );
 
 /**
+ * `GET /edge/client/v1/current-identity`: the identity as it sees itself, its outstanding enrollments without
+ * their secrets (the serializer drops anything the summary schema does not name, should a view ever add it).
+ */
+export const ClientIdentityDetail = Type.Object(
+  { ...IdentityDetail.properties, enrollment: IdentityEnrollmentSummaries },
+  { additionalProperties: true },
+);
+
+/**
  * How a page of identities shows, with what other tables know about each (authenticators, API sessions, MFA,
  * enrollments, its auth policy's name): read for the whole page first, then rendered synchronously. Each of
  * those is one by-many-identities read for the page, so a page costs the same few queries whatever its size
@@ -78,6 +92,7 @@ export const IdentityDetail = Type.Object(
 export async function identityWireOf(
   ctx: ControllerContext,
   identities: readonly Identity[],
+  audience: EnrollmentAudience,
 ): Promise<WireOf<Identity>> {
   const { store } = ctx;
   const ids = identities.map((i) => i.id);
@@ -86,7 +101,7 @@ export async function identityWireOf(
     store.authenticators.listByIdentities(ids),
     store.apiSessions.listByIdentities(ids),
     ctx.mfaEnrolledAmong(ids),
-    identityEnrollmentsWireOf(ctx, ids),
+    identityEnrollmentsWireOf(ctx, ids, audience),
   ]);
   const policyNames = new Map(policies.map((p) => [p.id, p.name]));
   const authenticatorsOf = byIdentity(authenticators);
@@ -108,8 +123,9 @@ export async function identityWireOf(
 export async function identityToWire(
   ctx: ControllerContext,
   identity: Identity,
+  audience: EnrollmentAudience,
 ): Promise<Record<string, unknown>> {
-  return (await identityWireOf(ctx, [identity]))(identity);
+  return (await identityWireOf(ctx, [identity], audience))(identity);
 }
 
 function renderIdentity(
@@ -166,7 +182,7 @@ function renderIdentity(
 export function registerIdentities(app: Api, ctx: ControllerContext): void {
   // The enrollment a create asked for, stored by afterWrite in the create's own transaction.
   const requestedEnrollment = new WeakMap<Identity, RequestedEnrollment>();
-  const wire = preparedWire<Identity>('identities', (page) => identityWireOf(ctx, page));
+  const wire = preparedWire<Identity>('identities', (page) => identityWireOf(ctx, page, 'secrets'));
   registerCrud<Identity>(app, ctx, {
     collection: 'identities',
     tag: 'Identity',
