@@ -29,7 +29,7 @@ import { registerEnrollmentRoutes } from './enrollment/enrollment-routes.js';
 import { registerIdentityImport } from './enrollment/identity-import.js';
 import { registerConsole } from './console/console-routes.js';
 import { registerEstCaCerts } from './enrollment/est-cacerts-route.js';
-import { defaultConsoleDir, viteConsoleBuilder } from './console/console-build.js';
+import { defaultConsoleDir } from './console/console-build.js';
 
 export const CLIENT_PREFIX = '/edge/client/v1';
 export const MANAGEMENT_PREFIX = '/edge/management/v1';
@@ -146,6 +146,6 @@ export async function buildServer(ctx: ControllerContext, tls?: ServerTls): Prom
   );
   registerEstCaCerts(app, ctx);
   // The administrators' web console, a static page that uses the management API above like any script.
-  registerConsole(app, { dir: ctx.config.consoleDir ?? defaultConsoleDir(), builder: viteConsoleBuilder() });
+  registerConsole(app, { dir: ctx.config.consoleDir ?? defaultConsoleDir() });
   return app;
 }
