@@ -4,7 +4,17 @@ import type { ControllerContext } from '../../context.js';
 import { IDENTITY_TYPES, type ApiSession, type Authenticator, type Identity } from '../../model.js';
 import { ApiError, validationError, type FieldCause } from '../../http/api-error.js';
 import { entityBase, iso, selfLinks } from '../../http/envelope.js';
-import { Attributes, BaseEntity, DateTime, EntityRef, Name, Tags, writeBodies } from '../../http/schemas.js';
+import {
+  Attributes,
+  BaseEntity,
+  DateTime,
+  EntityRef,
+  ExternalId,
+  Name,
+  Reference,
+  Tags,
+  writeBodies,
+} from '../../http/schemas.js';
 import { endApiSessionsOf } from '../../auth/api-sessions.js';
 import { releasePolicyReferences } from './policy-references.js';
 import { registerCrud, pick } from '../crud.js';
@@ -33,8 +43,8 @@ const writable = {
   type: IdentityType,
   isAdmin: Type.Boolean(),
   roleAttributes: Type.Optional(Type.Union([Attributes, Type.Null()])),
-  authPolicyId: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
-  externalId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  authPolicyId: Type.Optional(Type.Union([Reference, Type.Null()])),
+  externalId: Type.Optional(Type.Union([ExternalId, Type.Null()])),
   disabled: Type.Optional(Type.Boolean()),
   tags: Type.Optional(Tags),
   // Taken by a create only (a PUT or PATCH with it is refused): POST /enrollments issues one later.
