@@ -23,6 +23,7 @@ export default defineConfig({
         test: {
           name: 'sqlite',
           include: ['test/**/*.test.ts'],
+          globalSetup: ['test/setup/console-build.ts'],
           exclude: ['test/e2e/**', 'node_modules/**'],
         },
       },
@@ -32,7 +33,7 @@ export default defineConfig({
           name: 'postgres',
           include: ['test/integration/**/*.test.ts', 'test/reliability/**/*.test.ts'],
           exclude: ['node_modules/**', ...ONE_BACKEND],
-          globalSetup: ['test/setup/postgres-server.ts'],
+          globalSetup: ['test/setup/console-build.ts', 'test/setup/postgres-server.ts'],
           // Only this project's workers run on PostgreSQL (test/helpers/test-database.ts).
           env: { POSTERN_TEST_BACKEND: 'postgres' },
         },

@@ -17,6 +17,8 @@ export const USAGE = `Usage: npm run controller -- [options]
   --enrollment-ttl S    identity enrollment tokens expire after S seconds (60 to 31536000; default 86400)
   --trust-proxy         behind a reverse proxy: the client address comes from X-Forwarded-For (default off)
   --log-level L         fatal, error, warn, info, debug or trace (default info)
+  --console-dir D       the administrators' console build served at /console/ (default out/console of this
+                        installation); built there before listening when missing and vite is installed
   --help                this text
 
 Environment: POSTERN_ADMIN_PASSWORD sets the admin password on first start (otherwise one is
@@ -78,6 +80,7 @@ export function parseControllerArgs(
         'totp-issuer': { type: 'string' },
         'trust-proxy': { type: 'boolean', default: false },
         'log-level': { type: 'string' },
+        'console-dir': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -109,5 +112,6 @@ export function parseControllerArgs(
     throw new UsageError('--tls-cert and --tls-key go together');
   config.tlsCert = values['tls-cert'];
   config.tlsKey = values['tls-key'];
+  if (values['console-dir'] !== undefined) config.consoleDir = values['console-dir'];
   return config;
 }

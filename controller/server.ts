@@ -14,8 +14,12 @@ import { typed, type Api } from './http/typed-app.js';
 import { registerJsonBodyParser } from './http/json-body.js';
 import { cleanApiPath } from './http/api-path.js';
 import { errorEnvelope } from './http/envelope.js';
-import { connectionOptions, headersTimeoutMs, type ServerTls } from './http/connection-limits.js';
+import { BODY_LIMIT, connectionOptions, headersTimeoutMs, type ServerTls } from './http/connection-limits.js';
 import { registerVersion } from './routes/shared/version.js';
+import { FdBudget } from './http/fd-budget.js';
+import { RefusalLog } from './http/refusal-log.js';
+import { installDescriptorReserve } from './http/descriptor-reserve.js';
+import { EventStreamCaps } from './events/event-stream-caps.js';
 import { registerAuthenticate } from './routes/shared/authenticate.js';
 import { registerCurrentSession } from './routes/shared/current-session.js';
 import { registerManagementRoutes } from './routes/management/index.js';
@@ -29,18 +33,17 @@ import { registerEnrollmentRoutes } from './enrollment/enrollment-routes.js';
 import { registerIdentityImport } from './enrollment/identity-import.js';
 import { registerConsole } from './console/console-routes.js';
 import { registerEstCaCerts } from './enrollment/est-cacerts-route.js';
-import { defaultConsoleDir, viteConsoleBuilder } from './console/console-build.js';
+import { defaultConsoleDir } from './console/console-build.js';
 
 export const CLIENT_PREFIX = '/edge/client/v1';
 export const MANAGEMENT_PREFIX = '/edge/management/v1';
-export const BODY_LIMIT = 1024 * 1024;
 const SERVER_HEADER = `postern-controller/${POSTERN_VERSION}`;
 
-/** Routes both APIs serve identically (authentication and the caller's own session and identity). */
-function registerShared(app: Api, ctx: ControllerContext): void {
+/** Routes both APIs serve (authentication and the caller's own session and identity). */
+function registerShared(app: Api, ctx: ControllerContext, api: 'client' | 'management'): void {
   registerVersion(typed(app));
   registerAuthenticate(app, ctx);
-  registerCurrentSession(app, ctx);
+  registerCurrentSession(app, ctx, api);
   registerMfaSharedRoutes(app, ctx);
 }
 
@@ -71,6 +74,11 @@ export async function buildServer(ctx: ControllerContext, tls?: ServerTls): Prom
     ...connectionOptions(ctx.config, tls),
   }) as unknown as FastifyInstance;
   app.server.headersTimeout = headersTimeoutMs(ctx.config);
+  // File descriptors are finite: event streams stop first, then other requests, before sign-in and admin.
+  const descriptors = new FdBudget();
+  const refusals = new RefusalLog(ctx.log);
+  installDescriptorReserve(app, descriptors, refusals);
+  const eventStreams = new EventStreamCaps(descriptors, refusals);
   registerJsonBodyParser(app);
   app.setValidatorCompiler(validatorCompiler);
   // Both APIs speak JSON only; any other body type is a 415, not a confusing validation error.
@@ -123,9 +131,9 @@ export async function buildServer(ctx: ControllerContext, tls?: ServerTls): Prom
     async (scope) => {
       const api = typed(scope);
       installGuard(api, ctx, 'full');
-      registerShared(api, ctx);
+      registerShared(api, ctx, 'client');
       registerPostureClientRoutes(api, ctx);
-      registerAgentEvents(api, ctx);
+      registerAgentEvents(api, ctx, eventStreams);
       registerRouterClientRoutes(api, ctx);
       registerEnrollRoutes(api, ctx);
     },
@@ -135,7 +143,7 @@ export async function buildServer(ctx: ControllerContext, tls?: ServerTls): Prom
     async (scope) => {
       const api = typed(scope);
       installGuard(api, ctx, 'admin');
-      registerShared(api, ctx);
+      registerShared(api, ctx, 'management');
       registerManagementRoutes(api, ctx);
       registerPostureManagementRoutes(api, ctx);
       registerMfaManagementRoutes(api, ctx);
@@ -146,6 +154,6 @@ export async function buildServer(ctx: ControllerContext, tls?: ServerTls): Prom
   );
   registerEstCaCerts(app, ctx);
   // The administrators' web console, a static page that uses the management API above like any script.
-  registerConsole(app, { dir: ctx.config.consoleDir ?? defaultConsoleDir(), builder: viteConsoleBuilder() });
+  registerConsole(app, { dir: ctx.config.consoleDir ?? defaultConsoleDir() });
   return app;
 }

@@ -10,6 +10,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { findElectron } from './electron-runtime.js';
+import {
+  defaultConsoleDir,
+  prepareConsole,
+  viteConsoleBuilder,
+} from '../controller/console/console-build.js';
 import { runHeadless } from './headless-app.js';
 import {
   DEMO_DIR_ENV,
@@ -59,6 +64,8 @@ async function main(): Promise<number> {
     console.log(
       `postern: the Electron runtime is not available here (${electron.reason}); running the agent headless in this terminal.`,
     );
+  // The bundled controller serves the administrators' console; it is built here, before it starts.
+  await prepareConsole(defaultConsoleDir(), viteConsoleBuilder(ROOT), (line) => console.log(line));
   const folder = openDemoFolder({ keep: values.keep, dir: values['data-dir'] });
   removeOnSignals(folder);
   console.log(folder.description);

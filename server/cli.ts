@@ -6,6 +6,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseBundleArgs, USAGE, UsageError } from './cli-args.js';
 import { startBundle, type RunningBundle } from './bundle.js';
+import {
+  defaultConsoleDir,
+  prepareConsole,
+  viteConsoleBuilder,
+} from '../controller/console/console-build.js';
 
 /**
  * Where the admin password generated at the first start is kept, as a line to print, or undefined when there
@@ -52,6 +57,11 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 
+  // Before listening, never on a request (console-build.ts); a failure is reported and the APIs start anyway.
+  await prepareConsole(config.consoleDir ?? defaultConsoleDir(), viteConsoleBuilder(), (line) =>
+    console.log(line),
+  );
+  if (stopping) return;
   let bundle: RunningBundle;
   try {
     bundle = await startBundle(config, {
@@ -85,7 +95,6 @@ async function main(): Promise<void> {
   }
   console.log(`postern controller: data in ${config.dataDir}`);
   console.log(`postern controller listening on ${controller.url}`);
-  // Built on its first request when missing (controller/console/console-build.ts).
   console.log(`postern controller: administrators' console at ${controller.url}/console/`);
   if (controller.tls?.selfSigned) {
     // Printed the way certificate viewers show it; the agent takes either form.

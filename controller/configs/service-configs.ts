@@ -4,7 +4,7 @@
  */
 import type { FieldCause } from '../http/api-error.js';
 import { at } from '../http/field-path.js';
-import type { Service } from '../model.js';
+import type { PolicyType, Service } from '../model.js';
 import type { Store } from '../store/repository.js';
 
 /** Config ids (or names) to ids; problems name `configs[i]`. */
@@ -71,14 +71,41 @@ export async function requestedConfigTypes(
 }
 
 /**
- * `{ "<type name>": data }` for each service's configs of the requested types, by service id: the configs
- * and their types are read once for all the services (a page of them), not per service.
+ * OpenZiti's config types that describe one side of a service: the hosting side's (where the backend is, which
+ * only the identity that hosts it needs) and the dialling side's (where a client intercepts it). A config of
+ * a type in neither list (an administrator's own type) goes to any identity that may use the service.
+ */
+const HOSTING_CONFIG_TYPES: ReadonlySet<string> = new Set(['host.v1', 'host.v2', 'ziti-tunneler-server.v1']);
+const DIALLING_CONFIG_TYPES: ReadonlySet<string> = new Set(['intercept.v1', 'ziti-tunneler-client.v1']);
+
+/**
+ * Whether a caller with these permissions on a service is shown its config of this type: hosting configs
+ * (the backend's internal address) only with Bind, intercept configs only with Dial. A Dial-only client that
+ * asks for `host.v1` gets nothing for it, as if the service had none; it has no use for the address.
+ */
+export function configTypeVisibleTo(typeName: string, permissions: readonly PolicyType[]): boolean {
+  if (HOSTING_CONFIG_TYPES.has(typeName)) return permissions.includes('Bind');
+  if (DIALLING_CONFIG_TYPES.has(typeName)) return permissions.includes('Dial');
+  return permissions.length > 0;
+}
+
+/** A service a client asks about, with its permissions on it (from the policies that grant it). */
+export interface PermittedService {
+  service: Service;
+  permissions: readonly PolicyType[];
+}
+
+/**
+ * `{ "<type name>": data }` for each service's configs of the requested types that the caller's permissions
+ * on it call for (`configTypeVisibleTo`), by service id: the configs and their types are read once for all
+ * the services (a page of them), not per service.
  */
 export async function configMapsOf(
   store: Store,
-  services: readonly Service[],
+  permitted: readonly PermittedService[],
   types: Set<string> | 'all',
 ): Promise<Map<string, Record<string, unknown>>> {
+  const services = permitted.map((p) => p.service);
   const maps = new Map<string, Record<string, unknown>>(services.map((s) => [s.id, {}]));
   if (types !== 'all' && types.size === 0) return maps;
   const configs = await store.configs.getMany([...new Set(services.flatMap((s) => s.configs ?? []))]);
@@ -91,22 +118,13 @@ export async function configMapsOf(
     ]),
   );
   const byId = new Map(wanted.map((c) => [c.id, c]));
-  for (const service of services) {
+  for (const { service, permissions } of permitted) {
     const map = maps.get(service.id)!;
     for (const id of service.configs ?? []) {
       const config = byId.get(id);
       const name = config && typeNames.get(config.configTypeId);
-      if (name !== undefined) map[name] = config!.data;
+      if (name !== undefined && configTypeVisibleTo(name, permissions)) map[name] = config!.data;
     }
   }
   return maps;
-}
-
-/** `{ "<type name>": data }` for the service's configs of the requested types (`configMapsOf` for a page). */
-export async function configMapOf(
-  store: Store,
-  service: Service,
-  types: Set<string> | 'all',
-): Promise<Record<string, unknown>> {
-  return (await configMapsOf(store, [service], types)).get(service.id) ?? {};
 }

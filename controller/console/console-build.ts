@@ -1,9 +1,10 @@
 /**
- * Where the administrators' console is built and how a controller builds it when it is missing. A fresh clone
- * has no build: `npm run build` and `npm run build:console` make one, and otherwise the controller makes it on
- * the first request for `/console` with vite's own `build()` (vite is a dev dependency, present wherever
- * `npm ci` ran). Where vite is absent (an install without dev dependencies) there is no builder and the
- * controller says how to build it instead.
+ * Where the administrators' console is built, and building it before a controller listens. A fresh clone has
+ * no build: `npm run build` and `npm run build:console` make one, and so do `npm run controller` and
+ * `npm start` before they start the controller (`prepareConsole`, with vite's own `build()`; vite is a dev
+ * dependency, present wherever `npm ci` ran). A request never builds it: an anonymous `GET /console/` would
+ * otherwise make the controller run a multi-second build, and retry a failing one on every request. Where
+ * vite is absent (an install without dev dependencies) the console page says how to build it instead.
  */
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -54,4 +55,29 @@ export function viteConsoleBuilder(root = packageRoot()): ConsoleBuilder | null 
       rmSync(staging, { recursive: true, force: true });
     }
   };
+}
+
+/**
+ * Builds the console into `dir` when it has no build yet, once, before the controller starts serving; says
+ * so in one line. A failed or impossible build is reported, not thrown: the controller's APIs start anyway
+ * and `/console/` says how to build it. Whether a build is there afterwards.
+ */
+export async function prepareConsole(
+  dir: string,
+  builder: ConsoleBuilder | null,
+  announce: (line: string) => void,
+): Promise<boolean> {
+  if (existsSync(join(dir, 'index.html'))) return true;
+  if (!builder) {
+    announce(`postern: the administrators' console is not built (${dir}): run npm run build:console`);
+    return false;
+  }
+  announce(`postern: building the administrators' console into ${dir} (once)...`);
+  try {
+    await builder(dir);
+    return true;
+  } catch (err) {
+    announce(`postern: could not build the console (run npm run build:console): ${(err as Error).message}`);
+    return false;
+  }
 }

@@ -7,13 +7,13 @@
  * - hashed assets (`/console/assets/…`) are cached for a year, the index never (a new build shows at once);
  * - every answer carries a strict CSP (no inline script or style, connections to this origin only, no
  *   framing), `nosniff` and `no-referrer`;
- * - a missing build is built once on demand when a builder is available (console-build.ts), otherwise answered
- *   with 503 and the command that builds it. Never a 500.
+ * - a missing build is answered with 503 and the command that builds it, never built here: a request must not
+ *   make the controller run a build (`npm run controller` and `npm start` build it before listening,
+ *   console-build.ts). Never a 500.
  */
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { ConsoleBuilder } from './console-build.js';
 import { contentTypeOf, looksLikeFile, resolveConsoleFile } from './console-files.js';
 
 export const CONSOLE_PATH = '/console';
@@ -43,16 +43,13 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 export interface ConsoleOptions {
   /** the build folder (its index.html and assets/) */
   dir: string;
-  /** builds a missing console; null: tell the user how instead */
-  builder: ConsoleBuilder | null;
-  /** one line for the person running the controller */
-  announce?: (line: string) => void;
 }
 
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Postern console</title></head>
 <body><h1>The console is not built</h1>
-<p>Build it once with <code>npm run build:console</code> (or <code>npm run build</code>) in the Postern folder, then reload this page.</p>
+<p>Build it once with <code>npm run build:console</code> (or <code>npm run build</code>) in the Postern folder, then reload this page.
+<code>npm run controller</code> and <code>npm start</code> build it before they start when it is missing.</p>
 </body></html>
 `;
 
@@ -66,30 +63,6 @@ async function isFile(path: string): Promise<boolean> {
 
 export function registerConsole(app: FastifyInstance, options: ConsoleOptions): void {
   const index = join(options.dir, 'index.html');
-  const announce = options.announce ?? ((line: string) => console.log(line));
-  let building: Promise<boolean> | undefined;
-
-  /** Whether a build is there, building it first (once, whoever asks) when it can. */
-  const ensureBuilt = async (): Promise<boolean> => {
-    if (await isFile(index)) return true;
-    const builder = options.builder;
-    if (!builder) return false;
-    building ??= (async () => {
-      announce(`postern controller: building the administrators' console into ${options.dir} (once)`);
-      try {
-        await builder(options.dir);
-        announce('postern controller: console built');
-        return true;
-      } catch (err) {
-        announce(`postern controller: could not build the console: ${(err as Error).message}`);
-        return false;
-      } finally {
-        // A failed build may be retried by the next request; a good one is found on disk from now on.
-        building = undefined;
-      }
-    })();
-    return building;
-  };
 
   const send = async (reply: FastifyReply, file: string, cacheControl: string) =>
     reply
@@ -105,7 +78,8 @@ export function registerConsole(app: FastifyInstance, options: ConsoleOptions): 
   );
 
   app.get(`${CONSOLE_PATH}/*`, hidden, async (request, reply) => {
-    if (!(await ensureBuilt())) {
+    // Looked for on every request (one stat): a build made while the controller runs is served at once.
+    if (!(await isFile(index))) {
       return reply
         .status(503)
         .headers(CONSOLE_HEADERS)

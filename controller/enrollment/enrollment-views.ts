@@ -3,6 +3,10 @@
  * `enrollment` field (`{ott: {...}}`, `{updb: {...}}`). An outstanding enrollment shows its token and JWT
  * until it is used, expired ones included, with their past `expiresAt`: the administrator sees that it must
  * be refreshed (`POST /enrollments/<id>/refresh`), and the old token is refused anyway.
+ *
+ * The client API shows an identity's own enrollments as `{method, expiresAt}` only (`ENROLLMENT_SUMMARY`):
+ * a token or JWT there would turn a stolen API session into a certificate or password login that outlives
+ * the password reset meant to end it.
  */
 import type { ControllerContext } from '../context.js';
 import type { Enrollment } from '../model.js';
@@ -16,7 +20,14 @@ import { maybeEnrollmentAuthorityOf, type EnrollmentAuthority } from './enrollme
 export {
   EnrollmentDetailSchema as EnrollmentDetail,
   IdentityEnrollmentsSchema as IdentityEnrollments,
+  IdentityEnrollmentSummariesSchema as IdentityEnrollmentSummaries,
 } from '../../src/api/schemas-enrollment.js';
+
+/**
+ * Who an identity's `enrollment` field is rendered for: `secrets` (the management API) shows tokens and JWTs,
+ * `summary` (the client API, the identity itself) only each outstanding enrollment's method and expiry.
+ */
+export type EnrollmentAudience = 'secrets' | 'summary';
 
 /** The names of the enrollments' identities, by id, read at once (for `enrollmentToWire`). */
 export async function identityNamesOf(
@@ -58,6 +69,7 @@ const SHOWN_PER_IDENTITY = 10;
 export async function identityEnrollmentsWireOf(
   ctx: ControllerContext,
   identityIds: readonly string[],
+  audience: EnrollmentAudience,
 ): Promise<Map<string, Record<string, unknown>>> {
   const authority = maybeEnrollmentAuthorityOf(ctx);
   if (!authority) return new Map(identityIds.map((id) => [id, {}]));
@@ -65,7 +77,21 @@ export async function identityEnrollmentsWireOf(
     await ctx.store.enrollments.listOutstandingByIdentities(identityIds, SHOWN_PER_IDENTITY),
   );
   return new Map(
-    identityIds.map((id) => [id, identityEnrollmentsToWire(authority, outstanding.get(id) ?? [])]),
+    identityIds.map((id) => {
+      const enrollments = outstanding.get(id) ?? [];
+      const wire =
+        audience === 'secrets'
+          ? identityEnrollmentsToWire(authority, enrollments)
+          : identityEnrollmentSummaries(enrollments);
+      return [id, wire];
+    }),
+  );
+}
+
+/** What the identity itself sees of its outstanding enrollments: which methods, until when; no secret. */
+function identityEnrollmentSummaries(outstanding: readonly Enrollment[]): Record<string, unknown> {
+  return Object.fromEntries(
+    outstanding.map((e) => [e.method, { method: e.method, expiresAt: iso(e.expiresAt) }]),
   );
 }
 

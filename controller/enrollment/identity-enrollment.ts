@@ -8,6 +8,7 @@ import type { ControllerContext } from '../context.js';
 import type { Enrollment, EnrollmentMethod } from '../model.js';
 import { ApiError, validationError } from '../http/api-error.js';
 import { UniqueViolation } from '../store/repository.js';
+import { Reference } from '../http/schemas.js';
 import type { EnrollmentAuthority } from './enrollment-authority.js';
 import { serializeSignInChanges } from '../auth/sign-in-changes.js';
 
@@ -18,7 +19,7 @@ export const EnrollmentRequest = Type.Object(
   {
     ott: Type.Optional(Type.Boolean()),
     updb: Type.Optional(Type.Union([Username, Type.Null()])),
-    ottca: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+    ottca: Type.Optional(Type.Union([Reference, Type.Null()])),
   },
   {
     additionalProperties: false,

@@ -26,6 +26,7 @@ import { ApiError, validationError } from '../http/api-error.js';
 import { CsvError, parseCsv } from '../http/csv.js';
 import { iso } from '../http/envelope.js';
 import { Meta, errorResponses } from '../http/schemas.js';
+import { BODY_LIMIT } from '../http/connection-limits.js';
 import { SESSION_HEADER, authOf } from '../auth/guard.js';
 import { enrollmentAuthorityOf } from './enrollment-authority.js';
 
@@ -82,7 +83,8 @@ export function registerIdentityImport(app: Api, ctx: ControllerContext): void {
             'required). roleAttributes are separated by `;`; isAdmin is true or false; enrollment is `ott`, ' +
             '`updb:<username>` or empty. At most 1,000 rows.',
           consumes: [IDENTITY_IMPORT_CONTENT_TYPE],
-          body: Type.String({ description: 'the CSV, header line first' }),
+          // The body limit (1 MiB, 413 beyond) answers first; each row's fields are an identity create's.
+          body: Type.String({ maxLength: BODY_LIMIT, description: 'the CSV, header line first' }),
           response: { 200: ImportAnswer, ...errorResponses(400, 401, 413, 415) },
         },
         // JSON would parse (the API's own parser) and then fail as "not a string": say what to send instead.

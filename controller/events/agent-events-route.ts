@@ -3,7 +3,7 @@
  * its service table, tray and tunnels change as soon as access does (the 20 s poll of service-updates stays
  * as the backstop). Events: `service-updates` when what the identity's services grant changed, and
  * `sessions-removed` when sessions of this API session were removed (their tunnels are being cut). The
- * stream ends when the API session does.
+ * stream ends when the API session does. How many may be open per API session and identity: EventStreamCaps.
  */
 import type { Api } from '../http/typed-app.js';
 import type { ServerResponse } from 'node:http';
@@ -11,11 +11,12 @@ import { AGENT_EVENTS_PATH, type AgentEvent } from '../../src/api/data-plane.js'
 import { authOf } from '../auth/guard.js';
 import type { ControllerContext, ControllerEvents } from '../context.js';
 import { errorResponses } from '../http/schemas.js';
+import type { EventStreamCaps } from './event-stream-caps.js';
 
 /** A comment line now and then keeps proxies from closing an idle stream and tells the agent it is alive. */
 const HEARTBEAT_MS = 15_000;
 
-export function registerAgentEvents(app: Api, ctx: ControllerContext): void {
+export function registerAgentEvents(app: Api, ctx: ControllerContext, caps: EventStreamCaps): void {
   const open = new Set<ServerResponse>();
   // Fastify's close waits for open connections: end the streams first so shutdown never stalls on them.
   app.addHook('preClose', async () => {
@@ -28,11 +29,13 @@ export function registerAgentEvents(app: Api, ctx: ControllerContext): void {
       schema: {
         tags: ['Current API Session'],
         description: 'Server-sent events for the caller: service-updates and sessions-removed (Postern)',
-        response: errorResponses(401),
+        response: errorResponses(401, 429, 503),
       },
     },
     async (request, reply) => {
       const { session, identity } = authOf(request);
+      // Before the stream starts: a refusal is an ordinary answer in the OpenZiti envelope.
+      const release = caps.admit(session.id, identity.id);
       reply.hijack();
       const response = reply.raw;
       response.writeHead(200, {
@@ -63,6 +66,7 @@ export function registerAgentEvents(app: Api, ctx: ControllerContext): void {
       ctx.events.on('apiSession.deleted', onApiSessionDeleted);
       open.add(response);
       response.on('close', () => {
+        release();
         clearInterval(heartbeat);
         open.delete(response);
         ctx.events.off('access.changed', onAccess);

@@ -10,6 +10,9 @@ import type { Duplex } from 'node:stream';
 import type { ControllerConfig } from '../config.js';
 import { errorEnvelope } from './envelope.js';
 
+/** The largest request body either API takes (413 beyond). */
+export const BODY_LIMIT = 1024 * 1024;
+
 /** Longer than the agent event stream's heartbeat, which keeps a quiet stream from looking idle. */
 const IDLE_CONNECTION_MS = 120_000;
 const KEEP_ALIVE_MS = 30_000;

@@ -34,6 +34,13 @@ export const Roles = Type.Array(Type.String({ minLength: 1, maxLength: 512, ...p
   maxItems: 1000,
 });
 export const Name = Type.String({ minLength: 1, maxLength: 255, ...printable });
+/** Another entity named in a body, by id (or by name where the route takes either): as long as a name. */
+export const Reference = Type.String({ minLength: 1, maxLength: 255 });
+/**
+ * An identity's `externalId`: the subject another identity provider knows it by (an OIDC `sub` is at most 255
+ * ASCII characters).
+ */
+export const ExternalId = Type.String({ maxLength: 255, ...printable });
 /** A sentence or two a person reads as written (an administrator's advice, with a link). */
 export const Sentence = Type.String({ maxLength: 1000, ...printable });
 

@@ -68,13 +68,9 @@ function explainOsVersion(reason: PostureFailureReason, ctx: ExplainContext): st
   return `Update ${os} to ${words}${from}`;
 }
 
+/** The controller does not name the domains a check allows; the check's remediation text may say more. */
 function explainDomain(reason: PostureFailureReason): string {
-  const domains = reason.domains ?? [];
-  const join =
-    domains.length === 1
-      ? `Join the ${domains[0]} domain`
-      : `Join one of these domains: ${domains.join(', ')}`;
-  if (domains.length === 0) return "Join your organisation's Windows domain";
+  const join = "Join your organisation's Windows domain";
   return reason.domain ? `${join} (this device is in ${reason.domain})` : join;
 }
 

@@ -1,8 +1,9 @@
 /**
  * Why a posture query fails for the caller's own device, as the controller tells it on the client's
  * `GET /services`: a code a program can switch on, and the facts the user needs to fix it (the OS and
- * versions required, the binary's path, the domain to join, the time left). Never the approved MAC
- * addresses, hashes or signers: those would tell an attacker what to forge.
+ * versions required, the binary's path, the time left). Never the approved MAC addresses, domains, hashes or
+ * signers: those would tell an attacker what to forge or aim at (the check's remediation text, written by the
+ * administrator, says what to do instead).
  */
 
 export const POSTURE_FAILURE_CODES = [
@@ -52,8 +53,7 @@ export interface PostureFailureReason {
   allowed?: AllowedOperatingSystem[];
   /** PROCESS_*: the binary the check names */
   path?: string;
-  /** DOMAIN_MISMATCH: the domains the check allows, and the one the device is in ('' for none) */
-  domains?: string[];
+  /** DOMAIN_MISMATCH: the domain the device is in ('' for none); never the domains the check allows */
   domain?: string;
   /** MFA_TIMED_OUT: how long a code lasts */
   timeoutSeconds?: number;

@@ -89,6 +89,24 @@ export const IdentityEnrollmentsSchema = Type.Object(
   },
 );
 
+/** One outstanding enrollment as the identity itself sees it (client API): never its token or JWT. */
+export const IdentityEnrollmentSummarySchema = Type.Object(
+  { method: Type.String(), expiresAt: DateTime },
+  { additionalProperties: false },
+);
+export const IdentityEnrollmentSummariesSchema = Type.Object(
+  {
+    ott: Type.Optional(IdentityEnrollmentSummarySchema),
+    updb: Type.Optional(IdentityEnrollmentSummarySchema),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'outstanding enrollments by method, as the identity sees them: method and expiry only (secrets are ' +
+      'for administrators, on the management API)',
+  },
+);
+
 /** Body of `POST /edge/management/v1/enrollments`. */
 export const EnrollmentCreateSchema = Type.Object(
   {

@@ -114,7 +114,7 @@ test('after the report each service says what to do for its own reason', async (
   await expect(advice('Printers').locator('.remediation')).toHaveText(
     `Your administrator says: ${REMEDIATION}`,
   );
-  await expect(advice('Intranet')).toContainText('Join the CORP domain');
+  await expect(advice('Intranet')).toContainText("Join your organisation's Windows domain");
   for (const code of [
     'OS_TYPE_NOT_ALLOWED',
     'PROCESS_HASH_NOT_APPROVED',

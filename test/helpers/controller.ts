@@ -68,11 +68,14 @@ const CLI = join(import.meta.dirname, '..', '..', 'server', 'cli.ts');
 export async function spawnController(
   args: string[],
   env: Record<string, string | undefined> = {},
+  /** a command the controller runs under, e.g. `['prlimit', '--nofile=256:256', '--']` */
+  wrapper: string[] = [],
 ): Promise<ControllerProcess> {
   // On the suite's PostgreSQL run, the folder's own database (a restart on the folder finds its data).
   const dataDir = args[args.indexOf('--data-dir') + 1];
   const database = args.includes('--data-dir') && dataDir ? await databaseFor(dataDir) : undefined;
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+  const command = [...wrapper, process.execPath, '--import', 'tsx', CLI, ...args];
+  const child = spawn(command[0]!, command.slice(1), {
     env: { ...process.env, ...(database ? { POSTERN_DATABASE_URL: database } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,7 +1,7 @@
 /**
  * Each reason a service is refused, from the real controller to the words the real agent shows: the
  * controller's client `GET /services` gives a code and the facts the user needs for this device (never the
- * approved MAC addresses or hashes), and the agent turns them into the fix. Before the running agent's first
+ * approved MAC addresses, domains or hashes), and the agent turns them into the fix. Before the running agent's first
  * report a service reads "checking", never a failure.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,8 @@ const ROLE = 'reason-users';
 const APPROVED_MAC = 'AA-BB-CC-DD-EE-0F';
 const APPROVED_HASH = 'ab'.repeat(32);
 const REMEDIATION = 'Plug into the office dock; help: https://it.example/dock';
+const REQUIRED_DOMAIN = 'CORP-HQ-DIRECTORY';
+const DOMAIN_REMEDIATION = 'Ask the service desk to join this laptop to the company directory';
 const facts = machineFacts();
 const [kernelMajor] = facts.osRange.replace('>=', '').split('.');
 const MISSING = '/opt/postern-test/bin/edr-sensor';
@@ -46,7 +48,7 @@ const CHECKS: Record<string, Record<string, unknown>> = {
     ],
   },
   'office-nic': { typeId: 'MAC', macAddresses: [APPROVED_MAC], remediation: REMEDIATION },
-  'corp-domain': { typeId: 'DOMAIN', domains: ['CORP'] },
+  'corp-domain': { typeId: 'DOMAIN', domains: [REQUIRED_DOMAIN], remediation: DOMAIN_REMEDIATION },
   'windows-edr': { typeId: 'PROCESS', process: { osType: 'Windows', path: 'C:\\EDR\\edr.exe' } },
 };
 
@@ -142,15 +144,34 @@ describe.runIf(process.platform === 'linux')('why a service is refused, in the u
     ]);
   });
 
-  it('a domain check names the domain to join', () => {
-    expect(view('corp-domain')?.failing[0]?.code).toBe('DOMAIN_MISMATCH');
-    expect(advice('corp-domain')).toEqual(['Join the CORP domain']);
+  it("a domain check says to join the organisation's domain, with the remediation, never its name", () => {
+    expect(view('corp-domain')?.failing).toEqual([
+      expect.objectContaining({
+        code: 'DOMAIN_MISMATCH',
+        explanation: "Join your organisation's Windows domain",
+        remediation: DOMAIN_REMEDIATION,
+      }),
+    ]);
   });
 
-  it('never tells the device the approved MAC addresses or hashes', async () => {
+  it('never tells the device the approved MAC addresses, domains or hashes', async () => {
     const wire = JSON.stringify(await agent.api.listServices());
     expect(wire).not.toMatch(/aabbccddee0f|AA-BB-CC-DD-EE-0F/i);
     expect(wire).not.toContain(APPROVED_HASH);
+    expect(wire.toLowerCase()).not.toContain(REQUIRED_DOMAIN.toLowerCase());
+    // The OS range stays: the user needs it to update.
+    expect(wire).toContain('10.0.19041');
+  });
+
+  it("the administrator's access explanation names the required domain", async () => {
+    const identityId = agent.status().identityId;
+    const service = (await agent.api.listServices()).find((s) => s.name === 'corp-domain')!;
+    const explained = await admin.get(`${MGMT}/identities/${identityId}/services/${service.id}/access`);
+    expect(explained.status).toBe(200);
+    expect(JSON.stringify(explained.body)).toContain(REQUIRED_DOMAIN);
+    await agent.api.createSession(service.id).catch(() => undefined);
+    const failed = await admin.get(`${MGMT}/identities/${identityId}/failed-service-requests`);
+    expect(JSON.stringify(failed.body)).toContain(REQUIRED_DOMAIN);
   });
 
   it('the failure record carries the same code for the administrator', async () => {

@@ -9,6 +9,7 @@ import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
 import type { DomainCheck, FieldProblem } from '../types.js';
 import type { CheckModule } from './check-module.js';
 import { parseList, parseName, resolveField } from './normalise.js';
+import { CHECK_TEXT_LIMITS } from './check-limits.js';
 
 /** First spelling wins among entries equal ignoring case: they would match exactly the same devices. */
 function uniqueIgnoringCase(domains: string[]): string[] {
@@ -26,7 +27,9 @@ export const domainCheck: CheckModule<DomainCheck> = {
     if (field.kind === 'missing') {
       problems.push({ field: 'domains', reason: 'is required' });
     } else if (field.kind === 'given') {
-      const list = parseList(field.value, field.key, problems, true, (v, f) => parseName(v, f, problems));
+      const list = parseList(field.value, field.key, problems, true, (v, f) =>
+        parseName(v, f, problems, CHECK_TEXT_LIMITS.domain),
+      );
       domains = list && uniqueIgnoringCase(list);
     }
     if (problems.length > 0 || !domains) return { ok: false, problems };
@@ -50,9 +53,11 @@ export const domainCheck: CheckModule<DomainCheck> = {
         ? 'the device has not reported membership of any Windows domain'
         : `the device is in domain "${reported}", which is not allowed (allowed: ${check.domains.join(', ')})`;
     // A device outside any domain reports '' (Linux and macOS always do): that is a mismatch, not missing data.
+    // The allowed domains are never part of what the user is told (as the MAC list is not): a domain's name
+    // tells whoever holds a stolen session which directory to aim at. The administrator's views keep them.
     const failure: PostureFailureReason = {
       code: data?.domain ? 'DOMAIN_MISMATCH' : 'NO_DATA_YET',
-      ...(data?.domain ? { domains: [...check.domains], domain: reported } : { missing: 'DOMAIN' }),
+      ...(data?.domain ? { domain: reported } : { missing: 'DOMAIN' }),
     };
     return { isPassing: false, actualValue, expectedValue, reason, failure };
   },

@@ -9,11 +9,13 @@ import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
 import type { FieldProblem, MacCheck } from '../types.js';
 import type { CheckModule } from './check-module.js';
 import { normaliseHex, parseList, resolveField, unique } from './normalise.js';
+import { CHECK_TEXT_LIMITS } from './check-limits.js';
 
 const MAC_FORMS = /^(?:[0-9a-f]{2}(?:-[0-9a-f]{2}){5}|[0-9a-f]{2}(?::[0-9a-f]{2}){5}|[0-9a-f]{12})$/i;
 
 function parseMac(value: unknown, field: string, problems: FieldProblem[]): string | undefined {
-  if (typeof value === 'string' && MAC_FORMS.test(value.trim())) return normaliseHex(value);
+  if (typeof value === 'string' && value.length <= CHECK_TEXT_LIMITS.mac && MAC_FORMS.test(value.trim()))
+    return normaliseHex(value);
   problems.push({ field, reason: 'must be a MAC address such as AA-BB-CC-DD-EE-FF', value });
   return undefined;
 }

@@ -130,9 +130,21 @@ export function parseHex(
   return undefined;
 }
 
-/** A non-empty string after trimming; surrounding white space is a copy-paste accident, not meaning. */
-export function parseName(value: unknown, field: string, problems: FieldProblem[]): string | undefined {
-  if (typeof value === 'string' && value.trim() !== '') return value.trim();
-  problems.push({ field, reason: `must be a non-empty string, got ${kindOf(value)}`, value });
+/**
+ * A non-empty string of at most `max` characters after trimming; surrounding white space is a copy-paste
+ * accident, not meaning.
+ */
+export function parseName(
+  value: unknown,
+  field: string,
+  problems: FieldProblem[],
+  max: number,
+): string | undefined {
+  if (typeof value === 'string' && value.trim() !== '' && value.trim().length <= max) return value.trim();
+  problems.push({
+    field,
+    reason: `must be a non-empty string of at most ${max} characters, got ${kindOf(value)}`,
+    value,
+  });
   return undefined;
 }

@@ -6,6 +6,7 @@
 import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
 import type { FieldProblem, OperatingSystemRule, OsCheck } from '../types.js';
 import type { CheckModule } from './check-module.js';
+import { CHECK_TEXT_LIMITS } from './check-limits.js';
 import {
   OS_TYPE_LIST,
   isRecord,
@@ -41,6 +42,11 @@ function parseRule(value: unknown, field: string, problems: FieldProblem[]): Ope
   let versions: string[] | undefined = [];
   if (rawVersions !== undefined && rawVersions !== null) {
     versions = parseList(rawVersions, `${field}.versions`, problems, false, (v, f) => {
+      if (typeof v === 'string' && v.length > CHECK_TEXT_LIMITS.versionRange) {
+        const reason = `must be at most ${CHECK_TEXT_LIMITS.versionRange} characters`;
+        problems.push({ field: f, reason, value: v.length });
+        return undefined;
+      }
       const range = parseVersionRange(v);
       if (typeof range !== 'string') return range.source;
       problems.push({ field: f, reason: `is not a valid version range: ${range}`, value: v });

@@ -9,6 +9,7 @@
  */
 import type { PostureFailureCode, PostureFailureReason } from '../../../src/api/posture-reasons.js';
 import type { FieldProblem, PostureSnapshot, OsType, ProcessSnapshot, ProcessRule } from '../types.js';
+import { CHECK_TEXT_LIMITS } from './check-limits.js';
 import {
   OS_TYPE_LIST,
   isRecord,
@@ -98,6 +99,9 @@ export function parseProcessRule(
   if (typeof path !== 'string' || !isAbsolute(path, osType)) {
     const reason = typeof path === 'string' ? 'must be an absolute path to the binary' : 'is required';
     problems.push({ field: `${field}.path`, reason, value: path });
+  } else if (path.length > CHECK_TEXT_LIMITS.path) {
+    const reason = `must be at most ${CHECK_TEXT_LIMITS.path} characters`;
+    problems.push({ field: `${field}.path`, reason, value: path.length });
   }
   const hashes = parseHexList(value.hashes, `${field}.hashes`, problems, ...BINARY_HASH);
   let signerFingerprints: string[] | undefined = [];

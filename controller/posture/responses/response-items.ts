@@ -17,6 +17,19 @@ const MAX_TEXT = 1024;
 const MAX_PATH = 4096;
 const MAX_LIST = 256;
 
+/** Each text field's cap, enforced below and published in the API documents (routes/typed-bodies.ts). */
+export const RESPONSE_TEXT_LIMITS = {
+  id: 255,
+  osType: 64,
+  osVersion: 255,
+  osBuild: 255,
+  domain: 255,
+  path: MAX_PATH,
+  hash: 256,
+  /** one MAC address or signer thumbprint, separators included */
+  hexEntry: 256,
+} as const;
+
 export type ResponseItem =
   | { typeId: 'OS'; id: string; type: string; version: string; build: string | null }
   | { typeId: 'MAC'; id: string; macAddresses: string[] }
@@ -86,7 +99,10 @@ class ItemReader {
       return [];
     }
     const list = parseList(value, this.field(key), this.problems, false, (v, f) => {
-      const hex = typeof v === 'string' && /^[0-9a-fA-F:.\- ]*$/.test(v) ? normaliseHex(v) : undefined;
+      const hex =
+        typeof v === 'string' && v.length <= RESPONSE_TEXT_LIMITS.hexEntry && /^[0-9a-fA-F:.\- ]*$/.test(v)
+          ? normaliseHex(v)
+          : undefined;
       if (hex !== undefined && accept(hex)) return hex;
       this.problems.push({ field: f, reason: `must be ${what}`, value: v });
       return undefined;
@@ -125,13 +141,13 @@ export function parseResponseItem(
     });
     return undefined;
   }
-  const id = r.text('id', { required: true, nonEmpty: true, max: 255 }) ?? '';
+  const id = r.text('id', { required: true, nonEmpty: true, max: RESPONSE_TEXT_LIMITS.id }) ?? '';
   let item: ResponseItem;
   switch (typeId as (typeof RESPONSE_TYPES)[number]) {
     case 'OS': {
-      const type = r.text('type', { required: true, nonEmpty: true, max: 64 }) ?? '';
-      const version = r.text('version', { required: true, max: 255 }) ?? '';
-      const build = r.text('build', { required: false, nullable: true, max: 255 });
+      const type = r.text('type', { required: true, nonEmpty: true, max: RESPONSE_TEXT_LIMITS.osType }) ?? '';
+      const version = r.text('version', { required: true, max: RESPONSE_TEXT_LIMITS.osVersion }) ?? '';
+      const build = r.text('build', { required: false, nullable: true, max: RESPONSE_TEXT_LIMITS.osBuild });
       item = {
         typeId: 'OS',
         id,
@@ -149,13 +165,17 @@ export function parseResponseItem(
       };
       break;
     case 'DOMAIN':
-      item = { typeId: 'DOMAIN', id, domain: (r.text('domain', { required: true, max: 255 }) ?? '').trim() };
+      item = {
+        typeId: 'DOMAIN',
+        id,
+        domain: (r.text('domain', { required: true, max: RESPONSE_TEXT_LIMITS.domain }) ?? '').trim(),
+      };
       break;
     case 'PROCESS': {
       const path = r.text('path', { required: true, nonEmpty: true, max: MAX_PATH }) ?? '';
       // Left out means not running, as OpenZiti reads it.
       const isRunning = r.flag('isRunning', false);
-      const rawHash = r.text('hash', { required: false, nullable: true, max: 256 });
+      const rawHash = r.text('hash', { required: false, nullable: true, max: RESPONSE_TEXT_LIMITS.hash });
       const hash = rawHash === null ? '' : normaliseHex(rawHash);
       if (
         rawHash !== null &&

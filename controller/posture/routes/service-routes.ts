@@ -17,9 +17,9 @@ import {
 } from '../../http/schemas.js';
 import { AccessResolver } from '../access/access-resolver.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
-import { clientServiceToWire } from '../views/service-view.js';
+import { clientServiceToWire, permissionsOf } from '../views/service-view.js';
 import { ClientServiceDetailSchema, ServiceUpdatesSchema } from '../../../src/api/schemas.js';
-import { configMapOf, configMapsOf, requestedConfigTypes } from '../../configs/service-configs.js';
+import { configMapsOf, requestedConfigTypes } from '../../configs/service-configs.js';
 
 export function registerServiceRoutes(app: Api, ctx: ControllerContext, engine: PostureEngine): void {
   const tags = ['Service'];
@@ -56,7 +56,7 @@ export function registerServiceRoutes(app: Api, ctx: ControllerContext, engine: 
       const types = await configTypesOf(request.query, session.configTypes);
       const configs = await configMapsOf(
         ctx.store,
-        page.map((grant) => grant.service),
+        page.map((grant) => ({ service: grant.service, permissions: permissionsOf(grant) })),
         types,
       );
       return list(
@@ -85,8 +85,9 @@ export function registerServiceRoutes(app: Api, ctx: ControllerContext, engine: 
       if (!service || policies.length === 0) throw notFound(`services/${id}`);
       const evaluation = await engine.evaluation(resolver, identity.id, session.id);
       const types = await configTypesOf(request.query, session.configTypes);
-      const configs = await configMapOf(ctx.store, service, types);
-      return detail(clientServiceToWire({ service, policies }, evaluation, configs));
+      const grant = { service, policies };
+      const configs = await configMapsOf(ctx.store, [{ service, permissions: permissionsOf(grant) }], types);
+      return detail(clientServiceToWire(grant, evaluation, configs.get(service.id) ?? {}));
     },
   );
 

@@ -5,12 +5,18 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { Attributes, Name, Tags } from '../../http/schemas.js';
 import { OS_TYPES } from '../types.js';
+import { CHECK_TEXT_LIMITS } from '../checks/check-limits.js';
+import { RESPONSE_TEXT_LIMITS } from '../responses/response-items.js';
 
 const OsType = Type.Union(
   OS_TYPES.map((t) => Type.Literal(t)),
   { description: 'any case' },
 );
-const Strings = (description: string) => Type.Array(Type.String(), { description });
+/** A list of texts of at most `maxLength` characters each. */
+const Strings = (description: string, maxLength: number) =>
+  Type.Array(Type.String({ maxLength }), { description });
+const Text = (maxLength: number, description?: string) =>
+  Type.String({ maxLength, ...(description ? { description } : {}) });
 const check = (typeId: string, fields: Record<string, TSchema>, description: string) =>
   Type.Object(
     {
@@ -24,8 +30,10 @@ const check = (typeId: string, fields: Record<string, TSchema>, description: str
   );
 const processRule = Type.Object({
   osType: OsType,
-  path: Type.String({ description: 'absolute path of the binary' }),
-  hashes: Type.Optional(Strings('allowed sha256 (64 hex) or sha512 (128 hex) digests of the binary')),
+  path: Text(CHECK_TEXT_LIMITS.path, 'absolute path of the binary'),
+  hashes: Type.Optional(
+    Strings('allowed sha256 (64 hex) or sha512 (128 hex) digests of the binary', CHECK_TEXT_LIMITS.hash),
+  ),
 });
 
 export const POSTURE_CHECK_DOCS: Record<string, TSchema> = {
@@ -33,7 +41,12 @@ export const POSTURE_CHECK_DOCS: Record<string, TSchema> = {
     'OS',
     {
       operatingSystems: Type.Array(
-        Type.Object({ type: OsType, versions: Type.Optional(Strings('semver ranges, e.g. >=10.0.19041')) }),
+        Type.Object({
+          type: OsType,
+          versions: Type.Optional(
+            Strings('semver ranges, e.g. >=10.0.19041', CHECK_TEXT_LIMITS.versionRange),
+          ),
+        }),
         { description: 'one entry per OS type' },
       ),
     },
@@ -41,12 +54,12 @@ export const POSTURE_CHECK_DOCS: Record<string, TSchema> = {
   ),
   MAC: check(
     'MAC',
-    { macAddresses: Strings('aa:bb:cc:dd:ee:ff or AA-BB-...') },
+    { macAddresses: Strings('aa:bb:cc:dd:ee:ff or AA-BB-...', CHECK_TEXT_LIMITS.mac) },
     'the device has one of these MACs',
   ),
   DOMAIN: check(
     'DOMAIN',
-    { domains: Strings('Windows domains, any case') },
+    { domains: Strings('Windows domains, any case', CHECK_TEXT_LIMITS.domain) },
     'the device is in one of these domains',
   ),
   PROCESS: check(
@@ -54,7 +67,7 @@ export const POSTURE_CHECK_DOCS: Record<string, TSchema> = {
     {
       process: Type.Object({
         ...processRule.properties,
-        signerFingerprint: Type.Optional(Type.String({ description: 'sha1 thumbprint (40 hex)' })),
+        signerFingerprint: Type.Optional(Text(CHECK_TEXT_LIMITS.fingerprint, 'sha1 thumbprint (40 hex)')),
       }),
     },
     'this binary runs, from an allowed build and signer',
@@ -66,7 +79,9 @@ export const POSTURE_CHECK_DOCS: Record<string, TSchema> = {
       processes: Type.Array(
         Type.Object({
           ...processRule.properties,
-          signerFingerprints: Type.Optional(Strings('sha1 thumbprints (40 hex)')),
+          signerFingerprints: Type.Optional(
+            Strings('sha1 thumbprints (40 hex)', CHECK_TEXT_LIMITS.fingerprint),
+          ),
         }),
       ),
     },
@@ -90,7 +105,7 @@ export const POSTURE_CHECK_DOCS: Record<string, TSchema> = {
 const response = (typeId: string, fields: Record<string, TSchema>) =>
   Type.Object(
     {
-      id: Type.String({ description: 'the posture check (query) answered' }),
+      id: Text(RESPONSE_TEXT_LIMITS.id, 'the posture check (query) answered'),
       typeId: Type.Literal(typeId),
       ...fields,
     },
@@ -98,14 +113,20 @@ const response = (typeId: string, fields: Record<string, TSchema>) =>
   );
 
 export const POSTURE_RESPONSE_DOCS: Record<string, TSchema> = {
-  OS: response('OS', { type: Type.String(), version: Type.String(), build: Type.Optional(Type.String()) }),
-  MAC: response('MAC', { macAddresses: Type.Array(Type.String()) }),
-  DOMAIN: response('DOMAIN', { domain: Type.String() }),
+  OS: response('OS', {
+    type: Text(RESPONSE_TEXT_LIMITS.osType),
+    version: Text(RESPONSE_TEXT_LIMITS.osVersion),
+    build: Type.Optional(Text(RESPONSE_TEXT_LIMITS.osBuild)),
+  }),
+  MAC: response('MAC', {
+    macAddresses: Strings('as the device reports them', RESPONSE_TEXT_LIMITS.hexEntry),
+  }),
+  DOMAIN: response('DOMAIN', { domain: Text(RESPONSE_TEXT_LIMITS.domain) }),
   PROCESS: response('PROCESS', {
-    path: Type.String(),
+    path: Text(RESPONSE_TEXT_LIMITS.path),
     isRunning: Type.Optional(Type.Boolean({ description: 'left out: not running' })),
-    hash: Type.Optional(Type.String({ description: 'sha256 or sha512 of the binary, hex' })),
-    signerFingerprints: Type.Optional(Type.Array(Type.String())),
+    hash: Type.Optional(Text(RESPONSE_TEXT_LIMITS.hash, 'sha256 or sha512 of the binary, hex')),
+    signerFingerprints: Type.Optional(Strings('sha1 thumbprints, hex', RESPONSE_TEXT_LIMITS.hexEntry)),
   }),
   ENDPOINT_STATE: response('ENDPOINT_STATE', {
     woken: Type.Optional(Type.Boolean()),

@@ -46,7 +46,8 @@ export function postureQueryToWire(check: PostureCheck, result: CheckResult, eva
   };
 }
 
-function permissionsOf(grant: ServiceGrant): PolicyType[] {
+/** The caller's permissions on a service: each type of the policies that grant it. */
+export function permissionsOf(grant: ServiceGrant): PolicyType[] {
   return POLICY_TYPES.filter((t) => grant.policies.some((p) => p.type === t));
 }
 

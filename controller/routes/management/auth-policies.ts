@@ -4,7 +4,7 @@ import type { ControllerContext } from '../../context.js';
 import type { AuthPolicy } from '../../model.js';
 import { ApiError, validationError } from '../../http/api-error.js';
 import { entityBase } from '../../http/envelope.js';
-import { BaseEntity, Name, Tags, writeBodies } from '../../http/schemas.js';
+import { BaseEntity, Name, Reference, Tags, writeBodies } from '../../http/schemas.js';
 import { registerCrud, pick } from '../crud.js';
 
 const Updb = Type.Object({
@@ -17,11 +17,14 @@ const Updb = Type.Object({
   lockoutDurationMinutes: Type.Integer({ minimum: 0 }),
 });
 const Cert = Type.Object({ allowed: Type.Boolean(), allowExpiredCerts: Type.Boolean() });
-const ExtJwt = Type.Object({ allowed: Type.Boolean(), allowedSigners: Type.Array(Type.String()) });
+const ExtJwt = Type.Object({
+  allowed: Type.Boolean(),
+  allowedSigners: Type.Array(Reference, { maxItems: 100 }),
+});
 const Primary = Type.Object({ updb: Updb, cert: Cert, extJwt: ExtJwt });
 const Secondary = Type.Object({
   requireTotp: Type.Boolean(),
-  requireExtJwtSigner: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  requireExtJwtSigner: Type.Optional(Type.Union([Reference, Type.Null()])),
 });
 
 /** Every level optional: a PATCH merges what it names over what is stored. */

@@ -17,6 +17,7 @@ import {
   EntityRef,
   IdParams,
   ListQuerystring,
+  Reference,
   Tags,
   detailEnvelope,
   errorResponses,
@@ -31,7 +32,7 @@ const Password = Type.String({ minLength: 5, maxLength: 100 });
 const Create = writeBodies(
   {
     method: Type.Literal('updb'),
-    identityId: Type.String({ minLength: 1 }),
+    identityId: Reference,
     username: Username,
     password: Password,
     tags: Type.Optional(Tags),

@@ -4,7 +4,17 @@ import type { ControllerContext } from '../../context.js';
 import { IDENTITY_TYPES, type ApiSession, type Authenticator, type Identity } from '../../model.js';
 import { ApiError, validationError, type FieldCause } from '../../http/api-error.js';
 import { entityBase, iso, selfLinks } from '../../http/envelope.js';
-import { Attributes, BaseEntity, DateTime, EntityRef, Name, Tags, writeBodies } from '../../http/schemas.js';
+import {
+  Attributes,
+  BaseEntity,
+  DateTime,
+  EntityRef,
+  ExternalId,
+  Name,
+  Reference,
+  Tags,
+  writeBodies,
+} from '../../http/schemas.js';
 import { endApiSessionsOf } from '../../auth/api-sessions.js';
 import { releasePolicyReferences } from './policy-references.js';
 import { registerCrud, pick } from '../crud.js';
@@ -12,7 +22,12 @@ import { normaliseAttributes } from './roles.js';
 import { ref } from './refs.js';
 import { preparedWire, type WireOf } from './prepared-wire.js';
 import { enrollmentAuthorityOf } from '../../enrollment/enrollment-authority.js';
-import { IdentityEnrollments, identityEnrollmentsWireOf } from '../../enrollment/enrollment-views.js';
+import {
+  IdentityEnrollmentSummaries,
+  IdentityEnrollments,
+  identityEnrollmentsWireOf,
+  type EnrollmentAudience,
+} from '../../enrollment/enrollment-views.js';
 import { byIdentity } from '../../store/by-identity.js';
 import {
   EnrollmentRequest,
@@ -28,8 +43,8 @@ const writable = {
   type: IdentityType,
   isAdmin: Type.Boolean(),
   roleAttributes: Type.Optional(Type.Union([Attributes, Type.Null()])),
-  authPolicyId: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
-  externalId: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  authPolicyId: Type.Optional(Type.Union([Reference, Type.Null()])),
+  externalId: Type.Optional(Type.Union([ExternalId, Type.Null()])),
   disabled: Type.Optional(Type.Boolean()),
   tags: Type.Optional(Tags),
   // Taken by a create only (a PUT or PATCH with it is refused): POST /enrollments issues one later.
@@ -70,6 +85,15 @@ export const IdentityDetail = Type.Object(
 );
 
 /**
+ * `GET /edge/client/v1/current-identity`: the identity as it sees itself, its outstanding enrollments without
+ * their secrets (the serializer drops anything the summary schema does not name, should a view ever add it).
+ */
+export const ClientIdentityDetail = Type.Object(
+  { ...IdentityDetail.properties, enrollment: IdentityEnrollmentSummaries },
+  { additionalProperties: true },
+);
+
+/**
  * How a page of identities shows, with what other tables know about each (authenticators, API sessions, MFA,
  * enrollments, its auth policy's name): read for the whole page first, then rendered synchronously. Each of
  * those is one by-many-identities read for the page, so a page costs the same few queries whatever its size
@@ -78,6 +102,7 @@ export const IdentityDetail = Type.Object(
 export async function identityWireOf(
   ctx: ControllerContext,
   identities: readonly Identity[],
+  audience: EnrollmentAudience,
 ): Promise<WireOf<Identity>> {
   const { store } = ctx;
   const ids = identities.map((i) => i.id);
@@ -86,7 +111,7 @@ export async function identityWireOf(
     store.authenticators.listByIdentities(ids),
     store.apiSessions.listByIdentities(ids),
     ctx.mfaEnrolledAmong(ids),
-    identityEnrollmentsWireOf(ctx, ids),
+    identityEnrollmentsWireOf(ctx, ids, audience),
   ]);
   const policyNames = new Map(policies.map((p) => [p.id, p.name]));
   const authenticatorsOf = byIdentity(authenticators);
@@ -108,8 +133,9 @@ export async function identityWireOf(
 export async function identityToWire(
   ctx: ControllerContext,
   identity: Identity,
+  audience: EnrollmentAudience,
 ): Promise<Record<string, unknown>> {
-  return (await identityWireOf(ctx, [identity]))(identity);
+  return (await identityWireOf(ctx, [identity], audience))(identity);
 }
 
 function renderIdentity(
@@ -166,7 +192,7 @@ function renderIdentity(
 export function registerIdentities(app: Api, ctx: ControllerContext): void {
   // The enrollment a create asked for, stored by afterWrite in the create's own transaction.
   const requestedEnrollment = new WeakMap<Identity, RequestedEnrollment>();
-  const wire = preparedWire<Identity>('identities', (page) => identityWireOf(ctx, page));
+  const wire = preparedWire<Identity>('identities', (page) => identityWireOf(ctx, page, 'secrets'));
   registerCrud<Identity>(app, ctx, {
     collection: 'identities',
     tag: 'Identity',

@@ -13,7 +13,7 @@ import { normaliseAttributes } from './roles.js';
 // The envelope is checked here; each type's own fields are checked by its module (posture/checks/*),
 // which names the offending field precisely.
 const common = {
-  typeId: Type.String({ description: `one of ${POSTURE_CHECK_TYPES.join(', ')}` }),
+  typeId: Type.String({ maxLength: 64, description: `one of ${POSTURE_CHECK_TYPES.join(', ')}` }),
   name: Name,
   roleAttributes: Type.Optional(Type.Union([Attributes, Type.Null()])),
   attributes: Type.Optional(Type.Union([Attributes, Type.Null()])),

@@ -101,7 +101,7 @@ export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
   }
 
   const policy = (id: string) => store.servicePolicies.get(id);
-  const identityWire = (page: readonly Identity[]) => identityWireOf(ctx, page);
+  const identityWire = (page: readonly Identity[]) => identityWireOf(ctx, page, 'secrets');
   const policyWire = (page: readonly ServicePolicy[]) => servicePolicyWireOf(ctx, page);
   const serviceWire = async () => serviceToWire;
   const checkWire = async () => (c: PostureCheck) => postureCheckToWire(c);

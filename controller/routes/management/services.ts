@@ -4,7 +4,7 @@ import type { ControllerContext } from '../../context.js';
 import type { Service } from '../../model.js';
 import { entityBase } from '../../http/envelope.js';
 import { ServiceDetailSchema } from '../../../src/api/schemas.js';
-import { Attributes, Name, Tags, writeBodies } from '../../http/schemas.js';
+import { Attributes, Name, Reference, Tags, writeBodies } from '../../http/schemas.js';
 import { releasePolicyReferences } from './policy-references.js';
 import { registerCrud, pick } from '../crud.js';
 import { normaliseAttributes } from './roles.js';
@@ -18,7 +18,7 @@ const writable = {
   terminatorStrategy: Type.Optional(Type.String({ maxLength: 255 })),
   maxIdleTimeMillis: Type.Optional(Type.Integer({ minimum: 0 })),
   // null: none (`ziti edge create service` without --configs sends null)
-  configs: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
+  configs: Type.Optional(Type.Union([Type.Array(Reference, { maxItems: 100 }), Type.Null()])),
   tags: Type.Optional(Tags),
 };
 const { create: ServiceCreate, patch: ServicePatch } = writeBodies(writable);

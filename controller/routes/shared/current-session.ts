@@ -6,10 +6,14 @@ import { detail, empty } from '../../http/envelope.js';
 import { EmptyEnvelope, detailEnvelope, errorResponses } from '../../http/schemas.js';
 import { CurrentApiSessionSchema } from '../../../src/api/schemas.js';
 import { currentSessionToWire, sessionHeaders } from './session-view.js';
-import { IdentityDetail, identityToWire } from '../management/identities.js';
+import { ClientIdentityDetail, IdentityDetail, identityToWire } from '../management/identities.js';
 
-/** The caller's own API session and identity; the same on the client and management APIs. */
-export function registerCurrentSession(app: Api, ctx: ControllerContext): void {
+/**
+ * The caller's own API session and identity, on the client and management APIs. They differ in one thing:
+ * the client API's `/current-identity` shows outstanding enrollments without their token and JWT (see
+ * enrollment-views.ts); an administrator sees them on the management API.
+ */
+export function registerCurrentSession(app: Api, ctx: ControllerContext, api: 'client' | 'management'): void {
   const tags = ['Current API Session'];
   app.get(
     '/current-api-session',
@@ -43,9 +47,13 @@ export function registerCurrentSession(app: Api, ctx: ControllerContext): void {
       config: { access: 'full' },
       schema: {
         tags: ['Current Identity'],
-        response: { 200: detailEnvelope(IdentityDetail), ...errorResponses(401) },
+        response: {
+          200: detailEnvelope(api === 'client' ? ClientIdentityDetail : IdentityDetail),
+          ...errorResponses(401),
+        },
       },
     },
-    async (request) => detail(await identityToWire(ctx, authOf(request).identity)),
+    async (request) =>
+      detail(await identityToWire(ctx, authOf(request).identity, api === 'client' ? 'summary' : 'secrets')),
   );
 }

@@ -69,10 +69,10 @@ describe('explainReason', () => {
     );
   });
 
-  it('names the domain to join, never the MAC addresses allowed', () => {
-    expect(says({ code: 'DOMAIN_MISMATCH', domains: ['CORP'], domain: '' })).toBe('Join the CORP domain');
-    expect(says({ code: 'DOMAIN_MISMATCH', domains: ['CORP', 'LAB'], domain: 'HOME' })).toBe(
-      'Join one of these domains: CORP, LAB (this device is in HOME)',
+  it("says to join the organisation's domain (the controller does not name it), never the MAC addresses", () => {
+    expect(says({ code: 'DOMAIN_MISMATCH', domain: '' })).toBe("Join your organisation's Windows domain");
+    expect(says({ code: 'DOMAIN_MISMATCH', domain: 'HOME' })).toBe(
+      "Join your organisation's Windows domain (this device is in HOME)",
     );
     expect(says({ code: 'MAC_NOT_ALLOWED' })).toBe('Connect from an allowed network adapter');
   });

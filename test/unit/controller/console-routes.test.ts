@@ -1,7 +1,8 @@
 /**
  * The console's static handler: every answer under /console carries the strict CSP; files come only from the
  * build folder, whatever the path's encoding; pages of the console's own routing get the index; a missing
- * build is built once (however many ask) or answered with 503 and the command that builds it, never a 500.
+ * build is answered with 503 and the command that builds it (never built on a request), never a 500; a build
+ * made while serving is served at once. `prepareConsole` builds a missing console once, before listening.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,7 @@ import {
   type ConsoleOptions,
 } from '../../../controller/console/console-routes.js';
 import { resolveConsoleFile } from '../../../controller/console/console-files.js';
-import type { ConsoleBuilder } from '../../../controller/console/console-build.js';
+import { prepareConsole, type ConsoleBuilder } from '../../../controller/console/console-build.js';
 import { startTestController } from '../../helpers/controller.js';
 
 const INDEX = '<!doctype html><title>console</title>';
@@ -49,7 +50,7 @@ function writeBuild(dir: string): void {
 
 async function serve(options: Partial<ConsoleOptions> & { dir: string }): Promise<FastifyInstance> {
   const app = Fastify();
-  registerConsole(app, { builder: null, announce: () => undefined, ...options });
+  registerConsole(app, options);
   await app.ready();
   apps.push(app);
   return app;
@@ -124,50 +125,45 @@ describe('the console at /console', () => {
     }
   });
 
-  it('answers 503 with the command that builds it when the build is missing and cannot be made', async () => {
-    const app = await serve({ dir: layout(false).dir });
+  it('answers 503 with the command that builds it when the build is missing', async () => {
+    const { dir } = layout(false);
+    const app = await serve({ dir });
     const res = await get(app, '/console/');
     expect(res.statusCode).toBe(503);
     expect(res.body).toContain('npm run build:console');
     expect(res.headers['content-security-policy']).toBe(CONSOLE_CSP);
     expect(res.headers['cache-control']).toBe('no-store');
+    // A build that appears later (npm run build:console while the controller runs) is served at once.
+    writeBuild(dir);
+    expect((await get(app, '/console/')).statusCode).toBe(200);
   });
+});
 
-  it('builds a missing console once, however many requests ask at the same time', async () => {
+describe('prepareConsole', () => {
+  it('builds a missing console once, and leaves an existing build alone', async () => {
     const { dir } = layout(false);
     let builds = 0;
     const lines: string[] = [];
     const builder: ConsoleBuilder = async (outDir) => {
       builds++;
-      await new Promise((resolve) => setTimeout(resolve, 50));
       writeBuild(outDir);
     };
-    const app = await serve({ dir, builder, announce: (line) => lines.push(line) });
-    const answers = await Promise.all([
-      get(app, '/console/'),
-      get(app, '/console/overview'),
-      get(app, '/console/'),
-    ]);
-    expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200]);
+    expect(await prepareConsole(dir, builder, (line) => lines.push(line))).toBe(true);
+    expect(await prepareConsole(dir, builder, (line) => lines.push(line))).toBe(true);
     expect(builds).toBe(1);
-    expect((await get(app, '/console/identities')).statusCode).toBe(200);
-    expect(builds).toBe(1);
-    expect(lines[0]).toContain("building the administrators' console");
+    expect(lines).toEqual([expect.stringContaining("building the administrators' console")]);
   });
 
-  it('answers 503 when a build fails, and tries again on a later request', async () => {
+  it('reports a failed or impossible build in one line instead of throwing', async () => {
     const { dir } = layout(false);
-    let fail = true;
-    const builder: ConsoleBuilder = async (outDir) => {
-      if (fail) throw new Error('vite exploded');
-      writeBuild(outDir);
-    };
     const lines: string[] = [];
-    const app = await serve({ dir, builder, announce: (line) => lines.push(line) });
-    expect((await get(app, '/console/')).statusCode).toBe(503);
-    expect(lines.join('\n')).toContain('vite exploded');
-    fail = false;
-    expect((await get(app, '/console/')).statusCode).toBe(200);
+    const failing: ConsoleBuilder = async () => {
+      throw new Error('vite exploded');
+    };
+    expect(await prepareConsole(dir, failing, (line) => lines.push(line))).toBe(false);
+    expect(lines.at(-1)).toMatch(/could not build the console \(run npm run build:console\): vite exploded/);
+    expect(await prepareConsole(dir, null, (line) => lines.push(line))).toBe(false);
+    expect(lines.at(-1)).toContain('npm run build:console');
   });
 });
 
