@@ -79,7 +79,8 @@ export class RouterLinkServer {
     this.drops++;
     const links = this.all();
     const allowed = await this.directory.linkable(links.map((l) => l.routerId));
-    for (const link of links) if (!allowed.has(link.routerId)) link.close(LINK_CLOSE_NOT_ALLOWED, 'router no longer allowed');
+    for (const link of links)
+      if (!allowed.has(link.routerId)) link.close(LINK_CLOSE_NOT_ALLOWED, 'router no longer allowed');
   }
 
   close(): void {

@@ -46,7 +46,8 @@ export async function existingGrantedSession(
 }
 
 /** A session request's answer: the session granted, or the refusal (its failure record kept all the same). */
-export type SessionOutcome = { created: EdgeSession; refused?: never } | { refused: ApiError; created?: never };
+export type SessionOutcome =
+  { created: EdgeSession; refused?: never } | { refused: ApiError; created?: never };
 
 /**
  * Asks for a session in a transaction of its own (or the caller's); throws the refusal. For callers that

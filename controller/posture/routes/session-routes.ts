@@ -16,11 +16,7 @@ import {
   errorResponses,
   listEnvelope,
 } from '../../http/schemas.js';
-import {
-  existingGrantedSession,
-  decideSession,
-  settleAgainstCatalogue,
-} from '../access/session-requests.js';
+import { existingGrantedSession, decideSession, settleAgainstCatalogue } from '../access/session-requests.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
 import { edgeSessionToWire } from '../views/record-views.js';
 import type { EdgeSession } from '../posture-repository.js';
