@@ -25,7 +25,8 @@ export class Terminal {
   /** Which lines are console commands (`status`, `quit`...): a code prompt passes them on, never takes them. */
   private isCommand: (line: string) => boolean = () => false;
   /** The question being asked, while its answer is awaited; other output is printed above it. */
-  private openQuestion: { text: string; passCommands: boolean } | undefined;
+  /** `onItsLine`: nothing has been written after the question yet (the cursor is still on its line). */
+  private openQuestion: { text: string; passCommands: boolean; onItsLine: boolean } | undefined;
 
   /** Where `json()` writes; set apart from `io.output` by `jsonOnStdout()`. */
   private dataOutput: NodeJS.WritableStream;
@@ -59,10 +60,16 @@ export class Terminal {
       this.io.output.write(`${text}\n`);
       return;
     }
-    // On a terminal: back to the start of the prompt's line and clear it; elsewhere: a fresh line.
-    this.io.output.write(this.interactive ? '\r\x1b[K' : '\n');
-    this.io.output.write(`${text}\n${open.text}`);
-    if (this.interactive && !this.muted) this.io.output.write(this.reader?.line ?? '');
+    if (this.interactive) {
+      // On a terminal: back to the start of the prompt's line, clear it, and show the question again below.
+      this.io.output.write(`\r\x1b[K${text}\n${open.text}`);
+      if (!this.muted) this.io.output.write(this.reader?.line ?? '');
+      return;
+    }
+    // Elsewhere (a pipe, a log file) the question is not drawn again: the text starts on a line of its own,
+    // and the question appears once per time it is asked.
+    this.io.output.write(`${open.onItsLine ? '\n' : ''}${text}\n`);
+    open.onItsLine = false;
   }
 
   /** One JSON value on one line of standard output (the `--json` form of a command's result). */
@@ -88,11 +95,12 @@ export class Terminal {
     this.open();
     this.io.output.write(question);
     this.muted = Boolean(options.hidden);
-    this.openQuestion = { text: question, passCommands: Boolean(options.passCommands) };
+    this.openQuestion = { text: question, passCommands: Boolean(options.passCommands), onItsLine: true };
     try {
       const line = await this.nextLine(options.signal);
-      // Nothing echoed the Enter key: a hidden answer, or input that is not a terminal.
-      if (options.hidden || !this.interactive) this.io.output.write('\n');
+      // Nothing echoed the Enter key: a hidden answer, or input that is not a terminal (and nothing was
+      // printed after the question since, which ended its line already).
+      if (options.hidden || (!this.interactive && this.openQuestion?.onItsLine)) this.io.output.write('\n');
       return line;
     } finally {
       this.muted = false;
