@@ -9,7 +9,7 @@
  * calls it. Edge sessions are requested over real HTTP.
  */
 import { rmSync } from 'node:fs';
-import { startController } from '../controller/app.js';
+import { startController } from '../controller/composition/start-controller.js';
 import { createApiSession } from '../controller/auth/api-sessions.js';
 import { defaultConfig } from '../controller/config.js';
 import type { Identity } from '../controller/model.js';

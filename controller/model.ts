@@ -2,7 +2,7 @@
  * The controller's entities as the store keeps them. Field names follow OpenZiti's management API so that
  * routes map them to the wire with little more than date formatting.
  */
-import type { PostureCheck } from './posture/types.js';
+import type { PostureCheck } from './posture-model.js';
 import type { EnrollmentMethod } from '../src/api/enrollment.js';
 
 export interface Entity {

@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
-import { startController, type RunningController } from '../controller/app.js';
+import { startController, type RunningController } from '../controller/composition/start-controller.js';
 import type { ControllerConfig } from '../controller/config.js';
 import { embeddedRouterToken } from '../controller/edge-routers/embedded-router.js';
 import { readRouterFiles } from '../router/router-files.js';

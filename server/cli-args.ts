@@ -1,7 +1,11 @@
 /**
- * `npm run controller` options: the controller's own (controller/cli-args.ts) plus the embedded router's.
+ * `npm run controller` options: the controller's own (controller/composition/cli-args.ts) plus the embedded router's.
  */
-import { parseControllerArgs, USAGE as CONTROLLER_USAGE, UsageError } from '../controller/cli-args.js';
+import {
+  parseControllerArgs,
+  USAGE as CONTROLLER_USAGE,
+  UsageError,
+} from '../controller/composition/cli-args.js';
 import type { ControllerConfig } from '../controller/config.js';
 import type { RouterBundleOptions } from './bundle.js';
 

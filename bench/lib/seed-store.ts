@@ -15,7 +15,7 @@ import { hashPassword } from '../../controller/auth/passwords.js';
 import { hashToken } from '../../controller/auth/api-sessions.js';
 import type { ApiSession, Identity, Service, ServicePolicy } from '../../controller/model.js';
 import { getCheckModule } from '../../controller/posture/checks/index.js';
-import type { PostureCheck } from '../../controller/posture/types.js';
+import type { PostureCheck } from '../../controller/posture-model.js';
 import type { SqliteStore } from '../../controller/store/sqlite-store.js';
 import type { Store } from '../../controller/store/repository.js';
 

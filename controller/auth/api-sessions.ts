@@ -1,7 +1,7 @@
 import { hash, randomUUID } from 'node:crypto';
 import type { ApiSession, Identity } from '../model.js';
-import type { ControllerContext } from '../context.js';
-import { serializeAccessOf } from '../posture/access/access-lock.js';
+import type { ControllerContext } from '../platform/context.js';
+import { serializeAccessOf } from '../store/access-lock.js';
 
 // The one-shot form: every authenticated request hashes its token, and it skips building a Hash object.
 export const hashToken = (token: string) => hash('sha256', token, 'hex');

@@ -1,5 +1,5 @@
 import type { ApiSession, Identity } from '../model.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 
 /** The TOTP auth query OpenZiti clients know how to answer. */
 export interface AuthQuery {

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { privateFile } from '../store/data-folder.js';
 import { join } from 'node:path';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import { hashPassword } from './passwords.js';
 
 export interface BootstrapResult {

@@ -10,10 +10,10 @@ import { TLSSocket } from 'node:tls';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger } from 'fastify';
 import * as x509 from '@peculiar/x509';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import type { CertAuthenticator, Identity } from '../model.js';
-import type { ControllerCa } from '../enrollment/controller-ca.js';
-import { ApiError, invalidAuth } from '../http/api-error.js';
+import type { ControllerCa } from '../platform/keys/controller-ca.js';
+import { ApiError, invalidAuth } from '../api-error.js';
 
 export async function checkCertificate(
   ctx: ControllerContext,

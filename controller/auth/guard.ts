@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiSession, Identity } from '../model.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import { expiresAt, resolveApiSession } from './api-sessions.js';
 import { outstandingAuthQueries, type AuthQuery } from './auth-queries.js';
-import { unauthorized } from '../http/api-error.js';
+import { unauthorized } from '../api-error.js';
 
 /**
  * Who may call a route:

@@ -5,13 +5,13 @@
  * hashing itself runs behind the bounded gate. Throws 429 or 401; answers who signed in.
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import type { Authenticator, Identity } from '../model.js';
-import { invalidAuth, rateLimited } from '../http/api-error.js';
+import { invalidAuth, rateLimited } from '../api-error.js';
 import { safeForLog } from '../logger.js';
 import { decoyHash, verifyPassword } from './passwords.js';
-import { GateFull } from './work-gate.js';
-import type { AttemptOutcome } from './attempt-limits.js';
+import { GateFull } from '../platform/limits/work-gate.js';
+import type { AttemptOutcome } from '../platform/limits/attempt-limits.js';
 
 export async function checkPassword(
   ctx: ControllerContext,

@@ -5,9 +5,9 @@
  */
 import type { Api } from '../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import type { EdgeRouter } from '../model.js';
-import { notFound } from '../http/api-error.js';
+import { notFound } from '../api-error.js';
 import { detail, entityBase } from '../http/envelope.js';
 import {
   Attributes,
@@ -21,8 +21,8 @@ import {
   errorResponses,
   writeBodies,
 } from '../http/schemas.js';
-import { registerCrud, pick } from '../routes/crud.js';
-import { normaliseAttributes } from '../routes/management/roles.js';
+import { registerCrud, pick } from '../http/crud.js';
+import { normaliseAttributes } from '../catalogue/roles.js';
 import { issueEnrollment } from './router-tokens.js';
 import { registerRouterPolicyRoutes } from './router-policy-routes.js';
 

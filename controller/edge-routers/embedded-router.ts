@@ -4,7 +4,7 @@
  * folder holds no enrollment the controller still honours, creating the router entity on the first start.
  */
 import { randomUUID } from 'node:crypto';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import type { EdgeRouter } from '../model.js';
 import { issueEnrollment } from './router-tokens.js';
 

@@ -5,9 +5,9 @@
  * them whole, once, and answers for any number of identities, services and sessions.
  */
 import type { SessionEdgeRouter } from '../../src/api/data-plane.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import type { EdgeRouter, EdgeRouterPolicy, Identity, Service, ServiceEdgeRouterPolicy } from '../model.js';
-import { roleSelects } from '../posture/access/role-match.js';
+import { roleSelects } from '../catalogue/role-match.js';
 import { iso } from '../http/envelope.js';
 import { sameHash } from './router-tokens.js';
 

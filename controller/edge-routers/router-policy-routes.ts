@@ -4,14 +4,14 @@
  */
 import type { Api } from '../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import { SEMANTICS, type Entity, type EdgeRouterPolicy, type ServiceEdgeRouterPolicy } from '../model.js';
-import { validationError, type FieldCause } from '../http/api-error.js';
+import { validationError, type FieldCause } from '../api-error.js';
 import { entityBase } from '../http/envelope.js';
 import { BaseEntity, Name, Roles, Tags, writeBodies } from '../http/schemas.js';
-import { registerCrud, pick } from '../routes/crud.js';
-import { normaliseRoles, roleNames, rolesDisplay } from '../routes/management/roles.js';
-import { preparedWire } from '../routes/management/prepared-wire.js';
+import { registerCrud, pick } from '../http/crud.js';
+import { normaliseRoles, roleNames, rolesDisplay } from '../catalogue/roles.js';
+import { preparedWire } from '../http/prepared-wire.js';
 import type { EntityRepository } from '../store/repository.js';
 
 const NamedRoles = Type.Array(Type.Object({ role: Type.String(), name: Type.String() }));

@@ -3,7 +3,7 @@
  * constant time. A token expires (`routerEnrollmentSeconds`, 24 h by default) and is cleared when redeemed.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import type { EdgeRouter } from '../model.js';
 
 export const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -6,7 +6,7 @@
  */
 import { createHash, createPublicKey, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import type { ControllerCa } from './controller-ca.js';
+import type { ControllerCa } from '../platform/keys/controller-ca.js';
 
 const SIGNING = { name: 'ECDSA', hash: 'SHA-256' } as const;
 const VALIDITY_MS = 365 * 24 * 3600 * 1000;

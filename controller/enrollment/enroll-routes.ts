@@ -15,7 +15,7 @@
 import { typed, type Api } from '../http/typed-app.js';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import { PEM_CONTENT_TYPE } from '../../src/api/enrollment.js';
 import {
   ENROLL_BODY_LIMIT,
@@ -23,7 +23,7 @@ import {
   EnrollTokenSchema,
   EnrollmentCertsSchema,
 } from '../../src/api/schemas-enrollment.js';
-import { rateLimited } from '../http/api-error.js';
+import { rateLimited } from '../api-error.js';
 import { empty } from '../http/envelope.js';
 import { Meta, errorResponses } from '../http/schemas.js';
 import { enrollmentAuthorityOf } from './enrollment-authority.js';

@@ -5,10 +5,10 @@
  */
 import { X509Certificate, createPrivateKey, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import type { Enrollment, EnrollmentMethod } from '../model.js';
-import { FailureLimiter } from '../auth/failure-limiter.js';
-import { loadOrCreateControllerCa, type ControllerCa } from './controller-ca.js';
+import { FailureLimiter } from '../platform/limits/failure-limiter.js';
+import { loadOrCreateControllerCa, type ControllerCa } from '../platform/keys/controller-ca.js';
 import { deriveToken, hashToken, newNonce, tokenKeyFrom, type TokenKey } from './enrollment-tokens.js';
 import { enrollmentJwks, jwtAlgorithmOf, signEnrollmentJwt, type JwtSigner } from './enrollment-jwt.js';
 

@@ -9,11 +9,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import type { CertAuthenticator, Enrollment, EnrollmentMethod, UpdbAuthenticator } from '../model.js';
-import { ApiError, rateLimited, validationError } from '../http/api-error.js';
+import { ApiError, rateLimited, validationError } from '../api-error.js';
 import { hashPassword } from '../auth/passwords.js';
-import { GateFull } from '../auth/work-gate.js';
+import { GateFull } from '../platform/limits/work-gate.js';
 import { UniqueViolation } from '../store/repository.js';
 import { hashToken } from './enrollment-tokens.js';
 import { CsrRefused, issueClientCertificate } from './client-certificates.js';

@@ -10,9 +10,9 @@ import {
   EnrollmentDetailSchema,
   EnrollmentRefreshSchema,
 } from '../../src/api/schemas-enrollment.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import type { Enrollment } from '../model.js';
-import { notFound, validationError } from '../http/api-error.js';
+import { notFound, validationError } from '../api-error.js';
 import { created, detail, empty, list } from '../http/envelope.js';
 import { parseListQuery } from '../http/list-query.js';
 import {

@@ -8,12 +8,12 @@
  * a token or JWT there would turn a stolen API session into a certificate or password login that outlives
  * the password reset meant to end it.
  */
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import type { Enrollment } from '../model.js';
 import type { Store } from '../store/repository.js';
 import { byIdentity } from '../store/by-identity.js';
 import { iso, selfLinks } from '../http/envelope.js';
-import { ref } from '../routes/management/refs.js';
+import { ref } from '../http/refs.js';
 import { maybeEnrollmentAuthorityOf, type EnrollmentAuthority } from './enrollment-authority.js';
 
 // Defined with the wire contract the agent and the console share (src/api/schemas-enrollment.ts).

@@ -7,7 +7,7 @@
  */
 import * as x509 from '@peculiar/x509';
 import type { FastifyInstance } from 'fastify';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import { enrollmentAuthorityOf } from './enrollment-authority.js';
 
 export const EST_CACERTS_PATH = '/.well-known/est/cacerts';

@@ -4,9 +4,9 @@
  * caller's transaction.
  */
 import { Type } from '@sinclair/typebox';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import type { Enrollment, EnrollmentMethod } from '../model.js';
-import { ApiError, validationError } from '../http/api-error.js';
+import { ApiError, validationError } from '../api-error.js';
 import { UniqueViolation } from '../store/repository.js';
 import { Reference } from '../http/schemas.js';
 import type { EnrollmentAuthority } from './enrollment-authority.js';

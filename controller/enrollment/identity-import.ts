@@ -15,14 +15,14 @@
 import { typed, type Api } from '../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import {
   IDENTITY_IMPORT_COLUMNS,
   IDENTITY_IMPORT_CONTENT_TYPE,
   type IdentityImportRow,
 } from '../../src/api/enrollment.js';
 import { IDENTITY_TYPES } from '../model.js';
-import { ApiError, validationError } from '../http/api-error.js';
+import { ApiError, validationError } from '../api-error.js';
 import { CsvError, parseCsv } from '../http/csv.js';
 import { iso } from '../http/envelope.js';
 import { Meta, errorResponses } from '../http/schemas.js';

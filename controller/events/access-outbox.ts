@@ -5,7 +5,7 @@
  * and publishes them on the controller's event bus, in order: `sessions.added`, `sessions.removed` and
  * `access.changed`. Routers and agents hear of a revocation from here, whatever code path made it.
  */
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import { onOutboxWritten, type Db } from '../store/database.js';
 import { publishOutboxRows, type OutboxRow } from './outbox-events.js';
 

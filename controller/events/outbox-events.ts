@@ -3,7 +3,7 @@
  * (access-outbox.ts) and the PostgreSQL one (pg-access-outbox.ts): both tables hold these columns, written by
  * the same triggers, so both publish exactly the same events for the same rows.
  */
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 
 /** The columns delivery reads; each database adds its own ordering columns (seq, xact). */
 export interface OutboxRow {

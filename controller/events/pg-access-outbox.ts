@@ -17,7 +17,7 @@
 import { CATALOGUE_CHANNEL } from '../store/postgres/pg-store.js';
 import { AsyncResource } from 'node:async_hooks';
 import type pg from 'pg';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import { publishOutboxRows, type OutboxRow } from './outbox-events.js';
 
 const CHANNEL = 'postern_outbox';

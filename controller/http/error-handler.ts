@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, validationError } from './api-error.js';
+import { ApiError, validationError } from '../api-error.js';
 import { errorEnvelope } from './envelope.js';
-import { pointerToField } from './field-path.js';
+import { pointerToField } from '../field-path.js';
 import { UniqueViolation } from '../store/repository.js';
 
 interface AjvIssue {

@@ -4,7 +4,7 @@
  * would otherwise overflow the stack in validation or stall the event loop. Answered 400, naming the body.
  */
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from './api-error.js';
+import { ApiError } from '../api-error.js';
 import { noteJsonBody } from './unstorable-text.js';
 
 /** The deepest real body (a posture check's processes with their hashes, tags) is well under this. */

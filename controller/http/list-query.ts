@@ -1,9 +1,9 @@
-import { ApiError } from './api-error.js';
+import { ApiError } from '../api-error.js';
 import type { ListQuery } from '../store/repository.js';
-import { parseFilter as parseFilterGrammar } from './filter/parser.js';
+import { MAX_LIMIT } from '../store/page.js';
+import { parseFilter as parseFilterGrammar } from '../store/filter/parser.js';
 
 const DEFAULT_LIMIT = 10;
-export const MAX_LIMIT = 500;
 
 /** The rows a page holds for a `limit` the schema let through: -1 as many as a page may hold, 0 or none the default. */
 export const pageLimit = (requested: number | undefined): number =>
@@ -56,7 +56,7 @@ export function parseListQuery(
   if (options.fullGrammar && q.sort?.trim() && !(filter && parseFilterGrammar(filter).sort.length > 0))
     filter = `${filter ?? ''} sort by ${q.sort}`;
   if (filter === undefined) return query;
-  // Lists stored as documents compile the whole grammar (controller/http/filter); the rest take the lookups.
+  // Lists stored as documents compile the whole grammar (controller/store/filter); the rest take the lookups.
   if (options.fullGrammar) return { ...query, filter };
   Object.assign(query, parseFilter(filter));
   return query;

@@ -3,7 +3,7 @@
  * `\ud800`), SQLite would store them, PostgreSQL refuses them (and a reader may not survive them either), so a
  * request holding one is refused before its handler runs, the same on every backend, naming the field.
  */
-import { at } from './field-path.js';
+import { at } from '../field-path.js';
 
 // NUL is the point of this expression, not a slip.
 // eslint-disable-next-line no-control-regex

@@ -1,5 +1,5 @@
-import { ApiError } from '../http/api-error.js';
-import type { MfaAuditFilter } from './mfa-repository.js';
+import { ApiError } from '../api-error.js';
+import type { MfaAuditFilter } from '../store/mfa-repository.js';
 
 /**
  * The audit log's `filter` parameter, in the subset of OpenZiti's query language an operator needs:

@@ -1,6 +1,6 @@
-import type { ControllerContext } from '../context.js';
-import { AttemptLimits } from '../auth/attempt-limits.js';
-import type { MfaEnrollment, MfaFactor } from './mfa-repository.js';
+import type { ControllerContext } from '../platform/context.js';
+import { AttemptLimits } from '../platform/limits/attempt-limits.js';
+import type { MfaEnrollment, MfaFactor } from '../store/mfa-repository.js';
 import type { SecretBox } from './secret-box.js';
 import { looksLikeTotp, matchTotp } from './totp.js';
 import { findRecoveryCode, normalizeRecoveryCode } from './recovery-codes.js';

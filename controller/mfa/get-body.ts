@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { ApiError, validationError } from '../http/api-error.js';
+import { ApiError, validationError } from '../api-error.js';
 
 /**
  * Postern's API accepts `{code}` in the body of `GET /current-identity/mfa/recovery-codes`. Fastify never

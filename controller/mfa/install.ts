@@ -1,8 +1,13 @@
 import type { Api } from '../http/typed-app.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import { MfaService } from './mfa-service.js';
 import { MfaDataUnreadable, SecretBox } from './secret-box.js';
-import { MASTER_KEY_ENV, loadOrCreateKeyFile, parseMasterKey, readExistingKeyFile } from './master-key.js';
+import {
+  MASTER_KEY_ENV,
+  loadOrCreateKeyFile,
+  parseMasterKey,
+  readExistingKeyFile,
+} from '../platform/keys/master-key.js';
 import { registerSharedRoutes } from './shared-routes.js';
 import { registerManagementRoutes } from './management-routes.js';
 

@@ -1,14 +1,14 @@
 import type { Api } from '../http/typed-app.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import { authOf } from '../auth/guard.js';
-import { notFound } from '../http/api-error.js';
+import { notFound } from '../api-error.js';
 import { empty } from '../http/envelope.js';
 import { pageLimit } from '../http/list-query.js';
 import { EmptyEnvelope, IdParams, ListQuerystring, errorResponses } from '../http/schemas.js';
 import type { MfaService } from './mfa-service.js';
 import { AUDIT_FILTER_FIELDS, parseAuditFilter } from './audit-filter.js';
 import { MfaAuditList, auditEventToWire } from './schemas.js';
-import type { MfaAuditFilter } from './mfa-repository.js';
+import type { MfaAuditFilter } from '../store/mfa-repository.js';
 
 /**
  * Management API: an administrator's MFA reset and the MFA audit log. Admin only (stated here rather

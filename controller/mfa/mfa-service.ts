@@ -1,15 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { endApiSessionsOf } from '../auth/api-sessions.js';
-import type { ControllerContext } from '../context.js';
+import type { ControllerContext } from '../platform/context.js';
 import type { ApiSession, Identity } from '../model.js';
-import { ApiError, notFound, rateLimited } from '../http/api-error.js';
+import { ApiError, notFound, rateLimited } from '../api-error.js';
 import type {
   MfaAuditEvent,
   MfaAuditEventType,
   MfaEnrollment,
   MfaFactor,
   SealedRecoveryCode,
-} from './mfa-repository.js';
+} from '../store/mfa-repository.js';
 import type { SecretBox } from './secret-box.js';
 import { CodeVerifier, type CodeCheck } from './code-verifier.js';
 import { formatRecoveryCode, generateRecoveryCodes } from './recovery-codes.js';

@@ -8,7 +8,7 @@ import {
 } from '../../src/api/schemas.js';
 import { iso } from '../http/envelope.js';
 import { DateTime, Meta, PaginationMeta } from '../http/schemas.js';
-import { MFA_AUDIT_EVENT_TYPES, type MfaAuditEvent, type MfaEnrollment } from './mfa-repository.js';
+import { MFA_AUDIT_EVENT_TYPES, type MfaAuditEvent, type MfaEnrollment } from '../store/mfa-repository.js';
 import type { MfaStatus } from './mfa-service.js';
 
 /** The MFA routes' request and response shapes (published in /openapi.json) and the wire views. */

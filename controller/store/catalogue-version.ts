@@ -1,6 +1,6 @@
 /**
  * A counter that moves whenever services, service policies or posture checks may have changed: what the
- * in-memory access catalogue (posture/access/catalogue.ts) is rebuilt on. Both backends move it on their own
+ * in-memory access catalogue (catalogue/catalogue.ts) is rebuilt on. Both backends move it on their own
  * writes to those kinds and on a rollback; a backend shared by several controllers also moves it when another
  * one announces a change.
  */

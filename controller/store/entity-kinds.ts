@@ -3,7 +3,7 @@
  * indexed (and under which kind name), how a stored document is revived, and which document fields an
  * OpenZiti filter may name besides the common ones (id, name, createdAt, updatedAt, roleAttributes).
  */
-import type { FilterField } from '../http/filter/index.js';
+import type { FilterField } from './filter/index.js';
 import type { Entity, Service } from '../model.js';
 
 export interface EntityKind<T extends Entity = Entity> {

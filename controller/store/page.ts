@@ -1,7 +1,7 @@
-/**
- * One page of a list. Its own module so that repositories defined beside their feature (MFA, posture) can
- * use it without importing the store's interface, which imports them: no import cycle.
- */
+/** The most rows one page of any list holds (OpenZiti's limit: 500). */
+export const MAX_LIMIT = 500;
+
+/** One page of a list. */
 export interface Page<T> {
   items: T[];
   totalCount: number;

@@ -21,8 +21,8 @@ import type {
   ServicePolicy,
   UpdbAuthenticator,
 } from '../model.js';
-import type { SyncPostureRepository } from '../posture/posture-repository.js';
-import type { SyncMfaRepository } from '../mfa/mfa-repository.js';
+import type { SyncPostureRepository } from './posture-repository.js';
+import type { SyncMfaRepository } from './mfa-repository.js';
 import type { SyncDeadlineRepository } from './deadline-repository.js';
 import type { Async } from './async.js';
 
@@ -183,7 +183,7 @@ export interface Store extends Async<SyncRepositories> {
   batch<T>(fn: () => Promise<T>): Promise<T>;
   /**
    * Moves whenever services, service policies or posture checks may have changed (a write here, a rollback,
-   * or another instance's change): what the access catalogue is rebuilt on (posture/access/catalogue.ts).
+   * or another instance's change): what the access catalogue is rebuilt on (catalogue/catalogue.ts).
    */
   catalogueVersion(): number;
   /** whether the caller runs inside a transaction now */

@@ -1,7 +1,7 @@
 /**
  * Why an identity may or may not reach a service, as the management API's `…/services/{id}/access` answers it:
  * each service policy selecting both, with each posture check's result. The controller builds these
- * (controller/posture/access/access-explanation.ts) and the administrators' console reads them.
+ * (controller/access/decisions/access-explanation.ts) and the administrators' console reads them.
  */
 import type { PostureFailureReason } from './posture-reasons.js';
 

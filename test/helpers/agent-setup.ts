@@ -8,7 +8,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import { generate } from 'otplib';
 import type { AgentNotice, PromptPort, TotpPrompt } from '../../src/agent/prompts/prompt-port.js';
-import type { ControllerContext } from '../../controller/context.js';
+import type { ControllerContext } from '../../controller/platform/context.js';
 import { Api, MGMT } from './api.js';
 import { ADMIN_PASSWORD } from './controller.js';
 

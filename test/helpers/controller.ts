@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { ControllerConfig } from '../../controller/config.js';
-import { startController, type RunningController } from '../../controller/app.js';
+import { startController, type RunningController } from '../../controller/composition/start-controller.js';
 import { databaseFor, testConfig } from './test-database.js';
 import { startBundle } from '../../server/bundle.js';
 

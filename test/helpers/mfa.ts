@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { generate } from 'otplib';
-import type { ControllerContext } from '../../controller/context.js';
+import type { ControllerContext } from '../../controller/platform/context.js';
 import { Api, CLIENT, createUser, type ApiResponse } from './api.js';
 import { ADMIN_PASSWORD, startTestController, type TestController } from './controller.js';
 import { ResponseSchemas } from './openapi-check.js';

@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, CLIENT, MGMT, authPolicyBody } from '../helpers/api.js';
 import { ADMIN_PASSWORD, startTestController, tempDir, type TestController } from '../helpers/controller.js';
 import { foreignCertificate, newCsr, tlsRequest, type ClientKey } from '../helpers/enrollment.js';
-import { startController } from '../../controller/app.js';
-import { CA_CERT_FILE, CA_KEY_FILE } from '../../controller/enrollment/controller-ca.js';
+import { startController } from '../../controller/composition/start-controller.js';
+import { CA_CERT_FILE, CA_KEY_FILE } from '../../controller/platform/keys/controller-ca.js';
 
 let tc: TestController;
 let admin: Api;

@@ -194,7 +194,7 @@ describe('the router without its controller', () => {
     expect((await openStream(h2, session.token, serviceId)).error).toBe('CONTROLLER_UNREACHABLE');
 
     // Back on the same port and data: the router relinks by itself and carries again.
-    const { startController } = await import('../../controller/app.js');
+    const { startController } = await import('../../controller/composition/start-controller.js');
     const controller = await startController(await testConfig(dataDir, { port }));
     await waitFor(() => router.link.isUp, 15_000, 'link back up');
     const back = await openStream(h2, session.token, serviceId);

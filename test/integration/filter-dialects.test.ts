@@ -11,13 +11,13 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../controller/http/api-error.js';
+import { ApiError } from '../../controller/api-error.js';
 import {
   compileFilter,
   type CompiledFilter,
   type FilterDialect,
   type FilterField,
-} from '../../controller/http/filter/index.js';
+} from '../../controller/store/filter/index.js';
 import { documentFilterFields as postgresFields } from '../../controller/store/postgres/document-filter.js';
 import { migratePostgres } from '../../controller/store/postgres/migrate.js';
 import { toPostgresPlaceholders } from '../../controller/store/postgres/sql.js';

@@ -9,7 +9,7 @@ import { request as httpRequest, type ClientRequest } from 'node:http';
 import { rmSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startController, type RunningController } from '../../controller/app.js';
+import { startController, type RunningController } from '../../controller/composition/start-controller.js';
 import { Api, CLIENT, MGMT, createUser } from '../helpers/api.js';
 import { ADMIN_PASSWORD, tempDir } from '../helpers/controller.js';
 import { create, publishService } from '../helpers/data-plane-world.js';

@@ -12,7 +12,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiSession, Identity } from '../../controller/model.js';
 import type { Store } from '../../controller/store/repository.js';
-import { identityWireOf } from '../../controller/routes/management/identities.js';
+import { identityWireOf } from '../../controller/identities/identity-routes.js';
 import { FLAT_REPOSITORIES } from '../../controller/store/repository-names.js';
 import { Api, MGMT } from '../helpers/api.js';
 import { ADMIN_PASSWORD, startTestController, type TestController } from '../helpers/controller.js';

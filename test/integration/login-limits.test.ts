@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Api, CLIENT, createUser } from '../helpers/api.js';
 import { ADMIN_PASSWORD, tempDir } from '../helpers/controller.js';
 import type { ControllerConfig } from '../../controller/config.js';
-import { startController, type RunningController } from '../../controller/app.js';
+import { startController, type RunningController } from '../../controller/composition/start-controller.js';
 import { rmSync } from 'node:fs';
 
 const started: { running: RunningController; dir: string }[] = [];

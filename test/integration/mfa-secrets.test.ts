@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, startTestController, tempDir, type TestController } from '../helpers/controller.js';
-import { startController } from '../../controller/app.js';
+import { startController } from '../../controller/composition/start-controller.js';
 import { Api, CLIENT, MGMT, createUser } from '../helpers/api.js';
 import type { ResponseSchemas } from '../helpers/openapi-check.js';
 import {

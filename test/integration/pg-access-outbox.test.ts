@@ -5,10 +5,10 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControllerEventBus, type ControllerEvents } from '../../controller/context.js';
+import { ControllerEventBus, type ControllerEvents } from '../../controller/platform/context.js';
 import { PgAccessOutbox, type PgAccessOutboxOptions } from '../../controller/events/pg-access-outbox.js';
 import { createLogger } from '../../controller/logger.js';
-import type { EdgeSession } from '../../controller/posture/posture-repository.js';
+import type { EdgeSession } from '../../controller/store/posture-repository.js';
 import { migratePostgres } from '../../controller/store/postgres/migrate.js';
 import { PgDatabase } from '../../controller/store/postgres/pg-database.js';
 import { PgPostureRepository } from '../../controller/store/postgres/posture-repository.js';

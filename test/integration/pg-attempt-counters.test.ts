@@ -5,13 +5,13 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AttemptLimits } from '../../controller/auth/attempt-limits.js';
-import { FailureLimiter } from '../../controller/auth/failure-limiter.js';
-import type { LimitRule, LimiterStore } from '../../controller/auth/limiter-store.js';
-import { memoryLimiters } from '../../controller/auth/memory-failure-counters.js';
+import { AttemptLimits } from '../../controller/platform/limits/attempt-limits.js';
+import { FailureLimiter } from '../../controller/platform/limits/failure-limiter.js';
+import type { LimitRule, LimiterStore } from '../../controller/platform/limits/limiter-store.js';
+import { memoryLimiters } from '../../controller/platform/limits/memory-failure-counters.js';
 import { migratePostgres } from '../../controller/store/postgres/migrate.js';
 import { PgDatabase } from '../../controller/store/postgres/pg-database.js';
-import { HOLD_LEASE_MS, PgLimiterStore } from '../../controller/store/postgres/pg-limiter-store.js';
+import { HOLD_LEASE_MS, PgLimiterStore } from '../../controller/platform/limits/pg-limiter-store.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 
 const MINUTE = 60_000;

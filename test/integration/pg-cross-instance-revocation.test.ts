@@ -10,7 +10,7 @@ import type { ClientHttp2Session } from 'node:http2';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startController, type RunningController } from '../../controller/app.js';
+import { startController, type RunningController } from '../../controller/composition/start-controller.js';
 import { startRouter, type RunningRouter } from '../../router/router.js';
 import { Api, CLIENT, MGMT } from '../helpers/api.js';
 import { ADMIN_PASSWORD, tempDir } from '../helpers/controller.js';

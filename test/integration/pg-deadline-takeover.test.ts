@@ -7,10 +7,10 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startController, type RunningController } from '../../controller/app.js';
-import { MASTER_KEY_ENV } from '../../controller/mfa/master-key.js';
-import { installPosture } from '../../controller/posture/install.js';
-import { TAKEOVER_INTERVAL_MS } from '../../controller/posture/engine/deadline-takeover.js';
+import { startController, type RunningController } from '../../controller/composition/start-controller.js';
+import { MASTER_KEY_ENV } from '../../controller/platform/keys/master-key.js';
+import { installPosture } from '../../controller/access/install.js';
+import { TAKEOVER_INTERVAL_MS } from '../../controller/access/engine/deadline-takeover.js';
 import type { PgStore } from '../../controller/store/postgres/pg-store.js';
 import { Api, CLIENT } from '../helpers/api.js';
 import { ADMIN_PASSWORD, tempDir } from '../helpers/controller.js';

@@ -7,7 +7,7 @@
 import { rmSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../controller/http/api-error.js';
+import { ApiError } from '../../controller/api-error.js';
 import type { Entity, Identity, Service, ServicePolicy } from '../../controller/model.js';
 import { asyncFacade } from '../../controller/store/async.js';
 import { openDatabase } from '../../controller/store/database.js';

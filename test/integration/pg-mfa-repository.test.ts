@@ -14,7 +14,7 @@ import type {
   MfaEnrollment,
   MfaRepository,
   SealedRecoveryCode,
-} from '../../controller/mfa/mfa-repository.js';
+} from '../../controller/store/mfa-repository.js';
 import { openDatabase } from '../../controller/store/database.js';
 import { SqliteStore } from '../../controller/store/sqlite-store.js';
 import { MAX_AUDIT_PER_IDENTITY } from '../../controller/store/sqlite/mfa-repository.js';

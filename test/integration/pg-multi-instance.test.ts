@@ -7,7 +7,7 @@
 import { rmSync } from 'node:fs';
 import type { ClientHttp2Session } from 'node:http2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startController, type RunningController } from '../../controller/app.js';
+import { startController, type RunningController } from '../../controller/composition/start-controller.js';
 import { Api, CLIENT, MGMT } from '../helpers/api.js';
 import { ADMIN_PASSWORD, tempDir } from '../helpers/controller.js';
 import {

@@ -17,7 +17,7 @@ import type {
   EdgeSession,
   FailedServiceRequest,
   PostureRepository,
-} from '../../controller/posture/posture-repository.js';
+} from '../../controller/store/posture-repository.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { addApiSession, endPool } from '../helpers/pg-test-tools.js';
 import { tempDir } from '../helpers/controller.js';

@@ -5,7 +5,7 @@
  */
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startController, type RunningController } from '../../controller/app.js';
+import { startController, type RunningController } from '../../controller/composition/start-controller.js';
 import { Api, CLIENT, createUser } from '../helpers/api.js';
 import { ADMIN_PASSWORD, tempDir } from '../helpers/controller.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUILTIN_CONFIG_TYPES } from '../../controller/configs/builtin-types.js';
+import { BUILTIN_CONFIG_TYPES } from '../../controller/store/builtin-config-types.js';
 import { migrate as migrateSqlite } from '../../controller/store/database.js';
 import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../controller/store/migrations.js';
 import { migratePostgres } from '../../controller/store/postgres/migrate.js';

@@ -1,6 +1,6 @@
 /**
  * Every free-text field a client or an administrator can send has a documented length cap: this walks the
- * OpenAPI documents the real controller publishes (controller/http/openapi-documents.ts) and finds every
+ * OpenAPI documents the real controller publishes (controller/composition/openapi-documents.ts) and finds every
  * string property of every request body (nested objects, arrays, unions, `additionalProperties` included)
  * without a `maxLength` (or an `enum`/`const`, or a `format` that bounds it). A new field without a cap fails
  * here, so `externalId` taking 100,000 characters cannot come back. Then one over-long value per capped

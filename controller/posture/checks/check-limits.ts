@@ -1,6 +1,6 @@
 /**
  * How long each text a posture check body carries may be: enforced by the check modules' parsers (which
- * validate check bodies) and published in the API documents (routes/typed-bodies.ts), so both say the same.
+ * validate check bodies) and published in the API documents (posture/typed-bodies.ts), so both say the same.
  */
 export const CHECK_TEXT_LIMITS = {
   /** a binary's absolute path (as a posture response's) */

@@ -10,7 +10,7 @@ import type {
   PostureSnapshot,
   PostureCheck,
   PostureCheckSpec,
-} from '../types.js';
+} from '../../posture-model.js';
 
 /** `create` and `update` (PUT) need every required field; `patch` merges the given fields over `existing`. */
 export type ParseMode = 'create' | 'update' | 'patch';

@@ -6,7 +6,7 @@
  * and always answered as `domains`. Problems are named after the key the client actually sent.
  */
 import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
-import type { DomainCheck, FieldProblem } from '../types.js';
+import type { DomainCheck, FieldProblem } from '../../posture-model.js';
 import type { CheckModule } from './check-module.js';
 import { parseList, parseName, resolveField } from './normalise.js';
 import { CHECK_TEXT_LIMITS } from './check-limits.js';

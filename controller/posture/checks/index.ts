@@ -9,7 +9,7 @@ import {
   type PostureSnapshot,
   type PostureCheck,
   type PostureCheckType,
-} from '../types.js';
+} from '../../posture-model.js';
 import type { CheckModule } from './check-module.js';
 import { domainCheck } from './domain-check.js';
 import { macCheck } from './mac-check.js';

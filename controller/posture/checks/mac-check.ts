@@ -6,7 +6,7 @@
  * lower-case hex without separators, which is also the form reported addresses are compared in.
  */
 import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
-import type { FieldProblem, MacCheck } from '../types.js';
+import type { FieldProblem, MacCheck } from '../../posture-model.js';
 import type { CheckModule } from './check-module.js';
 import { normaliseHex, parseList, resolveField, unique } from './normalise.js';
 import { CHECK_TEXT_LIMITS } from './check-limits.js';

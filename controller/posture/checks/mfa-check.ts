@@ -15,7 +15,7 @@ import {
   type FieldProblem,
   type PostureSnapshot,
   type MfaCheck,
-} from '../types.js';
+} from '../../posture-model.js';
 import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
 import type { CheckModule } from './check-module.js';
 import { kindOf, resolveField } from './normalise.js';

@@ -2,7 +2,7 @@
  * Validation and normalisation helpers shared by the check modules. Everything here accepts `unknown`
  * because request bodies are arbitrary JSON: a helper records a problem and returns undefined, it never throws.
  */
-import { OS_TYPES, type FieldProblem, type OsType } from '../types.js';
+import { OS_TYPES, type FieldProblem, type OsType } from '../../posture-model.js';
 import type { ParseMode } from './check-module.js';
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -4,7 +4,7 @@
  * rule, which OpenZiti ignores). Range and version handling live in `semver-range.ts`.
  */
 import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
-import type { FieldProblem, OperatingSystemRule, OsCheck } from '../types.js';
+import type { FieldProblem, OperatingSystemRule, OsCheck } from '../../posture-model.js';
 import type { CheckModule } from './check-module.js';
 import { CHECK_TEXT_LIMITS } from './check-limits.js';
 import {

@@ -3,7 +3,7 @@
  * and signer. The matching rules are shared with PROCESS_MULTI in `process-match.ts`, including Postern's
  * OS rule: on a device that reported another OS family the rule does not apply, so the check fails.
  */
-import type { FieldProblem, ProcessCheck, ProcessRule } from '../types.js';
+import type { FieldProblem, ProcessCheck, ProcessRule } from '../../posture-model.js';
 import type { CheckModule } from './check-module.js';
 import {
   evaluateProcessRule,

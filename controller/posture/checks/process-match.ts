@@ -8,7 +8,13 @@
  * file names do (openziti/ziti-sdk-c#430 was this bug).
  */
 import type { PostureFailureCode, PostureFailureReason } from '../../../src/api/posture-reasons.js';
-import type { FieldProblem, PostureSnapshot, OsType, ProcessSnapshot, ProcessRule } from '../types.js';
+import type {
+  FieldProblem,
+  PostureSnapshot,
+  OsType,
+  ProcessSnapshot,
+  ProcessRule,
+} from '../../posture-model.js';
 import { CHECK_TEXT_LIMITS } from './check-limits.js';
 import {
   OS_TYPE_LIST,

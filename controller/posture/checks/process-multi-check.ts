@@ -7,7 +7,7 @@
  * (`ruleApplies`): AllOf needs every applicable rule, AnyOf one of them, and a device no rule applies to fails.
  */
 import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
-import type { FieldProblem, ProcessMultiCheck, ProcessRule } from '../types.js';
+import type { FieldProblem, ProcessMultiCheck, ProcessRule } from '../../posture-model.js';
 import type { CheckModule } from './check-module.js';
 import {
   evaluateProcessRule,

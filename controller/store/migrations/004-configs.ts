@@ -1,9 +1,9 @@
 /**
  * 4: service configs (OpenZiti's config types and configs). The built-in types keep OpenZiti's own ids, so
- * clients that name them by id work unchanged; their JSON schemas live in `configs/builtin-types.ts` and are
+ * clients that name them by id work unchanged; their JSON schemas live in `store/builtin-config-types.ts` and are
  * stored here so a listing shows them like any other type.
  */
-import { BUILTIN_CONFIG_TYPES } from '../../configs/builtin-types.js';
+import { BUILTIN_CONFIG_TYPES } from '../builtin-config-types.js';
 
 const row = (t: (typeof BUILTIN_CONFIG_TYPES)[number]) =>
   `('${t.id}', '${t.name}', '${JSON.stringify({ schema: t.schema, target: 'service', tags: {} }).replace(/'/g, "''")}',

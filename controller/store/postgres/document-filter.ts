@@ -2,7 +2,7 @@
  * The fields an OpenZiti filter may name on a list of documents, for PostgreSQL: the same names, types and
  * answers as the SQLite declaration (store/sqlite/document-filter.ts), written for `jsonb` documents. Compile
  * with `compileFilter(filter, fields, 'postgres')`. Every SQL fragment is written here; values only ever arrive
- * as placeholders (controller/http/filter).
+ * as placeholders (controller/store/filter).
  *
  * How each SQLite behaviour is kept:
  * - Text compares and sorts bytewise in SQLite; here every text expression is COLLATE "C", whatever the
@@ -12,7 +12,7 @@
  *   with an odd value is simply not matched instead of failing the whole query with a cast error.
  * - json_each over a missing roleAttributes yields no rows; jsonb_array_elements_text is given NULL then.
  */
-import type { FilterField } from '../../http/filter/index.js';
+import type { FilterField } from '../filter/index.js';
 import { unsupportedRoleAttributesOp, type ExtraField } from '../sqlite/document-filter.js';
 
 /**

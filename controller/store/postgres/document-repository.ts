@@ -8,8 +8,8 @@
  * same UniqueViolation.
  */
 import type { Entity } from '../../model.js';
-import { compileFilter, type FilterField } from '../../http/filter/index.js';
-import { MAX_LIMIT } from '../../http/list-query.js';
+import { compileFilter, type FilterField } from '../filter/index.js';
+import { MAX_LIMIT } from '../page.js';
 import { UniqueViolation, type AttributedRepository, type ListQuery, type Page } from '../repository.js';
 import type { DocReviver } from '../sqlite/document-repository.js';
 import type { ExtraField } from '../sqlite/document-filter.js';

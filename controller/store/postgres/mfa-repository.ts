@@ -23,7 +23,7 @@ import type {
   MfaEnrollment,
   MfaRepository,
   SealedRecoveryCode,
-} from '../../mfa/mfa-repository.js';
+} from '../mfa-repository.js';
 import { MAX_AUDIT_PER_IDENTITY } from '../sqlite/mfa-repository.js';
 import type { PgDatabase } from './pg-database.js';
 import {

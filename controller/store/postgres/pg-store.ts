@@ -16,7 +16,7 @@ import type {
   Service,
   ServiceEdgeRouterPolicy,
 } from '../../model.js';
-import type { PostureCheck } from '../../posture/types.js';
+import type { PostureCheck } from '../../posture-model.js';
 import type { Store } from '../repository.js';
 import { ENTITY_KINDS, type EntityKind } from '../entity-kinds.js';
 import { CatalogueVersion } from '../catalogue-version.js';

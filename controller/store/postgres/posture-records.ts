@@ -23,7 +23,7 @@ import type {
   FailedServiceRequest,
   SyncFailedRequestRepository,
   SyncServiceChangeRepository,
-} from '../../posture/posture-repository.js';
+} from '../posture-repository.js';
 
 /**
  * Deletes the sessions matching `condition`, locking them in id order first: two controllers deleting

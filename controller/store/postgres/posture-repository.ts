@@ -13,8 +13,8 @@ import type {
   FactSlotRef,
   PostureDataRepository,
   PostureRepository,
-} from '../../posture/posture-repository.js';
-import type { DomainData, IdentityPostureData, MacData, OsData, ProcessData } from '../../posture/types.js';
+} from '../posture-repository.js';
+import type { DomainData, IdentityPostureData, MacData, OsData, ProcessData } from '../../posture-model.js';
 import {
   PgEdgeSessionRepository,
   PgFailedRequestRepository,

@@ -4,7 +4,7 @@
  * columns (SQLite: is_verified 1/0, last_step a number; PostgreSQL: a boolean, and int8 as a string), which each
  * store says by its conversions.
  */
-import type { MfaAuditEvent, MfaAuditFilter, MfaEnrollment } from '../../mfa/mfa-repository.js';
+import type { MfaAuditEvent, MfaAuditFilter, MfaEnrollment } from '../mfa-repository.js';
 
 /** An mfa_enrollments row, `Flag` and `Step` being how the backend answers is_verified and last_step. */
 export interface EnrollmentRow<Flag, Step> {

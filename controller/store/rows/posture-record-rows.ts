@@ -4,9 +4,9 @@
  */
 import type { PolicyType } from '../../model.js';
 import type { ListQuery } from '../repository.js';
-import { compileFilter, type FilterDialect, type FilterField } from '../../http/filter/index.js';
-import { MAX_LIMIT } from '../../http/list-query.js';
-import type { EdgeSession, FailedServiceRequest } from '../../posture/posture-repository.js';
+import { compileFilter, type FilterDialect, type FilterField } from '../filter/index.js';
+import { MAX_LIMIT } from '../page.js';
+import type { EdgeSession, FailedServiceRequest } from '../posture-repository.js';
 
 export interface SessionRow {
   id: string;

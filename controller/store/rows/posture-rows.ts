@@ -3,8 +3,8 @@
  * store/postgres/posture-repository.ts share these. A process row differs only in is_running (SQLite 1/0,
  * PostgreSQL a boolean), which each store says by its conversion.
  */
-import type { ApiSessionPatch } from '../../posture/posture-repository.js';
-import type { ApiSessionPostureData, IdentityPostureData, OsData, ProcessData } from '../../posture/types.js';
+import type { ApiSessionPatch } from '../posture-repository.js';
+import type { ApiSessionPostureData, IdentityPostureData, OsData, ProcessData } from '../../posture-model.js';
 
 export type FactKind = 'os' | 'mac' | 'domain';
 

@@ -2,10 +2,10 @@
  * The fields an OpenZiti filter may name on a list of documents: the columns every entity table has, its
  * role attributes (a set: `anyOf(roleAttributes) = "x"`, `roleAttributes contains "x"`, `isEmpty(...)`) and
  * the scalar document fields the kind declares. Every SQL fragment is written here; values only ever arrive
- * as placeholders (controller/http/filter).
+ * as placeholders (controller/store/filter).
  */
-import { ApiError } from '../../http/api-error.js';
-import type { FilterField } from '../../http/filter/index.js';
+import { ApiError } from '../../api-error.js';
+import type { FilterField } from '../filter/index.js';
 
 export type ExtraField = [name: string, type: FilterField['type']];
 

@@ -2,8 +2,8 @@ import type Database from 'better-sqlite3';
 import type { Db } from '../database.js';
 import type { Entity } from '../../model.js';
 import { UniqueViolation, type SyncAttributedRepository, type ListQuery, type Page } from '../repository.js';
-import { compileFilter, type FilterField } from '../../http/filter/index.js';
-import { MAX_LIMIT } from '../../http/list-query.js';
+import { compileFilter, type FilterField } from '../filter/index.js';
+import { MAX_LIMIT } from '../page.js';
 import { documentFilterFields, type ExtraField } from './document-filter.js';
 
 interface Row {

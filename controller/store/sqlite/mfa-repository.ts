@@ -7,7 +7,7 @@ import type {
   MfaEnrollment,
   SyncMfaRepository,
   SealedRecoveryCode,
-} from '../../mfa/mfa-repository.js';
+} from '../mfa-repository.js';
 import {
   AUDIT_COLUMNS,
   auditOf,

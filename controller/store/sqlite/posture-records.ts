@@ -19,7 +19,7 @@ import type {
   SyncFailedRequestRepository,
   FailedServiceRequest,
   SyncServiceChangeRepository,
-} from '../../posture/posture-repository.js';
+} from '../posture-repository.js';
 
 /** Sessions `find` keeps in memory, at most (then it starts afresh). */
 const FOUND_SESSIONS = 10_000;

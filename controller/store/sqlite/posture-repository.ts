@@ -4,7 +4,7 @@ import type {
   FactSlotRef,
   SyncPostureDataRepository,
   SyncPostureRepository,
-} from '../../posture/posture-repository.js';
+} from '../posture-repository.js';
 import type {
   DomainData,
   IdentityPostureData,
@@ -12,7 +12,7 @@ import type {
   OsData,
   PostureSnapshot,
   ProcessData,
-} from '../../posture/types.js';
+} from '../../posture-model.js';
 import {
   SqliteEdgeSessionRepository,
   SqliteFailedRequestRepository,

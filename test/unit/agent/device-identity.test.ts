@@ -7,7 +7,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadOrCreateControllerCa, type ControllerCa } from '../../../controller/enrollment/controller-ca.js';
+import {
+  loadOrCreateControllerCa,
+  type ControllerCa,
+} from '../../../controller/platform/keys/controller-ca.js';
 import { issueClientCertificate } from '../../../controller/enrollment/client-certificates.js';
 import { FileCredentialStore } from '../../../src/agent/credentials/file-credential-store.js';
 import { MemoryCredentialStore } from '../../../src/agent/credentials/memory-credential-store.js';

@@ -9,7 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as x509 from '@peculiar/x509';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadOrCreateControllerCa, type ControllerCa } from '../../../controller/enrollment/controller-ca.js';
+import {
+  loadOrCreateControllerCa,
+  type ControllerCa,
+} from '../../../controller/platform/keys/controller-ca.js';
 import { issueClientCertificate } from '../../../controller/enrollment/client-certificates.js';
 import {
   certificateMatchesKey,

@@ -10,7 +10,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadOrCreateControllerCa, type ControllerCa } from '../../../controller/enrollment/controller-ca.js';
+import {
+  loadOrCreateControllerCa,
+  type ControllerCa,
+} from '../../../controller/platform/keys/controller-ca.js';
 import * as x509 from '@peculiar/x509';
 import {
   enrollmentJwks,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AttemptLimits } from '../../../controller/auth/attempt-limits.js';
+import { AttemptLimits } from '../../../controller/platform/limits/attempt-limits.js';
 
 const MINUTE = 60_000;
 

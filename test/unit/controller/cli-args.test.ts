@@ -1,6 +1,9 @@
 /** The controller's command line: a session timeout so short it would sign agents out while in use is refused. */
 import { describe, expect, it } from 'vitest';
-import { MIN_SESSION_TIMEOUT_SECONDS, parseControllerArgs } from '../../../controller/cli-args.js';
+import {
+  MIN_SESSION_TIMEOUT_SECONDS,
+  parseControllerArgs,
+} from '../../../controller/composition/cli-args.js';
 
 describe('--session-timeout', () => {
   it.each(['1', '4', String(MIN_SESSION_TIMEOUT_SECONDS - 1), '0', '2.5', 'soon'])(

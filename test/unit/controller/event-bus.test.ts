@@ -5,7 +5,7 @@
 import { rmSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ControllerEventBus } from '../../../controller/context.js';
+import { ControllerEventBus } from '../../../controller/platform/context.js';
 import { SqliteStore } from '../../../controller/store/sqlite-store.js';
 import { tempDir } from '../../helpers/controller.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FailureLimiter } from '../../../controller/auth/failure-limiter.js';
+import { FailureLimiter } from '../../../controller/platform/limits/failure-limiter.js';
 
 function limiter() {
   let now = 1_000_000;

@@ -3,7 +3,7 @@
  * passes a repeated parameter on as an array (`?filter=a&filter=b`): that is a 400 naming it, never a crash.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../controller/http/api-error.js';
+import { ApiError } from '../../../controller/api-error.js';
 import { parseListQuery } from '../../../controller/http/list-query.js';
 
 function refusal(action: () => unknown): ApiError {

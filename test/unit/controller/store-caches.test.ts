@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { rmSync } from 'node:fs';
 import { SqliteStore } from '../../../controller/store/sqlite-store.js';
-import { catalogueOf } from '../../../controller/posture/access/catalogue.js';
+import { catalogueOf } from '../../../controller/catalogue/catalogue.js';
 import type { ApiSession, EdgeRouterPolicy, Identity, ServicePolicy } from '../../../controller/model.js';
 import { tempDir } from '../../helpers/controller.js';
 

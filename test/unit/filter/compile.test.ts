@@ -1,12 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { ApiError } from '../../../controller/http/api-error.js';
+import { ApiError } from '../../../controller/api-error.js';
 import {
   compileFilter,
   MAX_FILTER_DEPTH,
   MAX_FILTER_LENGTH,
   type FilterField,
-} from '../../../controller/http/filter/index.js';
+} from '../../../controller/store/filter/index.js';
 
 /** Strings a filter can spell: control characters only as the escapes \\n \\r \\t \\f. */
 const writable = (s: string) => [...s].every((ch) => ch >= ' ' || '\n\r\t\f'.includes(ch));

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { compileFilter, type FilterField } from '../../../controller/http/filter/index.js';
+import { compileFilter, type FilterField } from '../../../controller/store/filter/index.js';
 
 /** Strings a filter can spell: control characters only as the escapes \\n \\r \\t \\f. */
 const writable = (s: string) => [...s].every((ch) => ch >= ' ' || '\n\r\t\f'.includes(ch));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseAuditFilter } from '../../../controller/mfa/audit-filter.js';
-import { ApiError } from '../../../controller/http/api-error.js';
+import { ApiError } from '../../../controller/api-error.js';
 
 describe('parseAuditFilter', () => {
   it('reads equality clauses joined with and', () => {

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, readFileSync, readdirSync, rmSync, statSync, wri
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MfaDataUnreadable, SecretBox } from '../../../controller/mfa/secret-box.js';
-import { loadOrCreateKeyFile, parseMasterKey } from '../../../controller/mfa/master-key.js';
+import { loadOrCreateKeyFile, parseMasterKey } from '../../../controller/platform/keys/master-key.js';
 import { tempDir } from '../../helpers/controller.js';
 
 describe('SecretBox', () => {

@@ -6,7 +6,7 @@ import {
   MAX_AUDIT_PER_IDENTITY,
   SqliteMfaRepository,
 } from '../../../controller/store/sqlite/mfa-repository.js';
-import type { MfaAuditEvent, MfaEnrollment } from '../../../controller/mfa/mfa-repository.js';
+import type { MfaAuditEvent, MfaEnrollment } from '../../../controller/store/mfa-repository.js';
 import { tempDir } from '../../helpers/controller.js';
 
 let dir: string;

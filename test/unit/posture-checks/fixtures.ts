@@ -6,7 +6,7 @@ import type {
   ProcessData,
   PostureCheck,
   PostureCheckSpec,
-} from '../../../controller/posture/types.js';
+} from '../../../controller/posture-model.js';
 import { getCheckModule } from '../../../controller/posture/checks/index.js';
 
 export const T0 = new Date('2025-01-01T12:00:00.000Z');

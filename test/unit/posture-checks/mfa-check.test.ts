@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isLegacyClient, mfaCheck } from '../../../controller/posture/checks/mfa-check.js';
-import type { ApiSessionPostureData, MfaCheck } from '../../../controller/posture/types.js';
+import type { ApiSessionPostureData, MfaCheck } from '../../../controller/posture-model.js';
 import { SESSION, T0, at, checkFrom, ctx, data, session } from './fixtures.js';
 
 function mfa(body: Record<string, unknown>): MfaCheck {

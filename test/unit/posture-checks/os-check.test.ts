@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { osCheck } from '../../../controller/posture/checks/os-check.js';
 import { parseReportedVersion, parseVersionRange } from '../../../controller/posture/checks/semver-range.js';
-import type { OsCheck } from '../../../controller/posture/types.js';
+import type { OsCheck } from '../../../controller/posture-model.js';
 import { checkFrom, ctx, data, slot } from './fixtures.js';
 
 function linux(...versions: string[]): OsCheck {

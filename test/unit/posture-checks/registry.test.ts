@@ -6,7 +6,7 @@ import {
   getCheckModule,
   isPostureCheckType,
 } from '../../../controller/posture/checks/index.js';
-import { POSTURE_CHECK_TYPES, type PostureCheckType } from '../../../controller/posture/types.js';
+import { POSTURE_CHECK_TYPES, type PostureCheckType } from '../../../controller/posture-model.js';
 import { checkFrom, ctx } from './fixtures.js';
 
 /** The fields each type reads, and a valid body to mutate. */

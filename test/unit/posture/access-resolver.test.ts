@@ -4,9 +4,9 @@
  * identity.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { AccessResolver } from '../../../controller/posture/access/access-resolver.js';
-import { Catalogue } from '../../../controller/posture/access/catalogue.js';
-import { roleSelects } from '../../../controller/posture/access/role-match.js';
+import { AccessResolver } from '../../../controller/access/decisions/access-resolver.js';
+import { Catalogue } from '../../../controller/catalogue/catalogue.js';
+import { roleSelects } from '../../../controller/catalogue/role-match.js';
 import type { ServicePolicy } from '../../../controller/model.js';
 import { Fixture } from './fixture.js';
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ExpiryTimers } from '../../../controller/posture/engine/expiry-timers.js';
-import { MinHeap } from '../../../controller/posture/engine/min-heap.js';
-import { systemClock } from '../../../controller/context.js';
+import { ExpiryTimers } from '../../../controller/access/engine/expiry-timers.js';
+import { MinHeap } from '../../../controller/access/engine/min-heap.js';
+import { systemClock } from '../../../controller/platform/context.js';
 
 describe('MinHeap', () => {
   it('pops in order whatever the pushes', () => {

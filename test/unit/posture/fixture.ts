@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { defaultConfig } from '../../../controller/config.js';
-import { createContext, type ControllerContext } from '../../../controller/context.js';
+import { createContext, type ControllerContext } from '../../../controller/platform/context.js';
 import { createLogger } from '../../../controller/logger.js';
 import type { ApiSession, Identity, Service, ServicePolicy } from '../../../controller/model.js';
 import { SqliteStore } from '../../../controller/store/sqlite-store.js';
@@ -15,7 +15,7 @@ import type {
   IdentityPostureData,
   PostureCheck,
   PostureCheckSpec,
-} from '../../../controller/posture/types.js';
+} from '../../../controller/posture-model.js';
 import { tempDir } from '../../helpers/controller.js';
 
 /** Posture data with nothing reported but what `fields` give. */

@@ -5,13 +5,13 @@
  * with `advanceTimersByTimeAsync`, which lets each fired timer's promises settle before going on.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { PostureEngine } from '../../../controller/posture/engine/posture-engine.js';
-import { wirePostureEvents } from '../../../controller/posture/engine/posture-events.js';
-import { requestSession } from '../../../controller/posture/access/session-requests.js';
-import { AccessResolver } from '../../../controller/posture/access/access-resolver.js';
-import { applyResponses } from '../../../controller/posture/responses/apply-responses.js';
+import { PostureEngine } from '../../../controller/access/engine/posture-engine.js';
+import { wirePostureEvents } from '../../../controller/access/engine/posture-events.js';
+import { requestSession } from '../../../controller/access/sessions/session-requests.js';
+import { AccessResolver } from '../../../controller/access/decisions/access-resolver.js';
+import { applyResponses } from '../../../controller/access/reports/apply-responses.js';
 import type { ApiSession, Identity, Service } from '../../../controller/model.js';
-import type { PostureCheck } from '../../../controller/posture/types.js';
+import type { PostureCheck } from '../../../controller/posture-model.js';
 import { Fixture } from './fixture.js';
 
 const T0 = new Date('2025-03-01T08:00:00.000Z');

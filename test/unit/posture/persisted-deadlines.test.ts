@@ -4,11 +4,8 @@
  * evaluation that follows the claim. Due times go to the store relative to the controller's clock.
  */
 import { describe, expect, it } from 'vitest';
-import type { ControllerContext } from '../../../controller/context.js';
-import {
-  POSTURE_EXPIRY,
-  PersistedDeadlines,
-} from '../../../controller/posture/engine/persisted-deadlines.js';
+import type { ControllerContext } from '../../../controller/platform/context.js';
+import { POSTURE_EXPIRY, PersistedDeadlines } from '../../../controller/access/engine/persisted-deadlines.js';
 
 const NOW = Date.parse('2025-03-01T08:00:00.000Z');
 

@@ -3,8 +3,8 @@
  * before the moment a check changes by itself; any of them new, or that moment reached, decides again.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AccessResolver } from '../../../controller/posture/access/access-resolver.js';
-import { isGranted } from '../../../controller/posture/access/remembered-decisions.js';
+import { AccessResolver } from '../../../controller/access/decisions/access-resolver.js';
+import { isGranted } from '../../../controller/access/decisions/remembered-decisions.js';
 import { Fixture, postureData } from './fixture.js';
 
 const NOW = new Date('2025-01-01T00:00:00.000Z');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseResponses, parseResponseItem } from '../../../controller/posture/responses/response-items.js';
-import type { FieldProblem } from '../../../controller/posture/types.js';
+import { parseResponses, parseResponseItem } from '../../../controller/posture/response-items.js';
+import type { FieldProblem } from '../../../controller/posture-model.js';
 
 const fields = (values: unknown[], indexed = true) => {
   const parsed = parseResponses(values, indexed);

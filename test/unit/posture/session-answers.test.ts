@@ -1,8 +1,8 @@
 /** A kept answer is reused only for the same session, service, router list and router presence. */
 import { describe, expect, it } from 'vitest';
-import { SessionAnswers } from '../../../controller/posture/routes/session-answers.js';
+import { SessionAnswers } from '../../../controller/access/sessions/session-answers.js';
 import type { EdgeRouter, Service } from '../../../controller/model.js';
-import type { EdgeSession } from '../../../controller/posture/posture-repository.js';
+import type { EdgeSession } from '../../../controller/store/posture-repository.js';
 
 const at = new Date('2026-01-01T00:00:00Z');
 const session = (tokenHash = 't1'): EdgeSession => ({

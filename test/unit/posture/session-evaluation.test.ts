@@ -1,8 +1,8 @@
 /** How checks combine into policies and policies into access, and what a refusal reports. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AccessResolver } from '../../../controller/posture/access/access-resolver.js';
-import { SessionEvaluation } from '../../../controller/posture/access/session-evaluation.js';
-import { failedRequest, invalidPosture } from '../../../controller/posture/access/failure-report.js';
+import { AccessResolver } from '../../../controller/access/decisions/access-resolver.js';
+import { SessionEvaluation } from '../../../controller/access/decisions/session-evaluation.js';
+import { failedRequest, invalidPosture } from '../../../controller/access/decisions/failure-report.js';
 import { Fixture, postureData } from './fixture.js';
 
 const NOW = new Date('2025-01-01T00:00:00.000Z');

@@ -1,7 +1,7 @@
 /** Edge-session tokens derived from the session id under the master key, never stored. */
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { SessionTokens, tokenHashOf } from '../../../controller/posture/access/session-tokens.js';
+import { SessionTokens, tokenHashOf } from '../../../controller/platform/keys/session-tokens.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

@@ -4,7 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Fixture } from './fixture.js';
-import type { FailedServiceRequest } from '../../../controller/posture/posture-repository.js';
+import type { FailedServiceRequest } from '../../../controller/store/posture-repository.js';
 
 const at = (s: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, s));
 

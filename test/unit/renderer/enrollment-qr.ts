@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import QRCode from 'qrcode';
-import { loadOrCreateControllerCa } from '../../../controller/enrollment/controller-ca.js';
+import { loadOrCreateControllerCa } from '../../../controller/platform/keys/controller-ca.js';
 import { signEnrollmentJwt } from '../../../controller/enrollment/enrollment-jwt.js';
 import type { EnrollmentClaims } from '../../../src/api/enrollment.js';
 

@@ -7,7 +7,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseRouterFrame, MAX_ROUTER_MESSAGE_CHARS } from '../../../controller/router-link/link-messages.js';
+import {
+  parseRouterFrame,
+  MAX_ROUTER_MESSAGE_CHARS,
+} from '../../../controller/edge-routers/link/link-messages.js';
 import { parseControllerMessage } from '../../../router/link-messages.js';
 import type { ControllerToRouter, RouterSession } from '../../../src/api/data-plane.js';
 

@@ -20,7 +20,7 @@
  *   surrogate escapes, which JSON.stringify writes and SQLite keeps.
  * - Counters that order rows (`seq`) are bigserial; node-postgres returns int8 as a string.
  */
-import { BUILTIN_CONFIG_TYPES } from '../../../configs/builtin-types.js';
+import { BUILTIN_CONFIG_TYPES } from '../../builtin-config-types.js';
 
 /** One entity kind: its OpenZiti id, its unique name, and the rest of the entity as a JSON document. */
 const documentTable = (table: string) => `

@@ -1,6 +1,6 @@
 /**
- * 2: `attempt_counters` as the shared attempt limiters use it (store/postgres/pg-limiter-store.ts), the same
- * model as the in-memory limiter (auth/memory-failure-counters.ts), so both backends answer alike:
+ * 2: `attempt_counters` as the shared attempt limiters use it (platform/limits/pg-limiter-store.ts), the same
+ * model as the in-memory limiter (platform/limits/memory-failure-counters.ts), so both backends answer alike:
  *
  * - `failures`: the times of the failures still in the window: a sliding window. The fixed window of 001
  *   (`window_start`, `count`) let a guesser spend one window's budget just before it ends and the next one's

@@ -1,0 +1,89 @@
+import type { Api } from '../http/typed-app.js';
+import { Type } from '@sinclair/typebox';
+import type { ControllerContext } from '../platform/context.js';
+import { createApiSession } from './api-sessions.js';
+import { checkPassword } from './password-check.js';
+import { checkCertificate } from './cert-check.js';
+import type { ControllerCa } from '../platform/keys/controller-ca.js';
+import { ApiError, validationError } from '../api-error.js';
+import { detail } from '../http/envelope.js';
+import { detailEnvelope, errorResponses } from '../http/schemas.js';
+import { AuthenticateBodySchema } from '../../src/api/schemas.js';
+import { SESSION_HEADER } from './guard.js';
+import { CurrentApiSessionDetail, currentSessionToWire, sessionHeaders } from './session-view.js';
+
+// The body is the agent's too: one definition in src/api.
+const AuthenticateBody = AuthenticateBodySchema;
+const AuthenticateQuery = Type.Object({ method: Type.String() });
+
+const stringsOnly = (o: Record<string, unknown> | undefined) =>
+  Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => typeof v === 'string')) as Record<
+    string,
+    string
+  >;
+
+/**
+ * POST /authenticate?method=password (a username and password) or ?method=cert (the client certificate the
+ * HTTPS connection presented, issued at enrollment): a new API session, partial while TOTP is owed.
+ */
+export function registerAuthenticate(app: Api, ctx: ControllerContext, ca: ControllerCa): void {
+  app.post(
+    '/authenticate',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['Authentication'],
+        querystring: AuthenticateQuery,
+        body: AuthenticateBody,
+        response: { 200: detailEnvelope(CurrentApiSessionDetail), ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request, reply) => {
+      const { method } = request.query;
+      if (method !== 'password' && method !== 'cert') {
+        throw new ApiError(
+          400,
+          'INVALID_AUTH_METHOD',
+          `Authentication method '${method}' is not supported; use password or cert`,
+          {
+            field: 'method',
+            reason: 'must be password or cert',
+            value: method,
+          },
+        );
+      }
+      const body = request.body ?? {};
+      const { authenticator, identity } =
+        method === 'cert'
+          ? await checkCertificate(ctx, ca, request.raw.socket, request.log)
+          : await checkPassword(
+              ctx,
+              required(body.username, 'username'),
+              required(body.password, 'password'),
+              {
+                ip: request.ip,
+                log: request.log,
+              },
+            );
+
+      const { session, token } = await createApiSession(ctx, {
+        identity,
+        authenticatorId: authenticator.id,
+        ipAddress: request.ip,
+        envInfo: stringsOnly(body.envInfo),
+        sdkInfo: stringsOnly(body.sdkInfo),
+        configTypes: body.configTypes ?? [],
+      });
+      request.log.info({ identityId: identity.id, apiSessionId: session.id }, 'API session created');
+      return reply
+        .header(SESSION_HEADER, token)
+        .headers(sessionHeaders(ctx, session))
+        .send(detail(await currentSessionToWire(ctx, session, identity, token)));
+    },
+  );
+}
+
+function required(value: string | undefined, field: string): string {
+  if (value === undefined) throw validationError([{ field, reason: 'is required' }]);
+  return value;
+}

@@ -1,0 +1,137 @@
+import type { Api } from '../http/typed-app.js';
+import { Type, type TObject, type TProperties } from '@sinclair/typebox';
+import type { ControllerContext } from '../platform/context.js';
+import type { AuthPolicy } from '../model.js';
+import { ApiError, validationError } from '../api-error.js';
+import { entityBase } from '../http/envelope.js';
+import { BaseEntity, Name, Reference, Tags, writeBodies } from '../http/schemas.js';
+import { registerCrud, pick } from '../http/crud.js';
+
+const Updb = Type.Object({
+  allowed: Type.Boolean(),
+  minPasswordLength: Type.Integer({ minimum: 5, maximum: 100 }),
+  requireSpecialChar: Type.Boolean(),
+  requireNumberChar: Type.Boolean(),
+  requireMixedCase: Type.Boolean(),
+  maxAttempts: Type.Integer({ minimum: 0 }),
+  lockoutDurationMinutes: Type.Integer({ minimum: 0 }),
+});
+const Cert = Type.Object({ allowed: Type.Boolean(), allowExpiredCerts: Type.Boolean() });
+const ExtJwt = Type.Object({
+  allowed: Type.Boolean(),
+  allowedSigners: Type.Array(Reference, { maxItems: 100 }),
+});
+const Primary = Type.Object({ updb: Updb, cert: Cert, extJwt: ExtJwt });
+const Secondary = Type.Object({
+  requireTotp: Type.Boolean(),
+  requireExtJwtSigner: Type.Optional(Type.Union([Reference, Type.Null()])),
+});
+
+/** Every level optional: a PATCH merges what it names over what is stored. */
+const deepPartial = <T extends TProperties>(o: TObject<T>): TObject =>
+  Type.Object(
+    Object.fromEntries(
+      Object.entries(o.properties).map(([k, v]) => [
+        k,
+        Type.Optional(
+          Type.Union([(v as TObject).type === 'object' ? deepPartial(v as TObject) : v, Type.Null()]),
+        ),
+      ]),
+    ),
+  );
+
+const AuthPolicyCreate = writeBodies({
+  name: Name,
+  primary: Primary,
+  secondary: Secondary,
+  tags: Type.Optional(Tags),
+}).create;
+const AuthPolicyPatch = Type.Object(
+  {
+    name: Type.Optional(Name),
+    primary: Type.Optional(deepPartial(Primary)),
+    secondary: Type.Optional(deepPartial(Secondary)),
+    tags: Type.Optional(Tags),
+  },
+  { additionalProperties: false },
+);
+const AuthPolicyDetail = Type.Object({
+  ...BaseEntity,
+  name: Type.String(),
+  primary: Primary,
+  secondary: Secondary,
+});
+
+function merge<T>(base: T, patch: unknown): T {
+  if (patch === null || patch === undefined) return base;
+  if (typeof patch !== 'object' || Array.isArray(patch) || typeof base !== 'object' || base === null)
+    return patch as T;
+  const out = { ...base } as Record<string, unknown>;
+  for (const [k, v] of Object.entries(patch)) out[k] = merge(out[k], v);
+  return out as T;
+}
+
+export function registerAuthPolicies(app: Api, ctx: ControllerContext): void {
+  registerCrud<AuthPolicy>(app, ctx, {
+    collection: 'auth-policies',
+    tag: 'Auth Policy',
+    repo: ctx.store.authPolicies,
+    schemas: {
+      create: AuthPolicyCreate,
+      update: AuthPolicyCreate,
+      patch: AuthPolicyPatch,
+      detail: AuthPolicyDetail,
+    },
+    toWire: (p) => ({
+      ...entityBase('auth-policies', p),
+      primary: p.primary,
+      secondary: {
+        requireTotp: p.secondary.requireTotp,
+        requireExtJwtSigner: p.secondary.requireExtJwtSigner ?? null,
+      },
+    }),
+    build(body, mode, existing, id, now) {
+      const primary =
+        mode === 'patch' ? merge(existing!.primary, body.primary) : (body.primary as AuthPolicy['primary']);
+      const secondary =
+        mode === 'patch'
+          ? merge(existing!.secondary, body.secondary)
+          : (body.secondary as AuthPolicy['secondary']);
+      if (secondary.requireExtJwtSigner) {
+        throw validationError([
+          {
+            field: 'secondary.requireExtJwtSigner',
+            reason: 'external JWT signers are not supported',
+            value: secondary.requireExtJwtSigner,
+          },
+        ]);
+      }
+      return {
+        id,
+        name: pick(body, 'name', mode, existing?.name, ''),
+        primary,
+        secondary: { requireTotp: secondary.requireTotp, requireExtJwtSigner: null },
+        tags: pick(body, 'tags', mode, existing?.tags, {}),
+        createdAt: existing?.createdAt ?? now,
+        updatedAt: now,
+      };
+    },
+    async beforeDelete(policy) {
+      if (policy.id === 'default')
+        throw new ApiError(
+          409,
+          'CAN_NOT_DELETE_REFERENCED_ENTITY',
+          'The default auth policy cannot be deleted',
+        );
+      const users = await ctx.store.countIdentitiesWithAuthPolicy(policy.id);
+      if (users > 0) {
+        throw new ApiError(
+          409,
+          'CAN_NOT_DELETE_REFERENCED_ENTITY',
+          `The auth policy is used by ${users} identities`,
+        );
+      }
+    },
+    afterWrite: () => void ctx.events.emit('policy.changed'),
+  });
+}

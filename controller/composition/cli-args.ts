@@ -1,0 +1,117 @@
+import { parseArgs } from 'node:util';
+import { defaultConfig, type ControllerConfig } from '../config.js';
+import { defaultDataDir } from '../data-dir.js';
+
+export const USAGE = `Usage: npm run controller -- [options]
+
+  --data-dir D          where the SQLite database and keys live (default: ${defaultDataDir()})
+  --database URL        keep the store in PostgreSQL (postgres://user:password@host:5432/db) instead of
+                        SQLite; several controllers may share one (default: POSTERN_DATABASE_URL, else SQLite)
+  --port P              TCP port; 0 picks a free one (default 1280)
+  --host H              address to bind (default 127.0.0.1)
+  --tls-cert F          PEM certificate; serve HTTPS (needs --tls-key)
+  --tls-key F           PEM private key for --tls-cert
+  --https               serve HTTPS on loopback too (self-signed unless --tls-cert); certificate sign-in needs it
+  --session-timeout S   API sessions expire after S seconds without a request (60 to 2592000; default 1800)
+  --totp-issuer NAME    issuer shown in authenticator apps (default Postern)
+  --enrollment-ttl S    identity enrollment tokens expire after S seconds (60 to 31536000; default 86400)
+  --trust-proxy         behind a reverse proxy: the client address comes from X-Forwarded-For (default off)
+  --log-level L         fatal, error, warn, info, debug or trace (default info)
+  --console-dir D       the administrators' console build served at /console/ (default out/console of this
+                        installation); built there before listening when missing and vite is installed
+  --help                this text
+
+Environment: POSTERN_ADMIN_PASSWORD sets the admin password on first start (otherwise one is
+generated, printed once and written to <data-dir>/admin-password, mode 0600); POSTERN_DATABASE_URL
+is --database's default.`;
+
+export class UsageError extends Error {}
+
+export const MIN_SESSION_TIMEOUT_SECONDS = 60;
+
+const positiveInt = (name: string, value: string | undefined, min = 0, max = Number.MAX_SAFE_INTEGER) => {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max)
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got '${value}'`);
+  return n;
+};
+
+/** A PostgreSQL URL as `pg` takes it; anything else is refused here rather than failing at connect. */
+function databaseUrl(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (
+    !url ||
+    !['postgres:', 'postgresql:'].includes(url.protocol) ||
+    !(url.hostname || url.searchParams.get('host'))
+  )
+    // The value is not repeated: it may hold a password.
+    throw new UsageError(
+      '--database must be a PostgreSQL URL such as postgres://user:password@host:5432/postern',
+    );
+  return value;
+}
+
+/** Command-line options to a controller configuration; a bad option is a UsageError with one clear line. */
+export function parseControllerArgs(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): ControllerConfig | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        'data-dir': { type: 'string' },
+        database: { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'tls-cert': { type: 'string' },
+        'tls-key': { type: 'string' },
+        https: { type: 'boolean', default: false },
+        'enrollment-ttl': { type: 'string' },
+        'session-timeout': { type: 'string' },
+        'totp-issuer': { type: 'string' },
+        'trust-proxy': { type: 'boolean', default: false },
+        'log-level': { type: 'string' },
+        'console-dir': { type: 'string' },
+        help: { type: 'boolean' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  if (values.help) return 'help';
+  const config = defaultConfig(values['data-dir'] ?? defaultDataDir());
+  config.database = databaseUrl(values.database ?? (env.POSTERN_DATABASE_URL || undefined));
+  config.port = positiveInt('port', values.port, 0, 65535) ?? config.port;
+  config.host = values.host ?? config.host;
+  config.sessionTimeoutSeconds =
+    // Under a minute an agent between two reports would be signed out while in use.
+    positiveInt('session-timeout', values['session-timeout'], MIN_SESSION_TIMEOUT_SECONDS, 30 * 24 * 3600) ??
+    config.sessionTimeoutSeconds;
+  config.totpIssuer = values['totp-issuer'] ?? config.totpIssuer;
+  config.enrollmentSeconds =
+    positiveInt('enrollment-ttl', values['enrollment-ttl'], 60, 365 * 24 * 3600) ?? config.enrollmentSeconds;
+  config.https = values.https === true;
+  config.trustProxy = values['trust-proxy'] === true;
+  config.logLevel = values['log-level'] ?? config.logLevel;
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(config.logLevel)) {
+    throw new UsageError(
+      `--log-level must be fatal, error, warn, info, debug, trace or silent, got '${config.logLevel}'`,
+    );
+  }
+  if (Boolean(values['tls-cert']) !== Boolean(values['tls-key']))
+    throw new UsageError('--tls-cert and --tls-key go together');
+  config.tlsCert = values['tls-cert'];
+  config.tlsKey = values['tls-key'];
+  if (values['console-dir'] !== undefined) config.consoleDir = values['console-dir'];
+  return config;
+}

@@ -1,0 +1,176 @@
+import { answerTogether } from '../http/answers-together.js';
+import { lazyRequestLogger } from '../http/lazy-request-logger.js';
+import { UNSTORABLE_REASON, unstorableFieldOf } from '../http/unstorable-text.js';
+import { validationError } from '../api-error.js';
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { ControllerContext } from '../platform/context.js';
+import { installGuard } from '../auth/guard.js';
+import { registerErrorHandling } from '../http/error-handler.js';
+import { apiDocument, documentTypedBodies } from './openapi-documents.js';
+import { validatorCompiler } from '../http/validation.js';
+import { typed, type Api } from '../http/typed-app.js';
+import { registerJsonBodyParser } from '../http/json-body.js';
+import { cleanApiPath } from '../http/api-path.js';
+import { errorEnvelope } from '../http/envelope.js';
+import {
+  BODY_LIMIT,
+  connectionOptions,
+  headersTimeoutMs,
+  type ServerTls,
+} from '../http/connection-limits.js';
+import { registerVersion } from '../http/version-route.js';
+import { FdBudget } from '../http/fd-budget.js';
+import { RefusalLog } from '../http/refusal-log.js';
+import { installDescriptorReserve } from '../http/descriptor-reserve.js';
+import { EventStreamCaps } from '../access/agent-events/event-stream-caps.js';
+import { registerAuthenticate } from '../auth/authenticate-route.js';
+import { registerCurrentSession } from '../auth/current-session-routes.js';
+import { registerCurrentIdentity } from '../identities/current-identity-route.js';
+import type { ControllerCa } from '../platform/keys/controller-ca.js';
+import { registerManagementRoutes } from './management-routes.js';
+import { POSTERN_VERSION } from '../version.js';
+import { registerMfaManagementRoutes, registerMfaSharedRoutes } from '../mfa/install.js';
+import { registerPostureClientRoutes, registerPostureManagementRoutes } from '../access/install.js';
+import { registerAgentEvents } from '../access/agent-events/agent-events-route.js';
+import { registerRouterClientRoutes } from '../edge-routers/router-client-routes.js';
+import { registerEnrollRoutes } from '../enrollment/enroll-routes.js';
+import { registerEnrollmentRoutes } from '../enrollment/enrollment-routes.js';
+import { registerIdentityImport } from '../enrollment/identity-import.js';
+import { registerConsole } from '../console/console-routes.js';
+import { registerEstCaCerts } from '../enrollment/est-cacerts-route.js';
+import { defaultConsoleDir } from '../console/console-build.js';
+
+export const CLIENT_PREFIX = '/edge/client/v1';
+export const MANAGEMENT_PREFIX = '/edge/management/v1';
+const SERVER_HEADER = `postern-controller/${POSTERN_VERSION}`;
+
+/** Routes both APIs serve (authentication and the caller's own session and identity). */
+function registerShared(
+  app: Api,
+  ctx: ControllerContext,
+  ca: ControllerCa,
+  api: 'client' | 'management',
+): void {
+  registerVersion(typed(app));
+  registerAuthenticate(app, ctx, ca);
+  registerCurrentSession(app, ctx);
+  registerCurrentIdentity(app, ctx, api);
+  registerMfaSharedRoutes(app, ctx);
+}
+
+/** The controller's HTTP server: the client API, the management API, /version and the OpenAPI document. */
+export async function buildServer(
+  ctx: ControllerContext,
+  ca: ControllerCa,
+  tls?: ServerTls,
+): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log,
+    childLoggerFactory: lazyRequestLogger,
+    bodyLimit: BODY_LIMIT,
+    genReqId: () => randomUUID(),
+    // Ids may be up to 255 characters (IdParams); the router's default of 100 would answer before validation.
+    routerOptions: { maxParamLength: 512 },
+    // `…/identities/<id>//` as OpenZiti's console asks for it reaches `…/identities/<id>` (see api-path.ts).
+    rewriteUrl: (request) => cleanApiPath(request.url ?? '/'),
+    // Router-level failures (a malformed URL, say) get the same OpenZiti envelope as everything else.
+    frameworkErrors: (error, request, reply) => {
+      void (reply as FastifyReply).status(400).send(
+        errorEnvelope({
+          code: 'INVALID_REQUEST',
+          message: 'The request URL could not be understood',
+          cause: { field: 'url', reason: error.message },
+          requestId: request.id,
+        }),
+      );
+    },
+    // Off by default: a client could otherwise pick its own address and slip past the per-address limits.
+    trustProxy: ctx.config.trustProxy,
+    ...connectionOptions(ctx.config, tls),
+  }) as unknown as FastifyInstance;
+  app.server.headersTimeout = headersTimeoutMs(ctx.config);
+  // File descriptors are finite: event streams stop first, then other requests, before sign-in and admin.
+  const descriptors = new FdBudget();
+  const refusals = new RefusalLog(ctx.log);
+  installDescriptorReserve(app, descriptors, refusals);
+  const eventStreams = new EventStreamCaps(descriptors, refusals);
+  registerJsonBodyParser(app);
+  app.setValidatorCompiler(validatorCompiler);
+  // Both APIs speak JSON only; any other body type is a 415, not a confusing validation error.
+  app.removeContentTypeParser('text/plain');
+  registerErrorHandling(app);
+  // After validation, so a field whose schema already refuses control characters says so in its own words;
+  // this catches the rest (a tag's value, a filter, an id) before anything reaches the store.
+  // Both hooks answer through `done`, not a promise: they run on every request and wait for nothing.
+  app.addHook('preHandler', (request, _reply, done) => {
+    const field = unstorableFieldOf(request);
+    done(field === undefined ? undefined : validationError([{ field, reason: UNSTORABLE_REASON }]));
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    reply.header('server', SERVER_HEADER);
+    done(null, payload);
+  });
+  answerTogether(app);
+
+  await app.register(swagger, {
+    openapi: {
+      info: {
+        title: 'Postern controller',
+        version: POSTERN_VERSION,
+        description: 'OpenZiti-compatible client and management APIs',
+      },
+      components: { securitySchemes: { ztSession: { type: 'apiKey', in: 'header', name: 'zt-session' } } },
+      security: [{ ztSession: [] }],
+    },
+    transformObject: (document) =>
+      documentTypedBodies(
+        ('openapiObject' in document ? document.openapiObject : document.swaggerObject) as never,
+        MANAGEMENT_PREFIX,
+        CLIENT_PREFIX,
+      ) as never,
+  });
+
+  registerVersion(typed(app));
+  const publicDoc = { config: { access: 'public' as const }, schema: { hide: true } };
+  app.get('/openapi.json', publicDoc, async () => app.swagger());
+  // Where OpenZiti's clients look for each API's own description.
+  for (const [prefix, title] of [
+    [CLIENT_PREFIX, 'Postern edge client API'],
+    [MANAGEMENT_PREFIX, 'Postern edge management API'],
+  ] as const)
+    app.get(`${prefix}/swagger.json`, publicDoc, async () =>
+      apiDocument(app.swagger() as never, prefix, title),
+    );
+
+  await app.register(
+    async (scope) => {
+      const api = typed(scope);
+      installGuard(api, ctx, 'full');
+      registerShared(api, ctx, ca, 'client');
+      registerPostureClientRoutes(api, ctx);
+      registerAgentEvents(api, ctx, eventStreams);
+      registerRouterClientRoutes(api, ctx);
+      registerEnrollRoutes(api, ctx);
+    },
+    { prefix: CLIENT_PREFIX },
+  );
+  await app.register(
+    async (scope) => {
+      const api = typed(scope);
+      installGuard(api, ctx, 'admin');
+      registerShared(api, ctx, ca, 'management');
+      registerManagementRoutes(api, ctx);
+      registerPostureManagementRoutes(api, ctx);
+      registerMfaManagementRoutes(api, ctx);
+      registerEnrollmentRoutes(api, ctx);
+      registerIdentityImport(api, ctx);
+    },
+    { prefix: MANAGEMENT_PREFIX },
+  );
+  registerEstCaCerts(app, ctx);
+  // The administrators' web console, a static page that uses the management API above like any script.
+  registerConsole(app, { dir: ctx.config.consoleDir ?? defaultConsoleDir() });
+  return app;
+}

@@ -1,0 +1,140 @@
+import { mkdirSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import type { ControllerConfig } from '../config.js';
+import { createContext, systemClock, type ControllerContext } from '../platform/context.js';
+import { createLogger } from '../logger.js';
+import { SqliteStore } from '../store/sqlite-store.js';
+import { lockDataFolder } from '../store/data-folder.js';
+import { buildServer } from './http-server.js';
+import { resolveTlsIdentity, type TlsIdentity } from './tls-identity.js';
+import { bootstrapAdmin, type BootstrapResult } from '../auth/bootstrap-admin.js';
+import { sweepIdleSessions } from '../auth/api-sessions.js';
+import { installMfa } from '../mfa/install.js';
+import { installPosture } from '../access/install.js';
+import { startDeadlineTakeover } from '../access/engine/deadline-takeover.js';
+import { AccessOutbox } from '../events/access-outbox.js';
+import { PgAccessOutbox } from '../events/pg-access-outbox.js';
+import { PgStore } from '../store/postgres/pg-store.js';
+import { PgLimiterStore } from '../platform/limits/pg-limiter-store.js';
+import { memoryLimiters } from '../platform/limits/memory-failure-counters.js';
+import { startRouterFeed } from '../edge-routers/link/router-feed.js';
+import { createRouterDirectory } from '../edge-routers/link/router-directory.js';
+import { installEnrollment } from '../enrollment/enrollment-authority.js';
+
+export interface RunningController {
+  url: string;
+  /** undefined: plain HTTP (loopback only) */
+  tls: TlsIdentity | undefined;
+  ctx: ControllerContext;
+  app: FastifyInstance;
+  bootstrap: BootstrapResult;
+  close(): Promise<void>;
+}
+
+const SWEEP_INTERVAL_MS = 60_000;
+
+/** Opens the store, creates the admin on first start, and serves both APIs until `close()`. */
+export async function startController(
+  config: ControllerConfig,
+  options: { adminPassword?: string; logDestination?: NodeJS.WritableStream } = {},
+): Promise<RunningController> {
+  // The lock needs the folder; opening the store makes it and its files private.
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  // One controller per SQLite file: two would each trust their own caches and grant what policy forbids. On
+  // PostgreSQL several controllers share the database (and may share the folder's keys).
+  const unlock = config.database ? () => undefined : lockDataFolder(config.dataDir);
+  let store: SqliteStore | PgStore;
+  try {
+    store = config.database ? await PgStore.open(config.database) : SqliteStore.open(config.dataDir);
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+  // On PostgreSQL the attempt limits are counted in the database: guesses spread over instances count once.
+  const limiters = store instanceof PgStore ? PgLimiterStore.beside(store.pool) : memoryLimiters;
+  const log = createLogger(config.logLevel, options.logDestination);
+  const ctx = createContext(config, store, log, systemClock, limiters);
+  // What has started so far, stopped again if a later step fails (a listening connection would keep the
+  // database pool, and the process, from ending).
+  const started: { close(): unknown }[] = [limiters];
+  try {
+    const outbox = await startOutbox(store, ctx);
+    started.push(outbox);
+    const mfa = await installMfa(ctx);
+    started.push(mfa);
+    const posture = installPosture(ctx);
+    started.push(posture);
+    await posture.started;
+    // Instances sharing a PostgreSQL database enforce the posture deadlines of one that stopped (on SQLite
+    // there is no other instance: the start-up pass above re-armed everything).
+    const takeover = store instanceof PgStore ? startDeadlineTakeover(ctx, posture.engine) : undefined;
+    if (takeover) started.push(takeover);
+    const bootstrap = await bootstrapAdmin(ctx, options.adminPassword);
+    const enrollment = await installEnrollment(ctx);
+    const tls = await resolveTlsIdentity(config);
+    // Clients may present a certificate from the controller's CA (certificate sign-in); none is required.
+    const clientCerts = { ca: enrollment.ca.certPem, requestCert: true, rejectUnauthorized: false };
+    const app = await buildServer(
+      ctx,
+      enrollment.ca,
+      tls && { key: tls.key, cert: tls.cert, ...clientCerts },
+    );
+    await app.listen({ host: config.host, port: config.port });
+    const routers = startRouterFeed(app.server, ctx, createRouterDirectory(ctx));
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const scheme = tls ? 'https' : 'http';
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    enrollment.setEndpoint(`${scheme}://${host}:${port}`, tls);
+    const sweeper = setInterval(() => {
+      sweepIdleSessions(ctx).catch((err: unknown) => ctx.log.error({ err }, 'idle session sweep failed'));
+    }, SWEEP_INTERVAL_MS);
+    sweeper.unref();
+    return {
+      url: `${scheme}://${host}:${port}`,
+      tls,
+      ctx,
+      app,
+      bootstrap,
+      async close() {
+        clearInterval(sweeper);
+        routers.close();
+        await app.close();
+        await takeover?.close();
+        posture.close();
+        mfa.close();
+        await outbox.close();
+        await store.close();
+        await limiters.close();
+        unlock();
+      },
+    };
+  } catch (err) {
+    for (const part of started.reverse()) await part.close();
+    await store.close();
+    unlock();
+    throw err;
+  }
+}
+
+/**
+ * The access outbox's delivery: on SQLite after this process's own commits; on PostgreSQL whatever instance
+ * committed, heard through LISTEN/NOTIFY.
+ */
+async function startOutbox(
+  store: SqliteStore | PgStore,
+  ctx: ControllerContext,
+): Promise<{ close(): unknown }> {
+  if (store instanceof SqliteStore) return new AccessOutbox(store.db, ctx);
+  const outbox = new PgAccessOutbox(store.pool, ctx, {
+    // Another instance's change re-decides the sessions this one granted and resyncs the routers linked here,
+    // as the change would have had it been made here.
+    onCatalogueChange: (announcedBy) => {
+      if (store.catalogueChanged(announcedBy)) ctx.events.emit('policy.changed', 'elsewhere');
+    },
+  });
+  await outbox.start();
+  // This instance's own revocations go out before the request that made them is answered, as on SQLite.
+  store.db.onOutboxWrite(() => outbox.catchUp());
+  return outbox;
+}

@@ -1,9 +1,0 @@
-import { selfLinks } from '../../http/envelope.js';
-
-/** OpenZiti's `entityRef`: enough to name and link another entity. */
-export const ref = (collection: string, id: string, name: string) => ({
-  id,
-  name,
-  entity: collection,
-  _links: selfLinks(collection, id),
-});
