@@ -41,7 +41,7 @@ export async function createApiSession(
       sdkInfo: input.sdkInfo,
       // A verified enrollment makes this login owe a TOTP code (OpenZiti's totpRequired). Read in the
       // transaction: an enrollment verified meanwhile either is seen here or ends this session (MfaService).
-      isMfaRequired: await ctx.isMfaEnrolled(input.identity.id),
+      isMfaRequired: await ctx.store.mfa.isVerified(input.identity.id),
       isMfaComplete: false,
       createdAt: now,
       updatedAt: now,

@@ -42,7 +42,7 @@ export async function outstandingAuthQueries(
       minLength: 6,
       maxLength: 14,
       format: 'alphaNumeric',
-      isTotpEnrolled: await ctx.isMfaEnrolled(identity.id),
+      isTotpEnrolled: await ctx.store.mfa.isVerified(identity.id),
     },
   ];
 }

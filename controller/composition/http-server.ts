@@ -29,6 +29,8 @@ import { registerAuthenticate } from '../auth/authenticate-route.js';
 import { registerCurrentSession } from '../auth/current-session-routes.js';
 import { registerCurrentIdentity } from '../identities/current-identity-route.js';
 import type { ControllerCa } from '../platform/keys/controller-ca.js';
+import type { MfaService } from '../mfa/mfa-service.js';
+import type { PostureEngine } from '../access/engine/posture-engine.js';
 import { registerManagementRoutes } from './management-routes.js';
 import { POSTERN_VERSION } from '../version.js';
 import { registerMfaManagementRoutes, registerMfaSharedRoutes } from '../mfa/install.js';
@@ -46,24 +48,33 @@ export const CLIENT_PREFIX = '/edge/client/v1';
 export const MANAGEMENT_PREFIX = '/edge/management/v1';
 const SERVER_HEADER = `postern-controller/${POSTERN_VERSION}`;
 
+/** The controller's parts whose endpoints the server serves, made once at composition (start-controller.ts). */
+export interface ServerParts {
+  /** the CA whose certificates sign in (certificate authentication) */
+  ca: ControllerCa;
+  mfa: MfaService;
+  /** access decided as events arrive: the routes that grant sessions and take reports ask it */
+  engine: PostureEngine;
+}
+
 /** Routes both APIs serve (authentication and the caller's own session and identity). */
 function registerShared(
   app: Api,
   ctx: ControllerContext,
-  ca: ControllerCa,
+  parts: ServerParts,
   api: 'client' | 'management',
 ): void {
   registerVersion(typed(app));
-  registerAuthenticate(app, ctx, ca);
+  registerAuthenticate(app, ctx, parts.ca);
   registerCurrentSession(app, ctx);
   registerCurrentIdentity(app, ctx, api);
-  registerMfaSharedRoutes(app, ctx);
+  registerMfaSharedRoutes(app, parts.mfa);
 }
 
 /** The controller's HTTP server: the client API, the management API, /version and the OpenAPI document. */
 export async function buildServer(
   ctx: ControllerContext,
-  ca: ControllerCa,
+  parts: ServerParts,
   tls?: ServerTls,
 ): Promise<FastifyInstance> {
   const app = Fastify({
@@ -148,8 +159,8 @@ export async function buildServer(
     async (scope) => {
       const api = typed(scope);
       installGuard(api, ctx, 'full');
-      registerShared(api, ctx, ca, 'client');
-      registerPostureClientRoutes(api, ctx);
+      registerShared(api, ctx, parts, 'client');
+      registerPostureClientRoutes(api, ctx, parts.engine);
       registerAgentEvents(api, ctx, eventStreams);
       registerRouterClientRoutes(api, ctx);
       registerEnrollRoutes(api, ctx);
@@ -160,10 +171,10 @@ export async function buildServer(
     async (scope) => {
       const api = typed(scope);
       installGuard(api, ctx, 'admin');
-      registerShared(api, ctx, ca, 'management');
+      registerShared(api, ctx, parts, 'management');
       registerManagementRoutes(api, ctx);
       registerPostureManagementRoutes(api, ctx);
-      registerMfaManagementRoutes(api, ctx);
+      registerMfaManagementRoutes(api, ctx, parts.mfa);
       registerEnrollmentRoutes(api, ctx);
       registerIdentityImport(api, ctx);
     },

@@ -5,7 +5,7 @@ import { createContext, systemClock, type ControllerContext } from '../platform/
 import { createLogger } from '../logger.js';
 import { SqliteStore } from '../store/sqlite-store.js';
 import { lockDataFolder } from '../store/data-folder.js';
-import { buildServer } from './http-server.js';
+import { buildServer, type ServerParts } from './http-server.js';
 import { resolveTlsIdentity, type TlsIdentity } from './tls-identity.js';
 import { bootstrapAdmin, type BootstrapResult } from '../auth/bootstrap-admin.js';
 import { sweepIdleSessions } from '../auth/api-sessions.js';
@@ -19,16 +19,27 @@ import { PgLimiterStore } from '../platform/limits/pg-limiter-store.js';
 import { memoryLimiters } from '../platform/limits/memory-failure-counters.js';
 import { startRouterFeed } from '../edge-routers/link/router-feed.js';
 import { createRouterDirectory } from '../edge-routers/link/router-directory.js';
-import { installEnrollment } from '../enrollment/enrollment-authority.js';
+import { installEnrollment, type EnrollmentAuthority } from '../enrollment/enrollment-authority.js';
 
+/**
+ * The controller, composed here and nowhere else: the platform every module is handed (`ctx`: config, store,
+ * log, clock, event bus, limits), the parts made from it once (`parts`), the HTTP server that serves their
+ * endpoints, and one `close()` that stops them in reverse order.
+ */
 export interface RunningController {
   url: string;
   /** undefined: plain HTTP (loopback only) */
   tls: TlsIdentity | undefined;
   ctx: ControllerContext;
+  parts: ControllerParts;
   app: FastifyInstance;
   bootstrap: BootstrapResult;
   close(): Promise<void>;
+}
+
+/** The parts the controller is built from, beyond the platform: what its routes and timers were handed. */
+export interface ControllerParts extends ServerParts {
+  enrollment: EnrollmentAuthority;
 }
 
 const SWEEP_INTERVAL_MS = 60_000;
@@ -74,11 +85,13 @@ export async function startController(
     const tls = await resolveTlsIdentity(config);
     // Clients may present a certificate from the controller's CA (certificate sign-in); none is required.
     const clientCerts = { ca: enrollment.ca.certPem, requestCert: true, rejectUnauthorized: false };
-    const app = await buildServer(
-      ctx,
-      enrollment.ca,
-      tls && { key: tls.key, cert: tls.cert, ...clientCerts },
-    );
+    const parts: ControllerParts = {
+      ca: enrollment.ca,
+      mfa: mfa.service,
+      engine: posture.engine,
+      enrollment,
+    };
+    const app = await buildServer(ctx, parts, tls && { key: tls.key, cert: tls.cert, ...clientCerts });
     await app.listen({ host: config.host, port: config.port });
     const routers = startRouterFeed(app.server, ctx, createRouterDirectory(ctx));
     const address = app.server.address();
@@ -94,6 +107,7 @@ export async function startController(
       url: `${scheme}://${host}:${port}`,
       tls,
       ctx,
+      parts,
       app,
       bootstrap,
       async close() {

@@ -110,7 +110,7 @@ export async function identityWireOf(
     store.authPolicies.getMany([...new Set(identities.map((i) => i.authPolicyId))]),
     store.authenticators.listByIdentities(ids),
     store.apiSessions.listByIdentities(ids),
-    ctx.mfaEnrolledAmong(ids),
+    ctx.store.mfa.verifiedAmong(ids),
     identityEnrollmentsWireOf(ctx, ids, audience),
   ]);
   const policyNames = new Map(policies.map((p) => [p.id, p.name]));

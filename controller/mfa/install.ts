@@ -12,19 +12,16 @@ import { registerSharedRoutes } from './shared-routes.js';
 import { registerManagementRoutes } from './management-routes.js';
 
 /**
- * MFA TOTP's entry points: `installMfa` wires enrollment state into the controller once at start; the
- * route functions add its endpoints. One service per context, shared by both APIs' routes, so the
- * attempt limits count every try whichever API it came through.
+ * MFA TOTP's entry points: `installMfa` makes the controller's one MFA service at start (composition hands it
+ * to both APIs' routes, so the attempt limits count every try whichever API it came through); the route
+ * functions add its endpoints.
  */
-const services = new WeakMap<ControllerContext, MfaService>();
-
-function serviceOf(ctx: ControllerContext): MfaService {
-  const service = services.get(ctx);
-  if (!service) throw new Error('installMfa(ctx) must run before the MFA routes are registered');
-  return service;
+export interface InstalledMfa {
+  service: MfaService;
+  close(): void;
 }
 
-export async function installMfa(ctx: ControllerContext): Promise<{ close(): void }> {
+export async function installMfa(ctx: ControllerContext): Promise<InstalledMfa> {
   // Read once, at start: a malformed key stops the start rather than the first enrollment.
   const envKey = process.env[MASTER_KEY_ENV]?.trim();
   const fromEnv = envKey ? parseMasterKey(envKey) : undefined;
@@ -33,28 +30,24 @@ export async function installMfa(ctx: ControllerContext): Promise<{ close(): voi
     () => checked ?? fromEnv ?? loadOrCreateKeyFile(ctx.config.dataDir, (message) => ctx.log.warn(message)),
   );
   const service = new MfaService(ctx, box);
-  services.set(ctx, service);
-
-  ctx.isMfaEnrolled = (identityId) => ctx.store.mfa.isVerified(identityId);
-  ctx.mfaEnrolledAmong = (identityIds) => ctx.store.mfa.verifiedAmong(identityIds);
   const purge = (identityId: string) => service.purge(identityId);
   ctx.events.on('identity.deleted', purge);
   return {
+    service,
     close() {
       ctx.events.off('identity.deleted', purge);
-      services.delete(ctx);
     },
   };
 }
 
 /** Routes both APIs serve for the current identity: /authenticate/mfa and /current-identity/mfa*. */
-export function registerMfaSharedRoutes(app: Api, ctx: ControllerContext): void {
-  registerSharedRoutes(app, serviceOf(ctx));
+export function registerMfaSharedRoutes(app: Api, service: MfaService): void {
+  registerSharedRoutes(app, service);
 }
 
 /** Management API: admin removal of an identity's MFA, the MFA audit log. */
-export function registerMfaManagementRoutes(app: Api, ctx: ControllerContext): void {
-  registerManagementRoutes(app, ctx, serviceOf(ctx));
+export function registerMfaManagementRoutes(app: Api, ctx: ControllerContext, service: MfaService): void {
+  registerManagementRoutes(app, ctx, service);
 }
 
 /**

@@ -109,10 +109,6 @@ export interface ControllerContext {
   routerEnrollLimiter: FailureLimiter;
   /** bounds the password hashing anonymous clients can cause */
   passwordHashing: WorkGate;
-  /** whether the identity has a verified TOTP enrollment (the MFA module replaces this; it reads the store) */
-  isMfaEnrolled(identityId: string): Promise<boolean>;
-  /** which of these identities `isMfaEnrolled` holds for, read at once for a page (replaced with it) */
-  mfaEnrolledAmong(identityIds: readonly string[]): Promise<ReadonlySet<string>>;
   routerPresence: RouterPresence;
   /** derives edge-session tokens from the master key: only their hashes are stored */
   sessionTokens: SessionTokens;
@@ -157,8 +153,6 @@ export function createContext(
     ),
     // Two hashes at once keep both cores' worth of libuv threads for everything else; a short queue behind.
     passwordHashing: new WorkGate(2, 32),
-    isMfaEnrolled: () => Promise.resolve(false),
-    mfaEnrolledAmong: () => Promise.resolve(new Set<string>()),
     routerPresence: { isOnline: () => false },
     sessionTokens: new SessionTokens(() => currentMasterKey(config.dataDir, (message) => log.warn(message))),
   };

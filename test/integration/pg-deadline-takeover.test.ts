@@ -9,7 +9,6 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startController, type RunningController } from '../../controller/composition/start-controller.js';
 import { MASTER_KEY_ENV } from '../../controller/platform/keys/master-key.js';
-import { installPosture } from '../../controller/access/install.js';
 import { TAKEOVER_INTERVAL_MS } from '../../controller/access/engine/deadline-takeover.js';
 import type { PgStore } from '../../controller/store/postgres/pg-store.js';
 import { Api, CLIENT } from '../helpers/api.js';
@@ -90,7 +89,7 @@ describe('a posture deadline armed by an instance that stopped', () => {
       user.apiSessionId,
     ]);
     expect(row.rows).toEqual([{ owner: a.bundle.controller.ctx.store.instanceId }]);
-    expect(installPosture(b.ctx).engine.timers.dueAt(user.apiSessionId)).toBeUndefined();
+    expect(b.parts.engine.timers.dueAt(user.apiSessionId)).toBeUndefined();
 
     // A stops before the timeout; closing stops its timers without firing them.
     await a.bundle.close();
