@@ -9,3 +9,15 @@ export interface Page<T> {
   limit?: number;
   offset?: number;
 }
+
+/** What a list call asks for: a page, and the lookups that narrow it. */
+export interface ListQuery {
+  limit: number;
+  offset: number;
+  /** exact name match */
+  name?: string;
+  /** case-insensitive substring of the name */
+  nameContains?: string;
+  /** an OpenZiti filter (`name contains "x" sort by name skip 0 limit 25`), for repositories that compile it */
+  filter?: string;
+}

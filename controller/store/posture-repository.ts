@@ -8,8 +8,7 @@
  */
 import type { PolicyType } from '../model.js';
 import type { Async } from './async.js';
-import type { ListQuery } from './repository.js';
-import type { Page } from './page.js';
+import type { ListQuery, Page } from './page.js';
 import type {
   ApiSessionPostureData,
   DomainData,

@@ -25,21 +25,9 @@ import type { SyncPostureRepository } from './posture-repository.js';
 import type { SyncMfaRepository } from './mfa-repository.js';
 import type { SyncDeadlineRepository } from './deadline-repository.js';
 import type { Async } from './async.js';
+import type { ListQuery, Page } from './page.js';
 
-import type { Page } from './page.js';
-
-export type { Page } from './page.js';
-
-export interface ListQuery {
-  limit: number;
-  offset: number;
-  /** exact name match */
-  name?: string;
-  /** case-insensitive substring of the name */
-  nameContains?: string;
-  /** an OpenZiti filter (`name contains "x" sort by name skip 0 limit 25`), for repositories that compile it */
-  filter?: string;
-}
+export type { ListQuery, Page };
 
 export interface SyncEntityRepository<T extends Entity> {
   list(query: ListQuery): Page<T>;
