@@ -3,8 +3,8 @@
  * and gets its router id and link secret back. The controller records the certificate's fingerprint, which
  * is what agents will pin.
  */
-import { ControllerClient } from '../src/agent/client/controller-client.js';
-import { isControllerError, LOCAL_ERROR_CODES } from '../src/agent/client/controller-error.js';
+import { ControllerClient } from '../src/controller-client/controller-client.js';
+import { isControllerError, LOCAL_ERROR_CODES } from '../src/controller-client/controller-error.js';
 import { ROUTER_ENROLL_PATH, type RouterEnrollReply, type RouterEnrollRequest } from '../src/api/index.js';
 import { createSelfSignedCertificate } from '../src/common/self-signed-certificate.js';
 import type { RouterFiles } from './router-files.js';

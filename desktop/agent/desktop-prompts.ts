@@ -5,7 +5,7 @@
  * window without another notification. Electron stays behind the PromptSurface port.
  */
 import type { AgentNotice, PromptPort, TotpPrompt } from '../../src/agent/prompts/prompt-port.js';
-import { Listeners } from '../../src/agent/util/listeners.js';
+import { Listeners } from '../../src/common/listeners.js';
 import { describeNotice, promptHeadline, promptTitle, servicesPhrase } from '../../src/api/prompts.js';
 import type { PromptView, ViewName } from '../ipc/views.js';
 

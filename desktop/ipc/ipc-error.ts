@@ -3,7 +3,7 @@
  * dispatcher (failed requests) and the desktop agent (the status line).
  */
 import { ERROR_CODES } from '../../src/api/envelopes.js';
-import { isControllerError } from '../../src/agent/client/controller-error.js';
+import { isControllerError } from '../../src/controller-client/controller-error.js';
 import type { IpcError } from './views.js';
 
 export const IPC_ERRORS = {

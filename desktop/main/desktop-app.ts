@@ -13,7 +13,7 @@ import { KeyringCredentialStore } from '../../src/agent/credentials/keyring-cred
 import type { PowerEventSource } from '../../src/agent/power/power-events.js';
 import { SettingsFile } from '../../src/agent/settings/agent-settings.js';
 import { sameController } from '../../src/agent/session/credential-vault.js';
-import { errorMessage, silentLogger, type AgentLogger } from '../../src/agent/util/logger.js';
+import { errorMessage, silentLogger, type AgentLogger } from '../../src/common/logger.js';
 import type { IpcEvents } from '../ipc/bridge.js';
 import type { SessionView } from '../ipc/views.js';
 import { serveRenderer } from './app-protocol.js';

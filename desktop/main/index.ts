@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { app, protocol } from 'electron';
 import { seedDemo } from '../../controller/demo/seed-demo.js';
-import { stderrLogger } from '../../src/agent/util/logger.js';
+import { stderrLogger } from '../../src/common/logger.js';
 import { registerAppScheme } from './app-protocol.js';
 import { DesktopApp } from './desktop-app.js';
 import { planLaunch } from './launch-plan.js';

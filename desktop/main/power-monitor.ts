@@ -10,7 +10,7 @@ import {
   PowerEventEmitter,
   type PowerEventSource,
 } from '../../src/agent/power/power-events.js';
-import type { AgentLogger } from '../../src/agent/util/logger.js';
+import type { AgentLogger } from '../../src/common/logger.js';
 
 export interface ElectronPowerEventsOptions {
   platform?: NodeJS.Platform;

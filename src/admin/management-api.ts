@@ -5,8 +5,8 @@
  */
 import type { CreatedEntity, Envelope } from '../api/envelopes.js';
 import { MANAGEMENT_API_PREFIX } from '../api/paths.js';
-import type { ControllerClient, RequestOptions } from '../agent/client/controller-client.js';
-import { isControllerError } from '../agent/client/controller-error.js';
+import type { ControllerClient, RequestOptions } from '../controller-client/controller-client.js';
+import { isControllerError } from '../controller-client/controller-error.js';
 import { CliError } from '../agent/cli/cli-errors.js';
 import type { Entity } from './resources.js';
 

@@ -1,6 +1,6 @@
 /** Errors shown in the desktop app: the controller's "already used" words pass through, the rest read as before. */
 import { describe, expect, it } from 'vitest';
-import { ControllerError } from '../../../src/agent/client/controller-error.js';
+import { ControllerError } from '../../../src/controller-client/controller-error.js';
 import { toIpcError } from '../../../desktop/ipc/ipc-error.js';
 
 const mfaError = (message: string) =>

@@ -12,7 +12,7 @@ const { bindIpcHandlers, createWindowEvents } = await import('../../../desktop/m
 const { isTrustedSender } = await import('../../../desktop/main/security.js');
 const { channels } = await import('../../../desktop/ipc/bridge.js');
 const { ipcSchema } = await import('../../../desktop/ipc/schema.js');
-const { ControllerError } = await import('../../../src/agent/client/controller-error.js');
+const { ControllerError } = await import('../../../src/controller-client/controller-error.js');
 type IpcHandlers = import('../../../desktop/ipc/bridge.js').IpcHandlers;
 
 const APP = 'postern://app/index.html#/services';

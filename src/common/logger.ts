@@ -1,6 +1,7 @@
 /**
- * What the agent core logs through. The CLI prints warnings to stderr, the desktop app can forward to its
- * own log; nothing in the core writes to the console directly. Messages never contain secrets.
+ * What the agent core and the controller client log through. The CLI prints warnings to stderr, the desktop
+ * app can forward to its own log; nothing in the core writes to the console directly. Messages never
+ * contain secrets.
  */
 export interface AgentLogger {
   debug(message: string): void;

@@ -8,7 +8,7 @@
 import https from 'node:https';
 import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
-import { normaliseFingerprint } from '../../api/data-plane.js';
+import { normaliseFingerprint } from '../api/data-plane.js';
 
 export interface ControllerTrust {
   /** PEM CA bundle to trust for a controller with a private CA */

@@ -1,6 +1,6 @@
 /**
- * Time as the agent sees it. Every timer in the agent core goes through this port so unit tests can drive
- * the reporter, retries and prompt deadlines with a fake clock instead of waiting.
+ * Time as the agent and the controller client see it. Every timer in them goes through this port so unit
+ * tests can drive the reporter, retries and prompt deadlines with a fake clock instead of waiting.
  */
 export interface TimerHandle {
   cancel(): void;

@@ -1,17 +1,18 @@
 /**
- * The agent's HTTP client for the controller (axios). It adds the `zt-session` header, unwraps OpenZiti's
- * `{data, meta}` envelope, turns `{error:{...}}` bodies and transport failures into ControllerError, retries
- * transient failures (see retry-policy.ts), and, when a request made with a token is refused with 401,
- * asks the session layer to sign in again once and repeats the request.
+ * The HTTP client for the controller (axios), shared by the agent, the admin CLI and the edge router's
+ * enrollment. It adds the `zt-session` header, unwraps OpenZiti's `{data, meta}` envelope, turns
+ * `{error:{...}}` bodies and transport failures into ControllerError, retries transient failures (see
+ * retry-policy.ts), and, when a request made with a token is refused with 401, asks the session layer to
+ * sign in again once and repeats the request.
  */
 import http from 'node:http';
 import https from 'node:https';
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
-import { isErrorEnvelope, type Envelope } from '../../api/envelopes.js';
-import { CLIENT_API_PREFIX, SESSION_HEADER } from '../../api/paths.js';
-import { sleep, systemClock, type Clock } from '../util/clock.js';
-import { Listeners } from '../util/listeners.js';
-import { silentLogger, type AgentLogger } from '../util/logger.js';
+import { isErrorEnvelope, type Envelope } from '../api/envelopes.js';
+import { CLIENT_API_PREFIX, SESSION_HEADER } from '../api/paths.js';
+import { sleep, systemClock, type Clock } from '../common/clock.js';
+import { Listeners } from '../common/listeners.js';
+import { silentLogger, type AgentLogger } from '../common/logger.js';
 import { ControllerError, LOCAL_ERROR_CODES, transportError } from './controller-error.js';
 import { assertTransportAllowed } from './plain-http.js';
 import { controllerHttpsAgent, type ControllerTrust } from './controller-trust.js';

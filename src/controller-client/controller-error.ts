@@ -2,7 +2,7 @@
  * Every failure of a controller call as one typed error: the HTTP status (0 when no answer came), the
  * OpenZiti error code, and the field a validation error names. Callers branch on `code`, users read `message`.
  */
-import type { ApiErrorCause } from '../../api/envelopes.js';
+import type { ApiErrorCause } from '../api/envelopes.js';
 
 /** Codes for failures that never reached the controller's error envelope. */
 export const LOCAL_ERROR_CODES = {
