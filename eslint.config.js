@@ -29,7 +29,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: ['electron', '**/desktop/**', '**/controller/**', '**/router/**'] },
+        { patterns: ['electron', '**/desktop/**', '**/controller/**', '**/edge-router/**'] },
       ],
     },
   },
@@ -41,7 +41,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: ['electron', '**/main/**', '**/renderer/**', '**/controller/**', '**/router/**'] },
+        { patterns: ['electron', '**/main/**', '**/renderer/**', '**/controller/**', '**/edge-router/**'] },
       ],
     },
   },
@@ -62,7 +62,7 @@ export default tseslint.config(
             '**/common/**',
             '**/controller-client/**',
             '**/controller/**',
-            '**/router/**',
+            '**/edge-router/**',
             '**/server/**',
           ],
         },
@@ -99,7 +99,7 @@ export default tseslint.config(
   {
     // The store answers promises: a forgotten await reads a Promise as a truthy value or lets a write race its
     // answer. These rules need types, so they run where the store is used.
-    files: ['controller/**/*.ts', 'server/**/*.ts', 'router/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
+    files: ['controller/**/*.ts', 'server/**/*.ts', 'edge-router/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

@@ -8,7 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseRouterFrame, MAX_ROUTER_MESSAGE_CHARS } from '../../../controller/router-link/link-messages.js';
-import { parseControllerMessage } from '../../../router/link-messages.js';
+import { parseControllerMessage } from '../../../edge-router/link-messages.js';
 import type { ControllerToRouter, RouterSession } from '../../../src/api/data-plane.js';
 
 const session = (): RouterSession => ({
