@@ -1,7 +1,7 @@
 /**
  * "Enroll with a token" for the desktop: the same checks and steps as the CLI's `enroll`
- * (enrollment/device-enrollment.ts), with what the sign-in screen sent: a certificate for a key made here
- * (`ott`), or the new password (`updb`). Refusals read as sentences for the screen.
+ * (src/agent/enrollment/device-enrollment.ts), with what the sign-in screen sent: a certificate for a key
+ * made here (`ott`), or the new password (`updb`). Refusals read as sentences for the screen.
  */
 import { DeviceEnrollment, type EnrollmentOptions } from '../../src/agent/enrollment/device-enrollment.js';
 import type { DeviceIdentityStore } from '../../src/agent/enrollment/device-identity.js';
