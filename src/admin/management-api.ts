@@ -1,5 +1,5 @@
 /**
- * The management API calls the admin CLI makes, over the agent's ControllerClient (its TLS trust, plain-http
+ * The management API calls the admin CLI makes, over the shared ControllerClient (its TLS trust, plain-http
  * guard and error envelopes). Reads are retried when the controller is briefly unreachable; writes never are,
  * so a create whose answer was lost is not sent twice.
  */
