@@ -10,7 +10,7 @@ import type { Plugin } from 'vite';
 
 /**
  * `electron-vite dev` only: React Fast Refresh injects an inline script and talks to the dev server over a
- * WebSocket, which the shipped CSP forbids. The built app keeps the strict policy of renderer/index.html.
+ * WebSocket, which the shipped CSP forbids. The built app keeps the strict policy of desktop/renderer/index.html.
  */
 const devServerCsp: Plugin = {
   name: 'postern-dev-server-csp',
@@ -29,8 +29,8 @@ export default defineConfig({
       externalizeDeps: true,
       rolldownOptions: {
         input: {
-          index: resolve('main/index.ts'),
-          'controller-process': resolve('main/controller-process.ts'),
+          index: resolve('desktop/main/index.ts'),
+          'controller-process': resolve('desktop/main/controller-process.ts'),
         },
       },
     },
@@ -40,17 +40,17 @@ export default defineConfig({
       outDir: 'out/preload',
       externalizeDeps: false,
       rolldownOptions: {
-        input: { preload: resolve('main/preload.ts') },
+        input: { preload: resolve('desktop/main/preload.ts') },
         output: { format: 'cjs', entryFileNames: '[name].cjs' },
       },
     },
   },
   renderer: {
-    root: 'renderer',
+    root: 'desktop/renderer',
     plugins: [react(), devServerCsp],
     build: {
       outDir: resolve('out/renderer'),
-      rolldownOptions: { input: resolve('renderer/index.html') },
+      rolldownOptions: { input: resolve('desktop/renderer/index.html') },
     },
   },
 });

@@ -28,7 +28,9 @@ function controllerLayering(alwaysRefused) {
   const all = CONTROLLER_MODULES.flat();
   const perModule = CONTROLLER_MODULES.flatMap((row, index) =>
     row.map((module) => {
-      const above = CONTROLLER_MODULES.slice(index).flat().filter((other) => other !== module);
+      const above = CONTROLLER_MODULES.slice(index)
+        .flat()
+        .filter((other) => other !== module);
       return {
         files: [`controller/${module}/**/*.ts`],
         rules: { 'no-restricted-imports': ['error', { patterns: [always, refusedFrom(above)] }] },
@@ -43,7 +45,7 @@ function controllerLayering(alwaysRefused) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'release/**', 'node_modules/**', 'renderer/dist/**'] },
+  { ignores: ['dist/**', 'out/**', 'release/**', 'node_modules/**', 'desktop/renderer/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -64,32 +66,78 @@ export default tseslint.config(
     },
   },
   {
-    // Layering (docs/ARCHITECTURE.md): the agent core, wire contract and IPC schema never reach into Electron,
-    // main/, renderer/ or the controller; the controller never reaches into the agent.
+    // Layering (docs/ARCHITECTURE.md): src/ (the agent core, the wire contract, the shared controller client,
+    // the admin CLI) never reaches into Electron, the desktop app, the controller or the edge router.
     files: ['src/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: ['electron', '**/main/**', '**/renderer/**', '**/controller/**'] },
+        { patterns: ['electron', '**/desktop/**', '**/controller/**', '**/edge-router/**'] },
+      ],
+    },
+  },
+  {
+    // The desktop's Electron-free halves: the IPC schema (also read by the renderer) and the desktop agent
+    // (driven by main, and by the UI tests without Electron) never reach into Electron, main, the renderer
+    // or the controller.
+    files: ['desktop/ipc/**/*.ts', 'desktop/agent/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['electron', '**/main/**', '**/renderer/**', '**/controller/**', '**/edge-router/**'] },
+      ],
+    },
+  },
+  {
+    // The renderer is a sandboxed page without Node: it reaches main only through the preload's bridge, so it
+    // imports nothing but its own files, the wire contract (src/api/) and the IPC schema (desktop/ipc/).
+    files: ['desktop/renderer/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            'electron',
+            'node:*',
+            '**/main/**',
+            '**/agent/**',
+            '**/admin/**',
+            '**/common/**',
+            '**/controller-client/**',
+            '**/controller/**',
+            '**/edge-router/**',
+            '**/server/**',
+          ],
+        },
       ],
     },
   },
   {
     // The administrators' console is a web page: it reaches the controller only through the management API
-    // (its wire types come from src/api/; its look from the renderer's stylesheet).
+    // (its wire types come from src/api/; its look from the desktop renderer's stylesheet, the one thing it
+    // takes from desktop/).
     files: ['console/**/*.{ts,tsx}'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: ['electron', '**/main/**', '**/controller/**', '**/src/agent/**', '**/src/ipc/**'] },
+        {
+          patterns: [
+            'electron',
+            '**/desktop/main/**',
+            '**/desktop/agent/**',
+            '**/desktop/ipc/**',
+            '**/controller/**',
+            '**/src/agent/**',
+          ],
+        },
       ],
     },
   },
-  ...controllerLayering(['electron', '**/src/agent/**']),
+  ...controllerLayering(['electron', '**/src/agent/**', '**/desktop/**']),
   {
     // The store answers promises: a forgotten await reads a Promise as a truthy value or lets a write race its
     // answer. These rules need types, so they run where the store is used.
-    files: ['controller/**/*.ts', 'server/**/*.ts', 'router/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
+    files: ['controller/**/*.ts', 'server/**/*.ts', 'edge-router/**/*.ts', 'bench/**/*.ts', 'test/**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

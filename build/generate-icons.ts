@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Canvas, circle, roundedRect, union, type Rgb } from '../main/png-encoder.js';
+import { Canvas, circle, roundedRect, union, type Rgb } from '../desktop/main/png-encoder.js';
 
 const BLUE: Rgb = [36, 86, 199];
 const WHITE: Rgb = [255, 255, 255];

@@ -16,7 +16,7 @@ import { Terminal, TerminalPromptPort } from '../src/agent/cli/terminal.js';
 import { MemoryCredentialStore } from '../src/agent/credentials/memory-credential-store.js';
 import { createPowerEvents } from '../src/agent/power/create-power-events.js';
 import { PowerEventEmitter } from '../src/agent/power/power-events.js';
-import { stderrLogger } from '../src/agent/util/logger.js';
+import { stderrLogger } from '../src/common/logger.js';
 
 export interface HeadlessOptions {
   dataDir: string;

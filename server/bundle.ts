@@ -10,8 +10,8 @@ import pino from 'pino';
 import { startController, type RunningController } from '../controller/composition/start-controller.js';
 import type { ControllerConfig } from '../controller/config.js';
 import { embeddedRouterToken } from '../controller/edge-routers/embedded-router.js';
-import { readRouterFiles } from '../router/router-files.js';
-import { startRouter, type RunningRouter } from '../router/router.js';
+import { readRouterFiles } from '../edge-router/router-files.js';
+import { startRouter, type RunningRouter } from '../edge-router/router.js';
 
 export interface RouterBundleOptions {
   /** false: a controller for standalone routers only */

@@ -3,7 +3,7 @@ import { createRoot } from 'react-dom/client';
 import { api } from './api/client.js';
 import { App } from './app.js';
 // The desktop app's look (colours, type, buttons, forms), shared rather than copied; then the console's own.
-import '../../renderer/src/styles.css';
+import '../../desktop/renderer/src/styles.css';
 import './console.css';
 
 api.endOnPageHide();

@@ -1,6 +1,6 @@
 /** One line and an exit code for every way an admin command can fail; the agent's wording where it fits. */
 import { controllerFailure, explainError, EXIT, type ExitCode } from '../agent/cli/cli-errors.js';
-import { ControllerError } from '../agent/client/controller-error.js';
+import { ControllerError } from '../controller-client/controller-error.js';
 import { CredentialStoreError } from '../agent/credentials/credential-store.js';
 import { agentCommand, adminCommand } from '../agent/cli/command-name.js';
 

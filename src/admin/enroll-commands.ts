@@ -8,7 +8,7 @@
 import { MANAGEMENT_API_PREFIX } from '../api/paths.js';
 import { UsageError } from '../agent/cli/cli-args.js';
 import { CliError, EXIT, type ExitCode } from '../agent/cli/cli-errors.js';
-import { isControllerError } from '../agent/client/controller-error.js';
+import { isControllerError } from '../controller-client/controller-error.js';
 import { refuseOptionsOutside, targetOf } from './admin-args.js';
 import { withManagementApi, type AdminContext } from './admin-session.js';
 import type { ManagementApi } from './management-api.js';

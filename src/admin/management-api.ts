@@ -1,12 +1,12 @@
 /**
- * The management API calls the admin CLI makes, over the agent's ControllerClient (its TLS trust, plain-http
+ * The management API calls the admin CLI makes, over the shared ControllerClient (its TLS trust, plain-http
  * guard and error envelopes). Reads are retried when the controller is briefly unreachable; writes never are,
  * so a create whose answer was lost is not sent twice.
  */
 import type { CreatedEntity, Envelope } from '../api/envelopes.js';
 import { MANAGEMENT_API_PREFIX } from '../api/paths.js';
-import type { ControllerClient, RequestOptions } from '../agent/client/controller-client.js';
-import { isControllerError } from '../agent/client/controller-error.js';
+import type { ControllerClient, RequestOptions } from '../controller-client/controller-client.js';
+import { isControllerError } from '../controller-client/controller-error.js';
 import { CliError } from '../agent/cli/cli-errors.js';
 import type { Entity } from './resources.js';
 

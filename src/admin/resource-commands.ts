@@ -5,7 +5,7 @@
  */
 import { UsageError } from '../agent/cli/cli-args.js';
 import { CliError, EXIT, type ExitCode } from '../agent/cli/cli-errors.js';
-import { isControllerError, type ControllerError } from '../agent/client/controller-error.js';
+import { isControllerError, type ControllerError } from '../controller-client/controller-error.js';
 import { refuseOptionsOutside, targetOf, type VerbOptions } from './admin-args.js';
 import { withManagementApi, type AdminContext } from './admin-session.js';
 import { fieldLines, json, listText } from './output.js';

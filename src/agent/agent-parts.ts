@@ -3,10 +3,10 @@
  * (agent.ts) owns them afterwards and adds the reactions between them.
  */
 import type { MfaState } from '../api/mfa.js';
-import { ControllerClient } from './client/controller-client.js';
-import type { ControllerTrust } from './client/controller-trust.js';
+import { ControllerClient } from '../controller-client/controller-client.js';
+import type { ControllerTrust } from '../controller-client/controller-trust.js';
 import { EdgeApi } from './client/edge-api.js';
-import type { RetryOptions } from './client/retry-policy.js';
+import type { RetryOptions } from '../controller-client/retry-policy.js';
 import { createCollector } from './collectors/create-collector.js';
 import type { PostureCollector } from './collectors/posture-collector.js';
 import type { CredentialStore } from './credentials/credential-store.js';
@@ -21,8 +21,8 @@ import type { PromptPort } from './prompts/prompt-port.js';
 import type { ClientCertificate } from './enrollment/device-identity.js';
 import { CredentialVault } from './session/credential-vault.js';
 import { SessionManager } from './session/session-manager.js';
-import { systemClock, type Clock } from './util/clock.js';
-import { silentLogger, type AgentLogger } from './util/logger.js';
+import { systemClock, type Clock } from '../common/clock.js';
+import { silentLogger, type AgentLogger } from '../common/logger.js';
 
 export interface AgentOptions {
   controllerUrl: string;

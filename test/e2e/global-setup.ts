@@ -29,7 +29,7 @@ export default async function globalSetup(): Promise<void> {
       emptyOutDir: true,
       minify: false,
       lib: {
-        entry: resolve(ROOT, 'main', 'preload.ts'),
+        entry: resolve(ROOT, 'desktop', 'main', 'preload.ts'),
         formats: ['iife'],
         name: 'posternPreload',
         fileName: () => 'preload-bridge.js',

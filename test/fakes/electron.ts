@@ -1,7 +1,7 @@
 /**
- * A fake `electron` module for unit tests of main/ (Electron Fiddle's tests/mocks/electron.ts idea): just
- * enough of each API main touches, built on EventEmitter and vi.fn(), recording what main did so tests can
- * assert on it. Use with `vi.mock('electron', () => import('../../fakes/electron.js'))` and call
+ * A fake `electron` module for unit tests of desktop/main/ (Electron Fiddle's tests/mocks/electron.ts idea):
+ * just enough of each API main touches, built on EventEmitter and vi.fn(), recording what main did so tests
+ * can assert on it. Use with `vi.mock('electron', () => import('../../fakes/electron.js'))` and call
  * `resetFakeElectron()` in `beforeEach`.
  */
 import { EventEmitter } from 'node:events';

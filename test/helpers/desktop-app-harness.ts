@@ -1,5 +1,5 @@
 /**
- * Builds the desktop app's composition root (main/desktop-app.ts) for unit tests: the test file mocks
+ * Builds the desktop app's composition root (desktop/main/desktop-app.ts) for unit tests: the test file mocks
  * `electron` with test/fakes/electron.ts; here come a recording controller, an in-memory keychain, temp
  * folders and a collector with fixed answers, so only the Electron APIs are fake.
  */
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PostureCollector } from '../../src/agent/collectors/posture-collector.js';
 import { MemoryCredentialStore } from '../../src/agent/credentials/memory-credential-store.js';
-import { DesktopApp, type DesktopAppOptions } from '../../main/desktop-app.js';
+import { DesktopApp, type DesktopAppOptions } from '../../desktop/main/desktop-app.js';
 import { RecordingController } from './desktop-recording-controller.js';
 
 export const fixedCollector: PostureCollector = {

@@ -1,8 +1,8 @@
 /**
  * A stand-in controller for the desktop shell's unit tests: real HTTP on loopback answering the client-API
  * calls the agent core makes with OpenZiti envelopes, and recording every request, so a test can drive the
- * real agent core (through main/) and assert on what went over the wire. The real controller is exercised
- * by the integration and UI tests.
+ * real agent core (through desktop/main/) and assert on what went over the wire. The real controller is
+ * exercised by the integration and UI tests.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

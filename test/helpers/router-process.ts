@@ -1,7 +1,7 @@
 /**
- * The standalone edge router as users run it (`router/cli.ts`), in a child process: resolves once it prints
- * `router listening on tls://…`, or rejects with everything it printed when it exits first. Used by the
- * standalone-router tests and the data-plane bench.
+ * The standalone edge router as users run it (`edge-router/cli.ts`), in a child process: resolves once it
+ * prints `router listening on tls://…`, or rejects with everything it printed when it exits first. Used by
+ * the standalone-router tests and the data-plane bench.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ export interface RouterProcess {
   stop(): Promise<number | null>;
 }
 
-const CLI = join(import.meta.dirname, '..', '..', 'router', 'cli.ts');
+const CLI = join(import.meta.dirname, '..', '..', 'edge-router', 'cli.ts');
 
 export function spawnRouter(args: string[]): Promise<RouterProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent } from '../../src/agent/agent.js';
-import { isControllerError } from '../../src/agent/client/controller-error.js';
+import { isControllerError } from '../../src/controller-client/controller-error.js';
 import { MemoryCredentialStore } from '../../src/agent/credentials/memory-credential-store.js';
 import type { ServiceAccessView } from '../../src/api/service-access.js';
 import { createUser, MGMT, type Api } from '../helpers/api.js';

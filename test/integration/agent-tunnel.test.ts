@@ -16,7 +16,7 @@ import { MemoryCredentialStore } from '../../src/agent/credentials/memory-creden
 import type { TunnelEvent } from '../../src/agent/tunnel/tunnel-events.js';
 import { RouterConnector } from '../../src/agent/tunnel/router-connector.js';
 import { TunnelManager } from '../../src/agent/tunnel/tunnel-manager.js';
-import { startRouter } from '../../router/router.js';
+import { startRouter } from '../../edge-router/router.js';
 import pino from 'pino';
 import { MGMT, createUser } from '../helpers/api.js';
 import { ScriptedPromptPort, machineFacts } from '../helpers/agent-setup.js';

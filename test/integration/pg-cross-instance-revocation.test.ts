@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startController, type RunningController } from '../../controller/composition/start-controller.js';
-import { startRouter, type RunningRouter } from '../../router/router.js';
+import { startRouter, type RunningRouter } from '../../edge-router/router.js';
 import { Api, CLIENT, MGMT } from '../helpers/api.js';
 import { ADMIN_PASSWORD, tempDir } from '../helpers/controller.js';
 import {

@@ -29,7 +29,7 @@ import {
 } from '../helpers/data-plane-world.js';
 import { unique } from '../helpers/posture-world.js';
 import { spawnRouter, type RouterProcess } from '../helpers/router-process.js';
-import { LOOKUP_BURST } from '../../router/token-lookups.js';
+import { LOOKUP_BURST } from '../../edge-router/token-lookups.js';
 
 /** What the data-plane revocation tests hold every revocation to. */
 const CUT_WITHIN_MS = 1000;

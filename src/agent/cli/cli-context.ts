@@ -14,7 +14,7 @@ import { clientCertificateOf, DeviceIdentityStore } from '../enrollment/device-i
 import type { PowerEvents } from '../power/power-events.js';
 import type { AgentStatus } from '../agent.js';
 import { SettingsFile, type AgentSettings } from '../settings/agent-settings.js';
-import { silentLogger, stderrLogger, type AgentLogger } from '../util/logger.js';
+import { silentLogger, stderrLogger, type AgentLogger } from '../../common/logger.js';
 import { normaliseControllerUrl, type CliArgs } from './cli-args.js';
 import { CliError, EXIT } from './cli-errors.js';
 import { Terminal, TerminalPromptPort } from './terminal.js';

@@ -1,10 +1,10 @@
 /** One clear line and an exit code for every way a command can fail. */
 import { ERROR_CODES } from '../../api/envelopes.js';
-import { ControllerError, LOCAL_ERROR_CODES } from '../client/controller-error.js';
+import { ControllerError, LOCAL_ERROR_CODES } from '../../controller-client/controller-error.js';
 import { CredentialStoreError } from '../credentials/credential-store.js';
 import { NotSignedInError } from '../session/session-manager.js';
 import { EnrollmentRefused } from '../enrollment/enrollment-refused.js';
-import { errorMessage } from '../util/logger.js';
+import { errorMessage } from '../../common/logger.js';
 import { UsageError } from './cli-args.js';
 import { agentCommand } from './command-name.js';
 

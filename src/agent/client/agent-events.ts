@@ -9,7 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { AGENT_EVENTS_PATH, type AgentEvent } from '../../api/data-plane.js';
 import { CLIENT_API_PREFIX, SESSION_HEADER } from '../../api/paths.js';
-import { controllerHttpsAgent, type ControllerTrust } from './controller-trust.js';
+import { controllerHttpsAgent, type ControllerTrust } from '../../controller-client/controller-trust.js';
 import { EventStreamParser, type StreamEvent } from './event-stream-parser.js';
 
 export interface AgentEventsOptions {

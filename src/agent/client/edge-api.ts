@@ -12,7 +12,7 @@ import { PATHS } from '../../api/paths.js';
 import { INTERCEPT_V1 } from '../../api/data-plane.js';
 import type { AnyPostureResponse, PostureResponseReply } from '../../api/posture-responses.js';
 import type { ServiceDetail, ServiceUpdates, SessionDetail } from '../../api/services.js';
-import type { ControllerClient } from './controller-client.js';
+import type { ControllerClient } from '../../controller-client/controller-client.js';
 
 /** The largest page OpenZiti serves. */
 const PAGE_LIMIT = 500;

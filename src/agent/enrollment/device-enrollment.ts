@@ -8,12 +8,12 @@
  */
 import type { EnrollmentMethod } from '../../api/enrollment.js';
 import { normaliseFingerprint } from '../../api/data-plane.js';
-import { ControllerClient } from '../client/controller-client.js';
-import { isControllerError } from '../client/controller-error.js';
-import type { ControllerTrust } from '../client/controller-trust.js';
-import type { RetryOptions } from '../client/retry-policy.js';
+import { ControllerClient } from '../../controller-client/controller-client.js';
+import { isControllerError } from '../../controller-client/controller-error.js';
+import type { ControllerTrust } from '../../controller-client/controller-trust.js';
+import type { RetryOptions } from '../../controller-client/retry-policy.js';
 import { sameController } from '../session/credential-vault.js';
-import type { AgentLogger } from '../util/logger.js';
+import type { AgentLogger } from '../../common/logger.js';
 import {
   checkEnrollmentSignature,
   readEnrollmentJwt,

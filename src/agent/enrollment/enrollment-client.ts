@@ -4,7 +4,7 @@
  * redemption is never retried: a lost answer would only turn into "already used".
  */
 import { ENROLL_PATHS, PEM_CONTENT_TYPE, type EnrollmentCerts } from '../../api/enrollment.js';
-import type { ControllerClient } from '../client/controller-client.js';
+import type { ControllerClient } from '../../controller-client/controller-client.js';
 
 export class EnrollmentClient {
   constructor(readonly client: ControllerClient) {}

@@ -11,8 +11,8 @@ import {
   type MfaState,
 } from '../../api/mfa.js';
 import { MFA_CODE_HEADER, PATHS } from '../../api/paths.js';
-import type { ControllerClient } from '../client/controller-client.js';
-import { isControllerError } from '../client/controller-error.js';
+import type { ControllerClient } from '../../controller-client/controller-client.js';
+import { isControllerError } from '../../controller-client/controller-error.js';
 
 export interface MfaStatus {
   state: MfaState;

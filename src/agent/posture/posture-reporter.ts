@@ -10,9 +10,9 @@ import type { ServiceDetail } from '../../api/services.js';
 import type { EdgeApi } from '../client/edge-api.js';
 import type { PostureCollector } from '../collectors/posture-collector.js';
 import type { SessionStatus } from '../session/session-manager.js';
-import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
-import { Listeners } from '../util/listeners.js';
-import { errorMessage, silentLogger, type AgentLogger } from '../util/logger.js';
+import { systemClock, type Clock, type TimerHandle } from '../../common/clock.js';
+import { Listeners } from '../../common/listeners.js';
+import { errorMessage, silentLogger, type AgentLogger } from '../../common/logger.js';
 import { planCollection, responseKey, type CollectionPlan } from './query-plan.js';
 import type { ServiceDirectory } from './service-directory.js';
 

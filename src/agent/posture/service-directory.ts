@@ -5,8 +5,8 @@
  */
 import type { ServiceDetail } from '../../api/services.js';
 import type { EdgeApi } from '../client/edge-api.js';
-import { systemClock, type Clock } from '../util/clock.js';
-import { Listeners } from '../util/listeners.js';
+import { systemClock, type Clock } from '../../common/clock.js';
+import { Listeners } from '../../common/listeners.js';
 
 export interface ServiceSnapshot {
   services: ServiceDetail[];

@@ -3,7 +3,7 @@
  * Windows and macOS these events come from Electron's powerMonitor in the desktop app, so the headless agent
  * gets an empty source there (its `wake`/`unlock` console commands still work).
  */
-import type { AgentLogger } from '../util/logger.js';
+import type { AgentLogger } from '../../common/logger.js';
 import { LinuxSessionEvents } from './linux-session-events.js';
 import { PowerEventEmitter, type PowerEventSource } from './power-events.js';
 

@@ -6,9 +6,9 @@
  */
 import { spawn as nodeSpawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { systemClock, type Clock } from '../util/clock.js';
-import { Listeners } from '../util/listeners.js';
-import { silentLogger, type AgentLogger } from '../util/logger.js';
+import { systemClock, type Clock } from '../../common/clock.js';
+import { Listeners } from '../../common/listeners.js';
+import { silentLogger, type AgentLogger } from '../../common/logger.js';
 import { DbusSignalParser, logindSessionPath, powerEventOf } from './dbus-signal-parser.js';
 import type { PowerEvent, PowerEventSource } from './power-events.js';
 

@@ -3,7 +3,7 @@
  * this port; on Linux, where Electron has no lock/unlock events, a logind/screensaver D-Bus source adds
  * them; the CLI can also raise them by hand (`wake`, `unlock`) to try the prompts out.
  */
-import { Listeners } from '../util/listeners.js';
+import { Listeners } from '../../common/listeners.js';
 
 export const POWER_EVENTS = ['suspend', 'resume', 'lock-screen', 'unlock-screen'] as const;
 export type PowerEvent = (typeof POWER_EVENTS)[number];

@@ -12,8 +12,8 @@ import type { PostureReporter } from '../posture/posture-reporter.js';
 import type { ServiceDirectory } from '../posture/service-directory.js';
 import type { MfaPrompter } from '../prompts/mfa-prompter.js';
 import type { PromptPort, PromptService } from '../prompts/prompt-port.js';
-import { systemClock, type Clock } from '../util/clock.js';
-import { errorMessage, silentLogger, type AgentLogger } from '../util/logger.js';
+import { systemClock, type Clock } from '../../common/clock.js';
+import { errorMessage, silentLogger, type AgentLogger } from '../../common/logger.js';
 import type { PowerEvent, PowerEvents } from './power-events.js';
 
 /** OpenZiti's MfaPromptGracePeriod, used when the controller's reply gives no time. */

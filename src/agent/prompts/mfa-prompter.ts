@@ -5,10 +5,10 @@
  * accepted code satisfies every MFA check of the API session. A refused code asks again, a few times.
  */
 import { ERROR_CODES } from '../../api/envelopes.js';
-import { isControllerError } from '../client/controller-error.js';
-import { systemClock, type Clock } from '../util/clock.js';
-import { Listeners } from '../util/listeners.js';
-import { errorMessage, silentLogger, type AgentLogger } from '../util/logger.js';
+import { isControllerError } from '../../controller-client/controller-error.js';
+import { systemClock, type Clock } from '../../common/clock.js';
+import { Listeners } from '../../common/listeners.js';
+import { errorMessage, silentLogger, type AgentLogger } from '../../common/logger.js';
 import { looksLikeCode, NOT_A_CODE_MESSAGE } from './code-shape.js';
 import type { PromptPort, PromptReason, PromptService, TotpPrompt } from './prompt-port.js';
 

@@ -4,7 +4,7 @@
  * A timer set for exactly that moment does the waiting; service lists that arrive meanwhile re-plan it.
  */
 import type { ServiceDirectory, ServiceSnapshot } from '../posture/service-directory.js';
-import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
+import { systemClock, type Clock, type TimerHandle } from '../../common/clock.js';
 import type { MfaPrompter } from './mfa-prompter.js';
 import type { PromptService } from './prompt-port.js';
 

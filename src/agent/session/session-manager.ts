@@ -6,10 +6,10 @@
  */
 import { isTotpQuery, type CurrentApiSession, type EnvInfo, type SdkInfo } from '../../api/auth.js';
 import { ERROR_CODES } from '../../api/envelopes.js';
-import { isControllerError } from '../client/controller-error.js';
+import { isControllerError } from '../../controller-client/controller-error.js';
 import type { EdgeApi } from '../client/edge-api.js';
-import { Listeners } from '../util/listeners.js';
-import { errorMessage, silentLogger, type AgentLogger } from '../util/logger.js';
+import { Listeners } from '../../common/listeners.js';
+import { errorMessage, silentLogger, type AgentLogger } from '../../common/logger.js';
 import { envInfo as deviceEnvInfo, sdkInfo as agentSdkInfo } from './client-info.js';
 import type { CredentialVault } from './credential-vault.js';
 

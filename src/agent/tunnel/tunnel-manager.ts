@@ -11,7 +11,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { INTERCEPT_V1, type InterceptV1 } from '../../api/data-plane.js';
 import type { ServiceDetail, SessionDetail } from '../../api/services.js';
-import { isControllerError } from '../client/controller-error.js';
+import { isControllerError } from '../../controller-client/controller-error.js';
 import { matchIntercept } from './intercept.js';
 import { closeServer, LoopbackBinder, type LoopbackListeners } from './loopback-listeners.js';
 import { PortMemory } from './port-memory.js';

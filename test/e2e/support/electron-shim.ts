@@ -1,5 +1,5 @@
 /**
- * What main/preload.ts gets as 'electron' when the UI tests bundle it for a plain browser page: the real
+ * What desktop/main/preload.ts gets as 'electron' when the UI tests bundle it for a plain browser page: the real
  * preload code runs unchanged, its ipcRenderer calls go to the test process through a Playwright binding
  * (`__posternInvoke`, which feeds main's own dispatcher), and the test process pushes main's events in
  * through `__posternEmit`.

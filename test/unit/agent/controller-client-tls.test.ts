@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ControllerClient } from '../../../src/agent/client/controller-client.js';
+import { ControllerClient } from '../../../src/controller-client/controller-client.js';
 
 function hasOpenssl(): boolean {
   try {

@@ -1,10 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ControllerClient } from '../../../src/agent/client/controller-client.js';
-import { ControllerError } from '../../../src/agent/client/controller-error.js';
-import { parseRetryAfter, retryDelay, DEFAULT_RETRY } from '../../../src/agent/client/retry-policy.js';
-import type { Clock } from '../../../src/agent/util/clock.js';
+import { ControllerClient } from '../../../src/controller-client/controller-client.js';
+import { ControllerError } from '../../../src/controller-client/controller-error.js';
+import { parseRetryAfter, retryDelay, DEFAULT_RETRY } from '../../../src/controller-client/retry-policy.js';
+import type { Clock } from '../../../src/common/clock.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void;
 

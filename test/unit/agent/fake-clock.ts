@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../../../src/agent/util/clock.js';
+import type { Clock, TimerHandle } from '../../../src/common/clock.js';
 
 interface Timer {
   at: number;

@@ -1,11 +1,11 @@
 /** Which controller addresses the agent talks plain HTTP to: loopback only, unless told `--insecure`. */
 import { describe, expect, it } from 'vitest';
-import { ControllerClient } from '../../../src/agent/client/controller-client.js';
+import { ControllerClient } from '../../../src/controller-client/controller-client.js';
 import {
   PlainHttpRefused,
   assertTransportAllowed,
   isLoopbackHost,
-} from '../../../src/agent/client/plain-http.js';
+} from '../../../src/controller-client/plain-http.js';
 
 describe('plain http guard', () => {
   it.each(['127.0.0.1', '127.9.8.7', 'localhost', 'LOCALHOST', '[::1]', '::1'])('%s is loopback', (host) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ControllerError } from '../../../src/agent/client/controller-error.js';
+import { ControllerError } from '../../../src/controller-client/controller-error.js';
 import { PostureReporter } from '../../../src/agent/posture/posture-reporter.js';
 import { ServiceDirectory } from '../../../src/agent/posture/service-directory.js';
 import type { SessionStatus } from '../../../src/agent/session/session-manager.js';

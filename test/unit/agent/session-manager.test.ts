@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CurrentApiSession } from '../../../src/api/auth.js';
-import { ControllerError } from '../../../src/agent/client/controller-error.js';
+import { ControllerError } from '../../../src/controller-client/controller-error.js';
 import type { EdgeApi } from '../../../src/agent/client/edge-api.js';
 import { MemoryCredentialStore } from '../../../src/agent/credentials/memory-credential-store.js';
 import { ACCOUNTS, CredentialVault } from '../../../src/agent/session/credential-vault.js';

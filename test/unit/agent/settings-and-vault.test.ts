@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseCliArgs, normaliseControllerUrl, UsageError } from '../../../src/agent/cli/cli-args.js';
 import { explainError, EXIT } from '../../../src/agent/cli/cli-errors.js';
-import { ControllerError } from '../../../src/agent/client/controller-error.js';
+import { ControllerError } from '../../../src/controller-client/controller-error.js';
 import { MemoryCredentialStore } from '../../../src/agent/credentials/memory-credential-store.js';
 import { ACCOUNTS, CredentialVault } from '../../../src/agent/session/credential-vault.js';
 import { defaultConfigDir, SettingsFile } from '../../../src/agent/settings/agent-settings.js';

@@ -7,7 +7,7 @@ import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { transportError } from '../../../src/agent/client/controller-error.js';
+import { transportError } from '../../../src/controller-client/controller-error.js';
 import { createSelfSignedCertificate } from '../../../src/common/self-signed-certificate.js';
 
 let server: ReturnType<typeof createServer>;

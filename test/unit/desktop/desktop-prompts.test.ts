@@ -4,10 +4,10 @@
  * prompt, and the window closed when the agent is done with it.
  */
 import { describe, expect, it } from 'vitest';
-import { DesktopPrompts, type PromptSurface } from '../../../src/agent/desktop/desktop-prompts.js';
+import { DesktopPrompts, type PromptSurface } from '../../../desktop/agent/desktop-prompts.js';
 import type { TotpPrompt } from '../../../src/agent/prompts/prompt-port.js';
 import { formatCountdown, promptHeadline } from '../../../src/api/prompts.js';
-import type { PromptView } from '../../../src/ipc/views.js';
+import type { PromptView } from '../../../desktop/ipc/views.js';
 
 const NOW = 1_700_000_000_000;
 

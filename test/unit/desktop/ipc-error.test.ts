@@ -1,7 +1,7 @@
 /** Errors shown in the desktop app: the controller's "already used" words pass through, the rest read as before. */
 import { describe, expect, it } from 'vitest';
-import { ControllerError } from '../../../src/agent/client/controller-error.js';
-import { toIpcError } from '../../../src/ipc/ipc-error.js';
+import { ControllerError } from '../../../src/controller-client/controller-error.js';
+import { toIpcError } from '../../../desktop/ipc/ipc-error.js';
 
 const mfaError = (message: string) =>
   new ControllerError({ status: 400, code: 'MFA_INVALID_TOKEN', message });

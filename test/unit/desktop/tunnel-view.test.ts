@@ -4,8 +4,8 @@
  * or closing redraw the list; unsubscribing stops all of it.
  */
 import { describe, expect, it } from 'vitest';
-import { DesktopPrompts, type PromptSurface } from '../../../src/agent/desktop/desktop-prompts.js';
-import { NOTICE_QUIET_MS, wireTunnelNotices } from '../../../src/agent/desktop/tunnel-view.js';
+import { DesktopPrompts, type PromptSurface } from '../../../desktop/agent/desktop-prompts.js';
+import { NOTICE_QUIET_MS, wireTunnelNotices } from '../../../desktop/agent/tunnel-view.js';
 import { TunnelManager } from '../../../src/agent/tunnel/tunnel-manager.js';
 import type { TunnelEvent } from '../../../src/agent/tunnel/tunnel-events.js';
 

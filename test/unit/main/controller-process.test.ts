@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 
-const ENTRY = join(import.meta.dirname, '..', '..', '..', 'main', 'controller-process.ts');
+const ENTRY = join(import.meta.dirname, '..', '..', '..', 'desktop', 'main', 'controller-process.ts');
 
 /** A Node child where `process.parentPort` relays messages over stdin/stdout lines. */
 function runEntry(request: unknown) {

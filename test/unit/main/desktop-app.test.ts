@@ -12,7 +12,7 @@ const fake = await import('../../fakes/electron.js');
 const { startDesktopHarness } = await import('../../helpers/desktop-app-harness.js');
 const { GOOD_CODE, serviceWith } = await import('../../helpers/desktop-recording-controller.js');
 type DesktopHarness = import('../../helpers/desktop-app-harness.js').DesktopHarness;
-type PromptView = import('../../../src/ipc/views.js').PromptView;
+type PromptView = import('../../../desktop/ipc/views.js').PromptView;
 
 const MAIN = 'postern://app/index.html#/services';
 const PROMPT = 'postern://app/index.html#/prompt';

@@ -8,12 +8,12 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => import('../../fakes/electron.js'));
 
 const fake = await import('../../fakes/electron.js');
-const { bindIpcHandlers, createWindowEvents } = await import('../../../main/ipc-main.js');
-const { isTrustedSender } = await import('../../../main/security.js');
-const { channels } = await import('../../../src/ipc/bridge.js');
-const { ipcSchema } = await import('../../../src/ipc/schema.js');
-const { ControllerError } = await import('../../../src/agent/client/controller-error.js');
-type IpcHandlers = import('../../../src/ipc/bridge.js').IpcHandlers;
+const { bindIpcHandlers, createWindowEvents } = await import('../../../desktop/main/ipc-main.js');
+const { isTrustedSender } = await import('../../../desktop/main/security.js');
+const { channels } = await import('../../../desktop/ipc/bridge.js');
+const { ipcSchema } = await import('../../../desktop/ipc/schema.js');
+const { ControllerError } = await import('../../../src/controller-client/controller-error.js');
+type IpcHandlers = import('../../../desktop/ipc/bridge.js').IpcHandlers;
 
 const APP = 'postern://app/index.html#/services';
 const session = {
@@ -185,7 +185,7 @@ describe('events', () => {
 
 describe('preload', () => {
   it('exposes exactly the schema as window.postern, forwarding each call to its channel', async () => {
-    await import('../../../main/preload.js');
+    await import('../../../desktop/main/preload.js');
     expect(fake.contextBridge.exposeInMainWorld).toHaveBeenCalledTimes(1);
     expect(fake.contextBridge.exposeInMainWorld.mock.calls[0]![0]).toBe('postern');
     const api = fake.contextBridge.exposed.postern as Record<

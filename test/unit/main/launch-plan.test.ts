@@ -20,14 +20,14 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => import('../../fakes/electron.js'));
 
 const fake = await import('../../fakes/electron.js');
-const { DesktopApp } = await import('../../../main/desktop-app.js');
-const { planLaunch } = await import('../../../main/launch-plan.js');
+const { DesktopApp } = await import('../../../desktop/main/desktop-app.js');
+const { planLaunch } = await import('../../../desktop/main/launch-plan.js');
 const { fixedCollector } = await import('../../helpers/desktop-app-harness.js');
 const { RecordingController } = await import('../../helpers/desktop-recording-controller.js');
 const { MemoryCredentialStore } = await import('../../../src/agent/credentials/memory-credential-store.js');
-type LaunchContext = import('../../../main/launch-plan.js').LaunchContext;
-type LaunchPlan = import('../../../main/launch-plan.js').LaunchPlan;
-type DesktopAppInstance = import('../../../main/desktop-app.js').DesktopApp;
+type LaunchContext = import('../../../desktop/main/launch-plan.js').LaunchContext;
+type LaunchPlan = import('../../../desktop/main/launch-plan.js').LaunchPlan;
+type DesktopAppInstance = import('../../../desktop/main/desktop-app.js').DesktopApp;
 type RecordingControllerInstance =
   import('../../helpers/desktop-recording-controller.js').RecordingController;
 
@@ -73,7 +73,7 @@ function plan(context: Partial<LaunchContext>): LaunchPlan {
   });
 }
 
-/** Starts the app as main/index.ts does, with the plan's options. */
+/** Starts the app as desktop/main/index.ts does, with the plan's options. */
 async function start(launch: LaunchPlan, seedDemo = vi.fn(async () => DEMO_LOGIN)) {
   desktop = new DesktopApp({
     rendererDir: join(root, 'renderer'),

@@ -11,11 +11,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => import('../../fakes/electron.js'));
 
 const fake = await import('../../fakes/electron.js');
-const { electronPowerEvents } = await import('../../../main/power-monitor.js');
+const { electronPowerEvents } = await import('../../../desktop/main/power-monitor.js');
 const { PowerEventEmitter } = await import('../../../src/agent/power/power-events.js');
-const { startBundledController } = await import('../../../main/bundled-controller.js');
-const { LinuxAutostart } = await import('../../../main/start-at-login.js');
-const { DesktopSettings } = await import('../../../src/agent/desktop/desktop-settings.js');
+const { startBundledController } = await import('../../../desktop/main/bundled-controller.js');
+const { LinuxAutostart } = await import('../../../desktop/main/start-at-login.js');
+const { DesktopSettings } = await import('../../../desktop/agent/desktop-settings.js');
 type PowerEvent = import('../../../src/agent/power/power-events.js').PowerEvent;
 
 let dir: string;

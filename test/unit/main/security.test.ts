@@ -1,6 +1,6 @@
 /**
- * The security settings of main/security.ts hold (Electron's checklist): sandboxed, isolated renderers
- * without Node, a strict CSP equal to the one in renderer/index.html, navigation / new windows / webviews /
+ * The security settings of desktop/main/security.ts hold (Electron's checklist): sandboxed, isolated renderers
+ * without Node, a strict CSP equal to the one in desktop/renderer/index.html, navigation / new windows / webviews /
  * permissions / renderer network access all denied, and only the app's own pages trusted.
  */
 import { readFileSync } from 'node:fs';
@@ -10,10 +10,10 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => import('../../fakes/electron.js'));
 
 const fake = await import('../../fakes/electron.js');
-const security = await import('../../../main/security.js');
-const { resolveAppFile } = await import('../../../main/app-protocol.js');
-const { AppWindows } = await import('../../../main/windows.js');
-const { createEvents } = await import('../../../src/ipc/bridge.js');
+const security = await import('../../../desktop/main/security.js');
+const { resolveAppFile } = await import('../../../desktop/main/app-protocol.js');
+const { AppWindows } = await import('../../../desktop/main/windows.js');
+const { createEvents } = await import('../../../desktop/ipc/bridge.js');
 
 beforeEach(() => fake.resetFakeElectron());
 
@@ -69,8 +69,8 @@ describe('content security policy', () => {
     expect(security.CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-|https?:|\*/);
   });
 
-  it('is the same policy renderer/index.html declares', () => {
-    const html = readFileSync(join(import.meta.dirname, '../../../renderer/index.html'), 'utf8');
+  it('is the same policy desktop/renderer/index.html declares', () => {
+    const html = readFileSync(join(import.meta.dirname, '../../../desktop/renderer/index.html'), 'utf8');
     const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html);
     expect(meta?.[1]).toBe(security.CONTENT_SECURITY_POLICY);
   });

@@ -5,10 +5,10 @@ vi.mock('electron', () => import('../../fakes/electron.js'));
 
 const fake = await import('../../fakes/electron.js');
 import type { ServiceAccess } from '../../../src/api/service-access.js';
-const { trayState, trayTooltip } = await import('../../../src/agent/desktop/tray-state.js');
-const { AppTray, trayMenuTemplate } = await import('../../../main/tray.js');
-type TrayInput = import('../../../src/agent/desktop/tray-state.js').TrayInput;
-type PromptView = import('../../../src/ipc/views.js').PromptView;
+const { trayState, trayTooltip } = await import('../../../desktop/agent/tray-state.js');
+const { AppTray, trayMenuTemplate } = await import('../../../desktop/main/tray.js');
+type TrayInput = import('../../../desktop/agent/tray-state.js').TrayInput;
+type PromptView = import('../../../desktop/ipc/views.js').PromptView;
 
 const signedIn = { status: 'signed-in', reachable: true } as const;
 const svc = (name: string, access: ServiceAccess) => ({ name, access });

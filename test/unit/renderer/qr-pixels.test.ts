@@ -10,7 +10,7 @@ import {
   fitWithin,
   FULL_SIDE,
   QUICK_SIDE,
-} from '../../../renderer/src/features/sign-in/qr-pixels.js';
+} from '../../../desktop/renderer/src/features/sign-in/qr-pixels.js';
 import { drawQr, onCanvas, signedEnrollmentJwt } from './enrollment-qr.js';
 
 describe('decodeQrPixels', () => {

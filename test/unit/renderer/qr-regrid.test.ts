@@ -5,7 +5,7 @@
  */
 import QRCode from 'qrcode';
 import { describe, expect, it } from 'vitest';
-import { redrawOnWholePixels } from '../../../renderer/src/features/sign-in/qr-regrid.js';
+import { redrawOnWholePixels } from '../../../desktop/renderer/src/features/sign-in/qr-regrid.js';
 import { drawQr, onCanvas, signedEnrollmentJwt, type QrPicture } from './enrollment-qr.js';
 
 /** The module grid of a picture drawn `scale` pixels a module with `margin` modules around it. */

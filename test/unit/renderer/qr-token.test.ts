@@ -4,7 +4,7 @@
  * sentence that says what it is and what to open instead.
  */
 import { describe, expect, it } from 'vitest';
-import { tokenFromQrText } from '../../../renderer/src/features/sign-in/qr-token.js';
+import { tokenFromQrText } from '../../../desktop/renderer/src/features/sign-in/qr-token.js';
 import { signedEnrollmentJwt } from './enrollment-qr.js';
 
 describe('tokenFromQrText', () => {

@@ -11,7 +11,7 @@ import {
   parseRouterFrame,
   MAX_ROUTER_MESSAGE_CHARS,
 } from '../../../controller/edge-routers/link/link-messages.js';
-import { parseControllerMessage } from '../../../router/link-messages.js';
+import { parseControllerMessage } from '../../../edge-router/link-messages.js';
 import type { ControllerToRouter, RouterSession } from '../../../src/api/data-plane.js';
 
 const session = (): RouterSession => ({

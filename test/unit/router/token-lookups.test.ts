@@ -1,12 +1,12 @@
 /**
- * The router's rationing of lookups for tokens it was not told of (router/token-lookups.ts), on a clock the
- * test moves: a connection's budget (a burst, then a refill), the router-wide bound on lookups in flight, one
- * lookup per token however many streams ask, and the memory of "unknown" (only of an answer, never of a
+ * The router's rationing of lookups for tokens it was not told of (edge-router/token-lookups.ts), on a clock
+ * the test moves: a connection's budget (a burst, then a refill), the router-wide bound on lookups in flight,
+ * one lookup per token however many streams ask, and the memory of "unknown" (only of an answer, never of a
  * lookup that went unanswered). The real link under a flood is test/integration/router-link-flood.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { LookupAnswer } from '../../../router/controller-link.js';
+import type { LookupAnswer } from '../../../edge-router/controller-link.js';
 import {
   LOOKUP_BURST,
   LOOKUP_REFILL_PER_SECOND,
@@ -14,7 +14,7 @@ import {
   MAX_LOOKUPS_IN_FLIGHT,
   TokenLookups,
   UNKNOWN_TOKEN_TTL_MS,
-} from '../../../router/token-lookups.js';
+} from '../../../edge-router/token-lookups.js';
 import type { RouterSession } from '../../../src/api/data-plane.js';
 
 const UNKNOWN: LookupAnswer = { answered: true, session: null, service: null };

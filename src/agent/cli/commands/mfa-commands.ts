@@ -3,7 +3,7 @@ import type { Agent } from '../../agent.js';
 import { qrForTerminal } from '../../mfa/qr-code.js';
 import { UsageError } from '../cli-args.js';
 import { ERROR_CODES } from '../../../api/envelopes.js';
-import { isControllerError } from '../../client/controller-error.js';
+import { isControllerError } from '../../../controller-client/controller-error.js';
 import { looksLikeCode, NOT_A_CODE_MESSAGE } from '../../prompts/code-shape.js';
 import { CliError, EXIT, explainError, type ExitCode } from '../cli-errors.js';
 import { createAgent, signIn, type CliContext } from '../cli-context.js';

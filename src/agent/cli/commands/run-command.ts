@@ -6,7 +6,7 @@
 import type { Agent } from '../../agent.js';
 import { createPowerEvents } from '../../power/create-power-events.js';
 import { PowerEventEmitter, type PowerEvent } from '../../power/power-events.js';
-import { errorMessage } from '../../util/logger.js';
+import { errorMessage } from '../../../common/logger.js';
 import { EXIT, type ExitCode } from '../cli-errors.js';
 import { createAgent, signIn, type CliContext } from '../cli-context.js';
 import { describeResponse, servicesTable, statusLines } from '../format.js';

@@ -1,6 +1,6 @@
 /** `login`, `logout` and `status`. */
 import { resolve } from 'node:path';
-import { isControllerError } from '../../client/controller-error.js';
+import { isControllerError } from '../../../controller-client/controller-error.js';
 import { NotSignedInError } from '../../session/session-manager.js';
 import { CliError, EXIT, type ExitCode } from '../cli-errors.js';
 import { controllerUrlOf, createAgent, deviceIdentities, signIn, type CliContext } from '../cli-context.js';
