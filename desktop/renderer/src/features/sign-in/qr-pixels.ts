@@ -14,12 +14,9 @@ const jsQR: JsQr =
     ? (jsQRExport as JsQr)
     : (jsQRExport as unknown as { default: JsQr }).default;
 
-import { redrawOnWholePixels, type Picture } from './qr-regrid.js';
+import { redrawOnWholePixels, type Picture, type Size } from './qr-regrid.js';
 
-export interface Size {
-  width: number;
-  height: number;
-}
+export type { Size };
 
 /**
  * A phone photo is 12 megapixels and more; jsQR takes seconds on that. The first try is at most this long a

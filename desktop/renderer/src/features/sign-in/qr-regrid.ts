@@ -5,7 +5,11 @@
  * of modules across (17 + 4 × version, confirmed by the finder and timing patterns) give every module's
  * centre, and the code is redrawn on whole pixels for jsQR to read. Photos go to jsQR as they are.
  */
-import type { Size } from './qr-pixels.js';
+/** A picture's dimensions in pixels. */
+export interface Size {
+  width: number;
+  height: number;
+}
 
 export interface Picture extends Size {
   rgba: Uint8ClampedArray;
