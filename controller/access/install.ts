@@ -1,5 +1,6 @@
 import type { Api } from '../http/typed-app.js';
 import type { ControllerContext } from '../platform/context.js';
+import type { EdgeRouterService } from '../edge-routers/edge-router-service.js';
 import { PostureEngine } from './engine/posture-engine.js';
 import { wirePostureEvents } from './engine/posture-events.js';
 import { registerPostureManagement } from './reports/posture-data-routes.js';
@@ -35,10 +36,15 @@ export function installPosture(ctx: ControllerContext): InstalledAccess {
 }
 
 /** Client API: services with posture queries, sessions, posture responses, service updates. */
-export function registerPostureClientRoutes(app: Api, ctx: ControllerContext, engine: PostureEngine): void {
+export function registerPostureClientRoutes(
+  app: Api,
+  ctx: ControllerContext,
+  engine: PostureEngine,
+  edgeRouters: EdgeRouterService,
+): void {
   registerPostureResponseRoutes(app, ctx, engine);
   registerServiceRoutes(app, ctx, engine);
-  registerSessionRoutes(app, ctx, engine);
+  registerSessionRoutes(app, ctx, engine, edgeRouters);
 }
 
 /** Management API: posture data and failed service requests of an identity; access explained and summarised. */

@@ -31,6 +31,7 @@ import { registerCurrentIdentity } from '../identities/current-identity-route.js
 import type { ControllerCa } from '../platform/keys/controller-ca.js';
 import type { MfaService } from '../mfa/mfa-service.js';
 import type { PostureEngine } from '../access/engine/posture-engine.js';
+import type { EdgeRouterService } from '../edge-routers/edge-router-service.js';
 import { registerManagementRoutes } from './management-routes.js';
 import { POSTERN_VERSION } from '../version.js';
 import { registerMfaManagementRoutes, registerMfaSharedRoutes } from '../mfa/install.js';
@@ -55,6 +56,8 @@ export interface ServerParts {
   mfa: MfaService;
   /** access decided as events arrive: the routes that grant sessions and take reports ask it */
   engine: PostureEngine;
+  /** which routers identities and services may use, which are linked now, how clients see them */
+  edgeRouters: EdgeRouterService;
 }
 
 /** Routes both APIs serve (authentication and the caller's own session and identity). */
@@ -160,9 +163,9 @@ export async function buildServer(
       const api = typed(scope);
       installGuard(api, ctx, 'full');
       registerShared(api, ctx, parts, 'client');
-      registerPostureClientRoutes(api, ctx, parts.engine);
+      registerPostureClientRoutes(api, ctx, parts.engine, parts.edgeRouters);
       registerAgentEvents(api, ctx, eventStreams);
-      registerRouterClientRoutes(api, ctx);
+      registerRouterClientRoutes(api, ctx, parts.edgeRouters);
       registerEnrollRoutes(api, ctx);
     },
     { prefix: CLIENT_PREFIX },
@@ -172,7 +175,7 @@ export async function buildServer(
       const api = typed(scope);
       installGuard(api, ctx, 'admin');
       registerShared(api, ctx, parts, 'management');
-      registerManagementRoutes(api, ctx);
+      registerManagementRoutes(api, ctx, parts.edgeRouters);
       registerPostureManagementRoutes(api, ctx);
       registerMfaManagementRoutes(api, ctx, parts.mfa);
       registerEnrollmentRoutes(api, ctx);

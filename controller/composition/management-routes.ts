@@ -1,6 +1,7 @@
 import type { Api } from '../http/typed-app.js';
 import { registerApiSessions } from '../auth/api-session-routes.js';
 import type { ControllerContext } from '../platform/context.js';
+import type { EdgeRouterService } from '../edge-routers/edge-router-service.js';
 import { registerIdentities } from '../identities/identity-routes.js';
 import { registerAuthenticators } from '../identities/authenticator-routes.js';
 import { registerServices } from '../catalogue/service-routes.js';
@@ -14,7 +15,11 @@ import { registerRelatedLists } from '../access/http/related-list-routes.js';
 import { registerEdgeSessions } from '../access/sessions/edge-session-routes.js';
 
 /** The management API's own routes (admin only, by the guard's default). */
-export function registerManagementRoutes(app: Api, ctx: ControllerContext): void {
+export function registerManagementRoutes(
+  app: Api,
+  ctx: ControllerContext,
+  edgeRouters: EdgeRouterService,
+): void {
   registerIdentities(app, ctx);
   registerAuthenticators(app, ctx);
   registerServices(app, ctx);
@@ -23,8 +28,8 @@ export function registerManagementRoutes(app: Api, ctx: ControllerContext): void
   registerPostureChecks(app, ctx);
   registerPostureCheckTypes(app);
   registerConfigRoutes(app, ctx);
-  registerEdgeRouterRoutes(app, ctx);
+  registerEdgeRouterRoutes(app, ctx, edgeRouters);
   registerApiSessions(app, ctx);
-  registerEdgeSessions(app, ctx);
+  registerEdgeSessions(app, ctx, edgeRouters);
   registerRelatedLists(app, ctx);
 }

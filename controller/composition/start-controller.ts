@@ -19,6 +19,7 @@ import { PgLimiterStore } from '../platform/limits/pg-limiter-store.js';
 import { memoryLimiters } from '../platform/limits/memory-failure-counters.js';
 import { startRouterFeed } from '../edge-routers/link/router-feed.js';
 import { createRouterDirectory } from '../edge-routers/link/router-directory.js';
+import { EdgeRouterService } from '../edge-routers/edge-router-service.js';
 import { installEnrollment, type EnrollmentAuthority } from '../enrollment/enrollment-authority.js';
 
 /**
@@ -90,10 +91,12 @@ export async function startController(
       mfa: mfa.service,
       engine: posture.engine,
       enrollment,
+      edgeRouters: new EdgeRouterService(ctx),
     };
     const app = await buildServer(ctx, parts, tls && { key: tls.key, cert: tls.cert, ...clientCerts });
     await app.listen({ host: config.host, port: config.port });
-    const routers = startRouterFeed(app.server, ctx, createRouterDirectory(ctx));
+    const routers = startRouterFeed(app.server, ctx, createRouterDirectory(ctx, parts.edgeRouters));
+    parts.edgeRouters.followLinks(routers.links);
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const scheme = tls ? 'https' : 'http';

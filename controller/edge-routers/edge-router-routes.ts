@@ -6,6 +6,7 @@
 import type { Api } from '../http/typed-app.js';
 import { Type } from '@sinclair/typebox';
 import type { ControllerContext } from '../platform/context.js';
+import type { EdgeRouterService } from './edge-router-service.js';
 import type { EdgeRouter } from '../model.js';
 import { notFound } from '../api-error.js';
 import { detail, entityBase } from '../http/envelope.js';
@@ -72,12 +73,16 @@ const EnrollmentShown = Type.Object({
   meta: Meta,
 });
 
-export function registerEdgeRouterRoutes(app: Api, ctx: ControllerContext): void {
+export function registerEdgeRouterRoutes(
+  app: Api,
+  ctx: ControllerContext,
+  edgeRouters: EdgeRouterService,
+): void {
   const { store } = ctx;
   // The token exists in clear only between its creation and the answer that shows it.
   const shownOnce = new WeakMap<EdgeRouter, { token: string; expiresAt: string }>();
   const toWire = (r: EdgeRouter) => {
-    const isOnline = ctx.routerPresence.isOnline(r.id);
+    const isOnline = edgeRouters.isOnline(r.id);
     return {
       ...entityBase('edge-routers', r),
       roleAttributes: r.roleAttributes,

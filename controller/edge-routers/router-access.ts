@@ -4,14 +4,10 @@
  * and routers as clients see them. Routers and both policy kinds are small catalogues: a `RouterAccess` reads
  * them whole, once, and answers for any number of identities, services and sessions.
  */
-import type { SessionEdgeRouter } from '../../src/api/data-plane.js';
 import type { ControllerContext } from '../platform/context.js';
 import type { EdgeRouter, EdgeRouterPolicy, Identity, Service, ServiceEdgeRouterPolicy } from '../model.js';
 import { roleSelects } from '../catalogue/role-match.js';
-import { iso } from '../http/envelope.js';
 import { sameHash } from './router-tokens.js';
-
-const everything = { limit: Number.MAX_SAFE_INTEGER, offset: 0 };
 
 const usable = (router: EdgeRouter) => router.isVerified && !router.disabled;
 
@@ -39,7 +35,7 @@ const CARRIED_PAIRS = 10_000;
 
 /**
  * Routers and both policy kinds, read once (three reads, whatever the number of routers or sessions asked
- * about); its answers are synchronous. It does not follow later changes: load it again (loadRouterAccess hands
+ * about); its answers are synchronous. It does not follow later changes: load it again (EdgeRouterService.access hands
  * back the same one only while nothing it was built from changed).
  */
 export class RouterAccess {
@@ -92,48 +88,6 @@ export class RouterAccess {
   }
 }
 
-interface Loaded {
-  lists: readonly (readonly object[])[];
-  access: RouterAccess;
-}
-
-/** The last RouterAccess each controller built, reused while the store answers the very same objects. */
-const lastLoaded = new WeakMap<ControllerContext, Loaded>();
-
-const sameObjects = (a: readonly object[], b: readonly object[]) =>
-  a.length === b.length && a.every((item, i) => item === b[i]);
-
-/**
- * Routers and both edge router policy kinds as they are now (see RouterAccess). A store that keeps them in
- * memory (SQLite) answers the same objects until one changes, and then the last RouterAccess, with what it
- * has worked out, serves again; any new object, and a new one is built.
- */
-export async function loadRouterAccess(ctx: ControllerContext): Promise<RouterAccess> {
-  const { store } = ctx;
-  const [routers, identityPolicies, servicePolicies] = await Promise.all([
-    store.edgeRouters.list(everything),
-    store.edgeRouterPolicies.list(everything),
-    store.serviceEdgeRouterPolicies.list(everything),
-  ]);
-  const lists = [routers.items, identityPolicies.items, servicePolicies.items] as const;
-  const last = lastLoaded.get(ctx);
-  if (last && lists.every((list, i) => sameObjects(list, last.lists[i]!))) return last.access;
-  const access = new RouterAccess(...lists);
-  lastLoaded.set(ctx, { lists, access });
-  return access;
-}
-
-/** The routers the identity may use at all (`GET /current-identity/edge-routers`). */
-export const routersOfIdentity = async (ctx: ControllerContext, identity: Identity) =>
-  (await loadRouterAccess(ctx)).routersOfIdentity(identity);
-
-/**
- * The routers a session of this identity for this service may use. For several sessions, load a
- * `RouterAccess` once (`loadRouterAccess`) and ask it for each.
- */
-export const routersFor = async (ctx: ControllerContext, identity: Identity, service: Service) =>
-  (await loadRouterAccess(ctx)).routersFor(identity, service);
-
 /** The router whose id and link secret these are, when it may link. */
 export async function authenticateRouter(
   ctx: ControllerContext,
@@ -169,32 +123,4 @@ export async function recordRouterListener(
       updatedAt: ctx.clock.now(),
     });
   });
-}
-
-export function routerToSessionWire(ctx: ControllerContext, router: EdgeRouter): SessionEdgeRouter {
-  const isOnline = ctx.routerPresence.isOnline(router.id);
-  return {
-    name: router.name,
-    hostname: router.hostname,
-    urls: router.supportedProtocols,
-    supportedProtocols: router.supportedProtocols,
-    isOnline,
-    cost: router.cost,
-    noTraversal: router.noTraversal,
-    disabled: router.disabled,
-    syncStatus: isOnline ? 'SYNC_DONE' : 'SYNC_UNKNOWN',
-    fingerprint: router.fingerprint ?? '',
-  };
-}
-
-export function routerToIdentityWire(ctx: ControllerContext, router: EdgeRouter) {
-  return {
-    id: router.id,
-    createdAt: iso(router.createdAt)!,
-    updatedAt: iso(router.updatedAt)!,
-    _links: { self: { href: `./edge-routers/${router.id}` } },
-    tags: router.tags,
-    appData: router.appData,
-    ...routerToSessionWire(ctx, router),
-  };
 }

@@ -11,7 +11,7 @@ import type { ControllerContext } from '../platform/context.js';
 import { ApiError, rateLimited, validationError } from '../api-error.js';
 import { detail, list } from '../http/envelope.js';
 import { detailEnvelope, errorResponses, listEnvelope } from '../http/schemas.js';
-import { routerToIdentityWire, routersOfIdentity } from './router-access.js';
+import type { EdgeRouterService } from './edge-router-service.js';
 import { newSecret, sha256Hex } from './router-tokens.js';
 
 const EnrollBody = Type.Object({
@@ -39,7 +39,11 @@ const IdentityRouter = Type.Object(
 const invalidToken = (why: string) =>
   new ApiError(401, 'INVALID_ENROLLMENT_TOKEN', `The enrollment token is not valid: ${why}`);
 
-export function registerRouterClientRoutes(app: Api, ctx: ControllerContext): void {
+export function registerRouterClientRoutes(
+  app: Api,
+  ctx: ControllerContext,
+  edgeRouters: EdgeRouterService,
+): void {
   const limiter = ctx.routerEnrollLimiter;
 
   app.post(
@@ -106,8 +110,8 @@ export function registerRouterClientRoutes(app: Api, ctx: ControllerContext): vo
       },
     },
     async (request) => {
-      const routers = (await routersOfIdentity(ctx, authOf(request).identity)).map((r) =>
-        routerToIdentityWire(ctx, r),
+      const routers = (await edgeRouters.routersOfIdentity(authOf(request).identity)).map((r) =>
+        edgeRouters.toIdentityWire(r),
       );
       return list(routers, { limit: routers.length, offset: 0, totalCount: routers.length });
     },

@@ -39,11 +39,6 @@ export interface ControllerEvents {
   'access.changed': [identityId: string, lastChangeAt: Date];
 }
 
-/** Which edge routers hold a live control link now (the router link module replaces the default). */
-export interface RouterPresence {
-  isOnline(edgeRouterId: string): boolean;
-}
-
 /**
  * Events are published after the transaction that caused them commits, never inside it: an event emitted
  * inside a transaction is queued on it (`Store.afterCommit`) and published, in order, once it has committed,
@@ -109,7 +104,6 @@ export interface ControllerContext {
   routerEnrollLimiter: FailureLimiter;
   /** bounds the password hashing anonymous clients can cause */
   passwordHashing: WorkGate;
-  routerPresence: RouterPresence;
   /** derives edge-session tokens from the master key: only their hashes are stored */
   sessionTokens: SessionTokens;
 }
@@ -153,7 +147,6 @@ export function createContext(
     ),
     // Two hashes at once keep both cores' worth of libuv threads for everything else; a short queue behind.
     passwordHashing: new WorkGate(2, 32),
-    routerPresence: { isOnline: () => false },
     sessionTokens: new SessionTokens(() => currentMasterKey(config.dataDir, (message) => log.warn(message))),
   };
   return context;

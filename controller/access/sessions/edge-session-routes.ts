@@ -21,7 +21,7 @@ import {
 import { SessionDetailSchema } from '../../../src/api/schemas.js';
 import type { EdgeSession } from '../../store/posture-repository.js';
 import { edgeSessionToWire } from '../http/record-views.js';
-import { loadRouterAccess, routerToSessionWire } from '../../edge-routers/router-access.js';
+import type { EdgeRouterService } from '../../edge-routers/edge-router-service.js';
 
 const SessionManagementDetail = Type.Object(
   {
@@ -33,14 +33,14 @@ const SessionManagementDetail = Type.Object(
 
 const tags = ['Session'];
 
-export function registerEdgeSessions(app: Api, ctx: ControllerContext): void {
+export function registerEdgeSessions(app: Api, ctx: ControllerContext, edgeRouters: EdgeRouterService): void {
   const { store } = ctx;
   /** A page of sessions as shown: their services, identities and routers read once for the page. */
   const toWire = async (sessions: readonly EdgeSession[]) => {
     const [services, identities, access] = await Promise.all([
       store.services.getMany([...new Set(sessions.map((s) => s.serviceId))]),
       store.identities.getMany([...new Set(sessions.map((s) => s.identityId))]),
-      loadRouterAccess(ctx),
+      edgeRouters.access(),
     ]);
     const serviceById = new Map(services.map((s) => [s.id, s]));
     const identityById = new Map(identities.map((i) => [i.id, i]));
@@ -52,7 +52,7 @@ export function registerEdgeSessions(app: Api, ctx: ControllerContext): void {
         s,
         '',
         service,
-        routers.map((r) => routerToSessionWire(ctx, r)),
+        routers.map((r) => edgeRouters.toSessionWire(r)),
       );
     });
   };

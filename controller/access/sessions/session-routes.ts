@@ -22,9 +22,14 @@ import { edgeSessionToWire } from '../http/record-views.js';
 import type { EdgeSession } from '../../store/posture-repository.js';
 import { SessionAnswers, type AnswerInputs } from './session-answers.js';
 import { SessionCreateSchema, SessionDetailSchema } from '../../../src/api/schemas.js';
-import { routerToSessionWire, routersFor } from '../../edge-routers/router-access.js';
+import type { EdgeRouterService } from '../../edge-routers/edge-router-service.js';
 
-export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: PostureEngine): void {
+export function registerSessionRoutes(
+  app: Api,
+  ctx: ControllerContext,
+  engine: PostureEngine,
+  edgeRouters: EdgeRouterService,
+): void {
   const tags = ['Session'];
   const { store } = ctx;
   // Each session names the routers its identity and service may use, with the fingerprint agents pin.
@@ -33,8 +38,8 @@ export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: 
       store.services.get(s.serviceId),
       store.identities.get(s.identityId),
     ]);
-    const routers = service && identity ? await routersFor(ctx, identity, service) : [];
-    const presence = routers.map((r) => (ctx.routerPresence.isOnline(r.id) ? '1' : '0')).join('');
+    const routers = service && identity ? await edgeRouters.routersFor(identity, service) : [];
+    const presence = routers.map((r) => (edgeRouters.isOnline(r.id) ? '1' : '0')).join('');
     return { service, routers, presence };
   };
   // The session's own client sees its token (derived, never stored); '' for one this controller cannot derive,
@@ -45,7 +50,7 @@ export function registerSessionRoutes(app: Api, ctx: ControllerContext, engine: 
       s,
       tokenOf(s),
       service,
-      routers.map((r) => routerToSessionWire(ctx, r)),
+      routers.map((r) => edgeRouters.toSessionWire(r)),
     );
   const toWire = async (s: EdgeSession) => render(s, await inputsOf(s));
   const answers = new SessionAnswers();

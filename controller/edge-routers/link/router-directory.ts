@@ -6,7 +6,8 @@
 import type { RouterServiceTarget, RouterSession } from '../../../src/api/data-plane.js';
 import type { ControllerContext } from '../../platform/context.js';
 import type { EdgeSession } from '../../store/posture-repository.js';
-import { authenticateRouter, loadRouterAccess, recordRouterListener } from '../router-access.js';
+import { authenticateRouter, recordRouterListener } from '../router-access.js';
+import type { EdgeRouterService } from '../edge-router-service.js';
 import { hostTargetsOf } from '../../catalogue/configs/service-targets.js';
 
 export interface RouterDirectory {
@@ -39,7 +40,10 @@ export function toRouterSession(session: EdgeSession): RouterSession {
   };
 }
 
-export function createRouterDirectory(ctx: ControllerContext): RouterDirectory {
+export function createRouterDirectory(
+  ctx: ControllerContext,
+  edgeRouters: EdgeRouterService,
+): RouterDirectory {
   const { store } = ctx;
   const everything = { limit: Number.MAX_SAFE_INTEGER, offset: 0 };
   return {
@@ -55,7 +59,7 @@ export function createRouterDirectory(ctx: ControllerContext): RouterDirectory {
     carriage: async (sessions) => {
       if (sessions.length === 0) return () => false;
       const [access, identities, services] = await Promise.all([
-        loadRouterAccess(ctx),
+        edgeRouters.access(),
         store.identities.getMany([...new Set(sessions.map((s) => s.identityId))]),
         store.services.getMany([...new Set(sessions.map((s) => s.serviceId))]),
       ]);

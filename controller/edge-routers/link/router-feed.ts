@@ -198,7 +198,6 @@ export function startRouterFeed(
     'policy.changed': resync,
   };
   for (const [name, fn] of Object.entries(listeners)) events.on(name as keyof ControllerEvents, fn as never);
-  ctx.routerPresence = { isOnline: (id) => links.isOnline(id) };
 
   return {
     links,
