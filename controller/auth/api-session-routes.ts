@@ -11,17 +11,15 @@ import { deleteApiSession } from './api-sessions.js';
 import { notFound } from '../api-error.js';
 import { empty, iso, list, selfLinks } from '../http/envelope.js';
 import { parseListQuery } from '../http/list-query.js';
+import { BaseEntity, DateTime, EntityRef } from '../../src/api/management/fields.js';
 import {
-  BaseEntity,
-  DateTime,
   EmptyEnvelope,
-  EntityRef,
   IdParams,
   ListQuerystring,
   detailEnvelope,
   errorResponses,
   listEnvelope,
-} from '../http/schemas.js';
+} from '../../src/api/management/envelopes.js';
 import { ref } from '../http/refs.js';
 
 const ApiSessionDetail = Type.Object(

@@ -9,18 +9,8 @@ import type { ControllerContext } from '../platform/context.js';
 import type { EdgeRouter } from '../model.js';
 import { notFound } from '../api-error.js';
 import { detail, entityBase } from '../http/envelope.js';
-import {
-  Attributes,
-  BaseEntity,
-  IdParams,
-  Links,
-  Meta,
-  Name,
-  Tags,
-  detailEnvelope,
-  errorResponses,
-  writeBodies,
-} from '../http/schemas.js';
+import { Attributes, BaseEntity, Links, Name, Tags, writeBodies } from '../../src/api/management/fields.js';
+import { IdParams, Meta, detailEnvelope, errorResponses } from '../../src/api/management/envelopes.js';
 import { registerCrud, pick } from '../http/crud.js';
 import { normaliseAttributes } from '../catalogue/roles.js';
 import { issueEnrollment } from './router-tokens.js';

@@ -8,7 +8,7 @@ import type { ControllerContext } from '../platform/context.js';
 import type { Enrollment, EnrollmentMethod } from '../model.js';
 import { ApiError, validationError } from '../api-error.js';
 import { UniqueViolation } from '../store/repository.js';
-import { Reference } from '../http/schemas.js';
+import { Reference } from '../../src/api/management/fields.js';
 import type { EnrollmentAuthority } from './enrollment-authority.js';
 import { serializeSignInChanges } from '../auth/sign-in-changes.js';
 

@@ -25,7 +25,7 @@ import { IDENTITY_TYPES } from '../model.js';
 import { ApiError, validationError } from '../api-error.js';
 import { CsvError, parseCsv } from '../http/csv.js';
 import { iso } from '../http/envelope.js';
-import { Meta, errorResponses } from '../http/schemas.js';
+import { Meta, errorResponses } from '../../src/api/management/envelopes.js';
 import { BODY_LIMIT } from '../http/connection-limits.js';
 import { SESSION_HEADER, authOf } from '../auth/guard.js';
 import { enrollmentAuthorityOf } from './enrollment-authority.js';

@@ -10,20 +10,16 @@ import { authOf } from '../auth/guard.js';
 import { notFound, validationError } from '../api-error.js';
 import { created, detail, empty, iso, list, selfLinks } from '../http/envelope.js';
 import { parseListQuery } from '../http/list-query.js';
+import { BaseEntity, EntityRef, Reference, Tags, writeBodies } from '../../src/api/management/fields.js';
 import {
-  BaseEntity,
   CreateEnvelope,
   EmptyEnvelope,
-  EntityRef,
   IdParams,
   ListQuerystring,
-  Reference,
-  Tags,
   detailEnvelope,
   errorResponses,
   listEnvelope,
-  writeBodies,
-} from '../http/schemas.js';
+} from '../../src/api/management/envelopes.js';
 import { ref } from '../http/refs.js';
 
 // The same bounds OpenZiti's /authenticate accepts, so every authenticator made here can log in.

@@ -2,7 +2,7 @@ import type { Api } from '../http/typed-app.js';
 import type { ControllerContext } from '../platform/context.js';
 import { authOf } from '../auth/guard.js';
 import { detail } from '../http/envelope.js';
-import { detailEnvelope, errorResponses } from '../http/schemas.js';
+import { detailEnvelope, errorResponses } from '../../src/api/management/envelopes.js';
 import { ClientIdentityDetail, IdentityDetail, identityToWire } from './identity-routes.js';
 
 /**

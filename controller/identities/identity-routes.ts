@@ -14,7 +14,7 @@ import {
   Reference,
   Tags,
   writeBodies,
-} from '../http/schemas.js';
+} from '../../src/api/management/fields.js';
 import { endApiSessionsOf } from '../auth/api-sessions.js';
 import { releasePolicyReferences } from '../catalogue/policy-references.js';
 import { registerCrud, pick } from '../http/crud.js';

@@ -4,7 +4,12 @@ import { authOf } from '../auth/guard.js';
 import { notFound } from '../api-error.js';
 import { empty } from '../http/envelope.js';
 import { pageLimit } from '../http/list-query.js';
-import { EmptyEnvelope, IdParams, ListQuerystring, errorResponses } from '../http/schemas.js';
+import {
+  EmptyEnvelope,
+  IdParams,
+  ListQuerystring,
+  errorResponses,
+} from '../../src/api/management/envelopes.js';
 import type { MfaService } from './mfa-service.js';
 import { AUDIT_FILTER_FIELDS, parseAuditFilter } from './audit-filter.js';
 import { MfaAuditList, auditEventToWire } from './schemas.js';

@@ -10,7 +10,12 @@ import type { Entity, Identity, ServicePolicy } from '../../model.js';
 import { notFound } from '../../api-error.js';
 import { list } from '../../http/envelope.js';
 import { parseListQuery } from '../../http/list-query.js';
-import { IdParams, ListQuerystring, errorResponses, listEnvelope } from '../../http/schemas.js';
+import {
+  IdParams,
+  ListQuerystring,
+  errorResponses,
+  listEnvelope,
+} from '../../../src/api/management/envelopes.js';
 import { AccessResolver } from '../decisions/access-resolver.js';
 import { ALL_ROLE, attributeRoles, idRoles, roleSelects } from '../../catalogue/role-match.js';
 import type { PostureCheck } from '../../posture-model.js';
