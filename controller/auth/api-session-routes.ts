@@ -11,7 +11,7 @@ import { deleteApiSession } from './api-sessions.js';
 import { notFound } from '../api-error.js';
 import { empty, iso, list, selfLinks } from '../http/envelope.js';
 import { parseListQuery } from '../http/list-query.js';
-import { BaseEntity, DateTime, EntityRef } from '../../src/api/management/fields.js';
+import { BaseEntity, DateTime, EntityRef } from '../../src/api/resources/fields.js';
 import {
   EmptyEnvelope,
   IdParams,
@@ -19,7 +19,7 @@ import {
   detailEnvelope,
   errorResponses,
   listEnvelope,
-} from '../../src/api/management/envelopes.js';
+} from '../../src/api/resources/envelopes.js';
 import { ref } from '../http/refs.js';
 
 const ApiSessionDetail = Type.Object(

@@ -7,7 +7,7 @@ import { checkCertificate } from './cert-check.js';
 import type { ControllerCa } from '../platform/keys/controller-ca.js';
 import { ApiError, validationError } from '../api-error.js';
 import { detail } from '../http/envelope.js';
-import { detailEnvelope, errorResponses } from '../../src/api/management/envelopes.js';
+import { detailEnvelope, errorResponses } from '../../src/api/resources/envelopes.js';
 import { AuthenticateBodySchema } from '../../src/api/schemas.js';
 import { SESSION_HEADER } from './guard.js';
 import { CurrentApiSessionDetail, currentSessionToWire, sessionHeaders } from './session-view.js';

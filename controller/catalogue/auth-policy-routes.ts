@@ -4,7 +4,7 @@ import type { ControllerContext } from '../platform/context.js';
 import type { AuthPolicy } from '../model.js';
 import { ApiError, validationError } from '../api-error.js';
 import { entityBase } from '../http/envelope.js';
-import { BaseEntity, Name, Reference, Tags, writeBodies } from '../../src/api/management/fields.js';
+import { BaseEntity, Name, Reference, Tags, writeBodies } from '../../src/api/resources/fields.js';
 import { registerCrud, pick } from '../http/crud.js';
 
 const Updb = Type.Object({

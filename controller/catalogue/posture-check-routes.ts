@@ -5,14 +5,7 @@ import { POSTURE_CHECK_TYPES, type PostureCheck } from '../posture-model.js';
 import { getCheckModule, moduleFor } from '../posture/checks/index.js';
 import { validationError, type FieldCause } from '../api-error.js';
 import { entityBase } from '../http/envelope.js';
-import {
-  Attributes,
-  BaseEntity,
-  Name,
-  Sentence,
-  Tags,
-  writeBodies,
-} from '../../src/api/management/fields.js';
+import { Attributes, BaseEntity, Name, Sentence, Tags, writeBodies } from '../../src/api/resources/fields.js';
 import { releasePolicyReferences } from './policy-references.js';
 import { registerCrud, pick, type WriteMode } from '../http/crud.js';
 import { normaliseAttributes } from './roles.js';

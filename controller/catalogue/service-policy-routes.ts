@@ -4,7 +4,7 @@ import type { ControllerContext } from '../platform/context.js';
 import { POLICY_TYPES, SEMANTICS, type ServicePolicy } from '../model.js';
 import { validationError, type FieldCause } from '../api-error.js';
 import { entityBase } from '../http/envelope.js';
-import { BaseEntity, Name, Roles, Tags, writeBodies } from '../../src/api/management/fields.js';
+import { BaseEntity, Name, Roles, Tags, writeBodies } from '../../src/api/resources/fields.js';
 import { registerCrud, pick } from '../http/crud.js';
 import { normaliseRoles, roleNames, rolesDisplay } from './roles.js';
 import { preparedWire, type WireOf } from '../http/prepared-wire.js';

@@ -4,7 +4,7 @@ import type { ControllerContext } from '../platform/context.js';
 import type { Service } from '../model.js';
 import { entityBase } from '../http/envelope.js';
 import { ServiceDetailSchema } from '../../src/api/schemas.js';
-import { Attributes, Name, Reference, Tags, writeBodies } from '../../src/api/management/fields.js';
+import { Attributes, Name, Reference, Tags, writeBodies } from '../../src/api/resources/fields.js';
 import { releasePolicyReferences } from './policy-references.js';
 import { registerCrud, pick } from '../http/crud.js';
 import { normaliseAttributes } from './roles.js';

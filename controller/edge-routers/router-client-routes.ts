@@ -10,7 +10,7 @@ import { authOf } from '../auth/guard.js';
 import type { ControllerContext } from '../platform/context.js';
 import { ApiError, rateLimited, validationError } from '../api-error.js';
 import { detail, list } from '../http/envelope.js';
-import { detailEnvelope, errorResponses, listEnvelope } from '../../src/api/management/envelopes.js';
+import { detailEnvelope, errorResponses, listEnvelope } from '../../src/api/resources/envelopes.js';
 import { routerToIdentityWire, routersOfIdentity } from './router-access.js';
 import { newSecret, sha256Hex } from './router-tokens.js';
 

@@ -25,7 +25,7 @@ import {
 } from '../../src/api/schemas-enrollment.js';
 import { rateLimited } from '../api-error.js';
 import { empty } from '../http/envelope.js';
-import { Meta, errorResponses } from '../../src/api/management/envelopes.js';
+import { Meta, errorResponses } from '../../src/api/resources/envelopes.js';
 import { enrollmentAuthorityOf } from './enrollment-authority.js';
 import {
   TokenRefused,

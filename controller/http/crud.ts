@@ -16,7 +16,7 @@ import {
   detailEnvelope,
   errorResponses,
   listEnvelope,
-} from '../../src/api/management/envelopes.js';
+} from '../../src/api/resources/envelopes.js';
 
 export type WriteMode = 'create' | 'update' | 'patch';
 

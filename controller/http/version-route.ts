@@ -1,7 +1,7 @@
 import type { Api } from './typed-app.js';
 import { Type } from '@sinclair/typebox';
 import { detail } from './envelope.js';
-import { detailEnvelope } from '../../src/api/management/envelopes.js';
+import { detailEnvelope } from '../../src/api/resources/envelopes.js';
 import { POSTERN_VERSION } from '../version.js';
 
 const ApiVersion = Type.Object({

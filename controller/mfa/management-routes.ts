@@ -9,7 +9,7 @@ import {
   IdParams,
   ListQuerystring,
   errorResponses,
-} from '../../src/api/management/envelopes.js';
+} from '../../src/api/resources/envelopes.js';
 import type { MfaService } from './mfa-service.js';
 import { AUDIT_FILTER_FIELDS, parseAuditFilter } from './audit-filter.js';
 import { MfaAuditList, auditEventToWire } from './schemas.js';

@@ -7,8 +7,8 @@ import {
   OptionalMfaCodeSchema,
 } from '../../src/api/schemas.js';
 import { iso } from '../http/envelope.js';
-import { DateTime } from '../../src/api/management/fields.js';
-import { Meta, PaginationMeta } from '../../src/api/management/envelopes.js';
+import { DateTime } from '../../src/api/resources/fields.js';
+import { Meta, PaginationMeta } from '../../src/api/resources/envelopes.js';
 import { MFA_AUDIT_EVENT_TYPES, type MfaAuditEvent, type MfaEnrollment } from '../store/mfa-repository.js';
 import type { MfaStatus } from './mfa-service.js';
 

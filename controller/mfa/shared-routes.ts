@@ -2,7 +2,7 @@ import type { Api } from '../http/typed-app.js';
 import type { FastifyRequest } from 'fastify';
 import { authOf } from '../auth/guard.js';
 import { detail, empty } from '../http/envelope.js';
-import { EmptyEnvelope, detailEnvelope, errorResponses } from '../../src/api/management/envelopes.js';
+import { EmptyEnvelope, detailEnvelope, errorResponses } from '../../src/api/resources/envelopes.js';
 import type { Actor, MfaService } from './mfa-service.js';
 import { readCodeFromGetBody } from './get-body.js';
 import {

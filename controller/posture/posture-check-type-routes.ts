@@ -3,14 +3,14 @@ import { Type } from '@sinclair/typebox';
 import { notFound } from '../api-error.js';
 import { detail, list, selfLinks } from '../http/envelope.js';
 import { parseListQuery } from '../http/list-query.js';
-import { BaseEntity } from '../../src/api/management/fields.js';
+import { BaseEntity } from '../../src/api/resources/fields.js';
 import {
   IdParams,
   ListQuerystring,
   detailEnvelope,
   errorResponses,
   listEnvelope,
-} from '../../src/api/management/envelopes.js';
+} from '../../src/api/resources/envelopes.js';
 import type { PostureCheckType } from '../posture-model.js';
 
 const ALL_OS = ['Windows', 'WindowsServer', 'Linux', 'macOS', 'iOS', 'Android'];

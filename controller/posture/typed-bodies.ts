@@ -3,7 +3,7 @@
  * documents (controller/composition/openapi-documents.ts). Validation itself is the check modules' (posture/checks).
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { Attributes, Name, Tags } from '../../src/api/management/fields.js';
+import { Attributes, Name, Tags } from '../../src/api/resources/fields.js';
 import { OS_TYPES } from '../posture-model.js';
 import { CHECK_TEXT_LIMITS } from './checks/check-limits.js';
 import { RESPONSE_TEXT_LIMITS } from './response-items.js';

@@ -13,7 +13,7 @@ import type { Identity } from '../../model.js';
 import { notFound } from '../../api-error.js';
 import { detail, list } from '../../http/envelope.js';
 import { parseListQuery } from '../../http/list-query.js';
-import { detailEnvelope, errorResponses, listEnvelope } from '../../../src/api/management/envelopes.js';
+import { detailEnvelope, errorResponses, listEnvelope } from '../../../src/api/resources/envelopes.js';
 import { ref } from '../../http/refs.js';
 import {
   AccessExplainer,

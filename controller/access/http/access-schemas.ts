@@ -4,7 +4,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { POLICY_TYPES } from '../../model.js';
-import { DateTime, EntityRef } from '../../../src/api/management/fields.js';
+import { DateTime, EntityRef } from '../../../src/api/resources/fields.js';
 import { FailedServiceRequest } from './wire-schemas.js';
 
 const DialBind = Type.Union(POLICY_TYPES.map((t) => Type.Literal(t)));

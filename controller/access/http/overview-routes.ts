@@ -9,7 +9,7 @@ import { Type } from '@sinclair/typebox';
 import type { ControllerContext } from '../../platform/context.js';
 import { detail, iso, list } from '../../http/envelope.js';
 import { parseListQuery } from '../../http/list-query.js';
-import { detailEnvelope, errorResponses, listEnvelope } from '../../../src/api/management/envelopes.js';
+import { detailEnvelope, errorResponses, listEnvelope } from '../../../src/api/resources/envelopes.js';
 import { ref } from '../../http/refs.js';
 import { summariseAccess } from '../decisions/access-summary.js';
 import { failedRequestToWire } from './record-views.js';

@@ -15,12 +15,13 @@ import {
   ListQuerystring,
   errorResponses,
   listEnvelope,
-} from '../../../src/api/management/envelopes.js';
+} from '../../../src/api/resources/envelopes.js';
 import { AccessResolver } from '../decisions/access-resolver.js';
 import { ALL_ROLE, attributeRoles, idRoles, roleSelects } from '../../catalogue/role-match.js';
 import type { PostureCheck } from '../../posture-model.js';
 import type { AttributedRepository } from '../../store/repository.js';
-import { IdentityDetail, identityWireOf } from '../../identities/identity-routes.js';
+import { IdentityDetail } from '../../../src/api/resources/identities.js';
+import { identityWireOf } from '../../identities/identity-routes.js';
 import { PolicyDetail, servicePolicyWireOf } from '../../catalogue/service-policy-routes.js';
 import { CheckDetail, postureCheckToWire } from '../../catalogue/posture-check-routes.js';
 import { ServiceDetail, serviceToWire } from '../../catalogue/service-routes.js';

@@ -4,7 +4,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { DialBindSchema as DialBind, PostureResponseReplySchema } from '../../../src/api/schemas.js';
-import { DateTime, NullableDateTime } from '../../../src/api/management/fields.js';
+import { DateTime, NullableDateTime } from '../../../src/api/resources/fields.js';
 
 // The client API's services, sessions and service updates are defined with the wire contract the agent
 // shares (src/api/schemas.ts: ClientServiceDetailSchema, SessionDetailSchema, ...); the routes import them

@@ -8,7 +8,7 @@ import {
   detailEnvelope,
   errorResponses,
   listEnvelope,
-} from '../../../src/api/management/envelopes.js';
+} from '../../../src/api/resources/envelopes.js';
 import { FAILED_REQUESTS_KEPT } from '../decisions/failure-report.js';
 import { postureDataToWire } from './posture-data-view.js';
 import { failedRequestToWire } from '../http/record-views.js';

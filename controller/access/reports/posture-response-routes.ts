@@ -10,7 +10,7 @@ import { Type } from '@sinclair/typebox';
 import type { ControllerContext } from '../../platform/context.js';
 import { authOf } from '../../auth/guard.js';
 import { validationError } from '../../api-error.js';
-import { errorResponses } from '../../../src/api/management/envelopes.js';
+import { errorResponses } from '../../../src/api/resources/envelopes.js';
 import { AccessResolver } from '../decisions/access-resolver.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
 import { applyResponses, graceServices } from './apply-responses.js';

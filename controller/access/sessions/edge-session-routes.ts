@@ -17,7 +17,7 @@ import {
   detailEnvelope,
   errorResponses,
   listEnvelope,
-} from '../../../src/api/management/envelopes.js';
+} from '../../../src/api/resources/envelopes.js';
 import { SessionDetailSchema } from '../../../src/api/schemas.js';
 import type { EdgeSession } from '../../store/posture-repository.js';
 import { edgeSessionToWire } from '../http/record-views.js';

@@ -9,7 +9,7 @@ import type { ControllerContext } from '../../platform/context.js';
 import type { Config, ConfigType } from '../../model.js';
 import { ApiError, validationError } from '../../api-error.js';
 import { entityBase } from '../../http/envelope.js';
-import { BaseEntity, EntityRef, Name, Tags, writeBodies } from '../../../src/api/management/fields.js';
+import { BaseEntity, EntityRef, Name, Tags, writeBodies } from '../../../src/api/resources/fields.js';
 import { registerCrud, pick } from '../../http/crud.js';
 import { ref } from '../../http/refs.js';
 import { preparedWire } from '../../http/prepared-wire.js';

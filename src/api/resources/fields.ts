@@ -1,5 +1,5 @@
 /**
- * The field schemas every management resource is built from (names, attributes, roles, tags, the base entity),
+ * The field schemas every resource is built from (names, attributes, roles, tags, the base entity),
  * and `writeBodies`, which turns a resource's writable fields into its create, PUT and PATCH bodies. The
  * resource modules beside this one define each collection's bodies and entities with them; the controller
  * validates, serialises and publishes its OpenAPI documents with those, and the console reads the entities'

@@ -1,5 +1,5 @@
 /**
- * The management API's envelopes, error body and the parameters every collection takes (list query, `:id`,
+ * The envelopes (both APIs), error body and the parameters every collection takes (list query, `:id`,
  * `?cascade`), as TypeBox schemas (values the controller runs; see fields.ts).
  */
 import { Type, type TSchema } from '@sinclair/typebox';
