@@ -22,9 +22,12 @@ import type { PostureCheck } from '../../posture-model.js';
 import type { AttributedRepository } from '../../store/repository.js';
 import { IdentityDetail } from '../../../src/api/resources/identities.js';
 import { identityWireOf } from '../../identities/identity-routes.js';
-import { PolicyDetail, servicePolicyWireOf } from '../../catalogue/service-policy-routes.js';
-import { CheckDetail, postureCheckToWire } from '../../catalogue/posture-check-routes.js';
-import { ServiceDetail, serviceToWire } from '../../catalogue/service-routes.js';
+import { servicePolicyWireOf } from '../../catalogue/service-policy-routes.js';
+import { ServicePolicyDetail } from '../../../src/api/resources/policies.js';
+import { postureCheckToWire } from '../../catalogue/posture-check-routes.js';
+import { PostureCheckDetail } from '../../../src/api/resources/posture-checks.js';
+import { serviceToWire } from '../../catalogue/service-routes.js';
+import { ServiceDetail } from '../../../src/api/resources/services.js';
 import type { WireOf } from '../../http/prepared-wire.js';
 
 /** One page of an in-memory list, by the request's `limit`, `offset` and name filter. */
@@ -131,7 +134,7 @@ export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
   related(
     '/service-policies/:id/posture-checks',
     'Service Policy',
-    CheckDetail,
+    PostureCheckDetail,
     policy,
     (p, r) => r.checksOf(p),
     checkWire,
@@ -141,7 +144,7 @@ export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
   related(
     '/identities/:id/service-policies',
     'Identity',
-    PolicyDetail,
+    ServicePolicyDetail,
     identity,
     (i, r) => r.policiesOf(i),
     policyWire,
@@ -159,7 +162,7 @@ export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
   related(
     '/services/:id/service-policies',
     'Service',
-    PolicyDetail,
+    ServicePolicyDetail,
     service,
     (s, r) => r.policiesSelecting(s),
     policyWire,

@@ -3,31 +3,12 @@
  * what fastify serialises with and what /openapi.json publishes, so the two cannot drift apart.
  */
 import { Type } from '@sinclair/typebox';
-import { DialBindSchema as DialBind, PostureResponseReplySchema } from '../../../src/api/schemas.js';
+import { DialBindSchema as DialBind } from '../../../src/api/schemas.js';
 import { DateTime, NullableDateTime } from '../../../src/api/resources/fields.js';
 
-// The client API's services, sessions and service updates are defined with the wire contract the agent
-// shares (src/api/schemas.ts: ClientServiceDetailSchema, SessionDetailSchema, ...); the routes import them
-// from there. What is left here is the controller's own.
+// The client API's services, sessions, service updates and posture responses are defined with the wire
+// contract (src/api/schemas.ts, src/api/resources/); the routes import them from there.
 const open = { additionalProperties: true };
-
-/** Loose on purpose: each item is validated in code so a problem names `[index].field` precisely. */
-export const PostureResponseCreate = Type.Object(
-  {
-    id: Type.String({ description: 'the posture check (query) answered' }),
-    typeId: Type.String({ description: 'OS, MAC, DOMAIN, PROCESS or ENDPOINT_STATE' }),
-  },
-  {
-    ...open,
-    description:
-      'plus the fields of the typeId: OS {type, version, build}, MAC {macAddresses}, DOMAIN {domain}, PROCESS {path, isRunning, hash, signerFingerprints}, ENDPOINT_STATE {woken, unlocked}',
-  },
-);
-
-export const PostureResponseReply = Type.Object({
-  data: PostureResponseReplySchema,
-  meta: Type.Object({}, open),
-});
 
 const Slot = { postureCheckId: Type.String(), lastUpdatedAt: NullableDateTime, timedOut: Type.Boolean() };
 
