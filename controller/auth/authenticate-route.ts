@@ -1,5 +1,5 @@
 import type { Api } from '../http/typed-app.js';
-import { Type } from '@sinclair/typebox';
+import { AuthenticateQuery } from '../../src/api/resources/sessions.js';
 import type { ControllerContext } from '../platform/context.js';
 import { createApiSession } from './api-sessions.js';
 import { checkPassword } from './password-check.js';
@@ -14,7 +14,6 @@ import { CurrentApiSessionDetail, currentSessionToWire, sessionHeaders } from '.
 
 // The body is the agent's too: one definition in src/api.
 const AuthenticateBody = AuthenticateBodySchema;
-const AuthenticateQuery = Type.Object({ method: Type.String() });
 
 const stringsOnly = (o: Record<string, unknown> | undefined) =>
   Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => typeof v === 'string')) as Record<

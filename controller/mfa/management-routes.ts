@@ -12,7 +12,8 @@ import {
 } from '../../src/api/resources/envelopes.js';
 import type { MfaService } from './mfa-service.js';
 import { AUDIT_FILTER_FIELDS, parseAuditFilter } from './audit-filter.js';
-import { MfaAuditList, auditEventToWire } from './schemas.js';
+import { MfaAuditList } from '../../src/api/resources/mfa.js';
+import { auditEventToWire } from './mfa-views.js';
 import type { MfaAuditFilter } from '../store/mfa-repository.js';
 
 /**

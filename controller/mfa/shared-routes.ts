@@ -13,10 +13,8 @@ import {
   MfaDetail,
   OptionalCodeBody,
   RecoveryCodesDetail,
-  createdToWire,
-  recoveryCodesToWire,
-  statusToWire,
-} from './schemas.js';
+} from '../../src/api/resources/mfa.js';
+import { createdToWire, recoveryCodesToWire, statusToWire } from './mfa-views.js';
 
 /**
  * `/authenticate/mfa` and `/current-identity/mfa*`, the same on the client and management APIs.

@@ -12,7 +12,7 @@ import {
 import { FAILED_REQUESTS_KEPT } from '../decisions/failure-report.js';
 import { postureDataToWire } from './posture-data-view.js';
 import { failedRequestToWire } from '../http/record-views.js';
-import { FailedServiceRequest, PostureData } from '../http/wire-schemas.js';
+import { FailedServiceRequest, PostureData } from '../../../src/api/resources/access.js';
 
 export function registerPostureManagement(app: Api, ctx: ControllerContext): void {
   const tags = ['Identity'];
