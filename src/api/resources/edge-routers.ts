@@ -56,6 +56,7 @@ export const RouterEnrollmentShown = Type.Object({
   }),
   meta: Meta,
 });
+export type RouterEnrollmentWire = Static<typeof RouterEnrollmentShown.properties.data>;
 
 // ---- the router's enrollment and the identity's routers (client API) ------------------------------------------
 
