@@ -79,7 +79,7 @@ const Granted = Type.Union([Type.Boolean(), Type.Null()], {
   description: 'null when no policy of this type selects both the identity and the service',
 });
 
-const CheckExplanation = Type.Object(
+export const CheckExplanation = Type.Object(
   {
     id: Type.String(),
     name: Type.String(),
@@ -99,7 +99,7 @@ const CheckExplanation = Type.Object(
   open,
 );
 
-const PolicyExplanation = Type.Object({
+export const PolicyExplanation = Type.Object({
   id: Type.String(),
   name: Type.String(),
   type: DialBind,
