@@ -4,7 +4,8 @@
  * envelope of the related entities, resolved through the same role indexes that decide access.
  */
 import type { Api } from '../../http/typed-app.js';
-import { Type, type TSchema } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
+import { RoleAttribute } from '../../../src/api/resources/fields.js';
 import type { ControllerContext } from '../../platform/context.js';
 import type { Entity, Identity, ServicePolicy } from '../../model.js';
 import { notFound } from '../../api-error.js';
@@ -62,7 +63,7 @@ export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
           tags: ['Role Attributes'],
           description: `Every role attribute some ${kind} carries, sorted`,
           querystring: ListQuerystring,
-          response: { 200: listEnvelope(Type.String()), ...errorResponses(400, 401) },
+          response: { 200: listEnvelope(RoleAttribute), ...errorResponses(400, 401) },
         },
       },
       async (request) => {

@@ -45,6 +45,8 @@ export const Reference = Type.String({ minLength: 1, maxLength: 255 });
 export const ExternalId = Type.String({ maxLength: 255, ...printable });
 /** A sentence or two a person reads as written (an administrator's advice, with a link). */
 export const Sentence = Type.String({ maxLength: 1000, ...printable });
+/** One role attribute, as `GET /{identity,service,posture-check,edge-router}-role-attributes` lists them. */
+export const RoleAttribute = Type.String();
 /** `@id` roles shown with the names behind them (policies' `…RolesDisplay`). */
 export const NamedRoles = Type.Array(Type.Object({ role: Type.String(), name: Type.String() }));
 
