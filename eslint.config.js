@@ -28,7 +28,9 @@ function controllerLayering(alwaysRefused) {
   const all = CONTROLLER_MODULES.flat();
   const perModule = CONTROLLER_MODULES.flatMap((row, index) =>
     row.map((module) => {
-      const above = CONTROLLER_MODULES.slice(index).flat().filter((other) => other !== module);
+      const above = CONTROLLER_MODULES.slice(index)
+        .flat()
+        .filter((other) => other !== module);
       return {
         files: [`controller/${module}/**/*.ts`],
         rules: { 'no-restricted-imports': ['error', { patterns: [always, refusedFrom(above)] }] },
