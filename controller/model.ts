@@ -2,6 +2,8 @@
  * The controller's entities as the store keeps them. Field names follow OpenZiti's management API so that
  * routes map them to the wire with little more than date formatting.
  */
+// The wire contract's closed sets (src/api/resources/vocabulary.ts), re-exported where the model names them.
+import { IDENTITY_TYPES, POLICY_TYPES, SEMANTICS } from '../src/api/resources/vocabulary.js';
 import type { PostureCheck } from './posture-model.js';
 import type { EnrollmentMethod } from '../src/api/enrollment.js';
 
@@ -13,7 +15,7 @@ export interface Entity {
   tags: Record<string, unknown>;
 }
 
-export const IDENTITY_TYPES = ['User', 'Device', 'Service', 'Router', 'Default'] as const;
+export { IDENTITY_TYPES };
 export type IdentityType = (typeof IDENTITY_TYPES)[number];
 
 export interface Identity extends Entity {
@@ -80,9 +82,9 @@ export interface ServiceEdgeRouterPolicy extends Entity {
   serviceRoles: string[];
 }
 
-export const POLICY_TYPES = ['Dial', 'Bind'] as const;
+export { POLICY_TYPES };
 export type PolicyType = (typeof POLICY_TYPES)[number];
-export const SEMANTICS = ['AllOf', 'AnyOf'] as const;
+export { SEMANTICS };
 export type Semantic = (typeof SEMANTICS)[number];
 
 export interface ServicePolicy extends Entity {

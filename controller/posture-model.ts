@@ -6,13 +6,15 @@
  * own clock: identity-level facts (OS, MAC, domain, processes) are shared by every API session of
  * the identity, MFA and endpoint state belong to one API session.
  */
+// The wire contract's closed sets (src/api/resources/vocabulary.ts), re-exported where the model names them.
+import { OS_TYPES, POSTURE_CHECK_TYPES } from '../src/api/resources/vocabulary.js';
 import type { PostureFailureReason } from '../src/api/posture-reasons.js';
 
-export const POSTURE_CHECK_TYPES = ['OS', 'MAC', 'DOMAIN', 'PROCESS', 'PROCESS_MULTI', 'MFA'] as const;
+export { POSTURE_CHECK_TYPES };
 export type PostureCheckType = (typeof POSTURE_CHECK_TYPES)[number];
 
 /** Canonical spellings of OpenZiti's `osType` enum; input is matched case-insensitively. */
-export const OS_TYPES = ['Windows', 'WindowsServer', 'Linux', 'macOS', 'iOS', 'Android'] as const;
+export { OS_TYPES };
 export type OsType = (typeof OS_TYPES)[number];
 
 /** `timeoutSeconds` value meaning "no timeout" (0 and negative values are stored as this). */

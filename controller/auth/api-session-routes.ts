@@ -4,45 +4,22 @@
  * tunnels end with it). The token is never shown: only its hash is stored, so `token` is always empty.
  */
 import type { Api } from '../http/typed-app.js';
-import { Type } from '@sinclair/typebox';
 import type { ControllerContext } from '../platform/context.js';
 import type { ApiSession } from '../model.js';
 import { deleteApiSession } from './api-sessions.js';
 import { notFound } from '../api-error.js';
 import { empty, iso, list, selfLinks } from '../http/envelope.js';
 import { parseListQuery } from '../http/list-query.js';
+import { ApiSessionDetail } from '../../src/api/resources/sessions.js';
 import {
-  BaseEntity,
-  DateTime,
   EmptyEnvelope,
-  EntityRef,
   IdParams,
   ListQuerystring,
   detailEnvelope,
   errorResponses,
   listEnvelope,
-} from '../http/schemas.js';
+} from '../../src/api/resources/envelopes.js';
 import { ref } from '../http/refs.js';
-
-const ApiSessionDetail = Type.Object(
-  {
-    ...BaseEntity,
-    token: Type.String({ description: 'always empty: tokens are stored only as hashes' }),
-    identity: EntityRef,
-    identityId: Type.String(),
-    authenticatorId: Type.String(),
-    configTypes: Type.Array(Type.String()),
-    ipAddress: Type.String(),
-    authQueries: Type.Array(Type.Object({}, { additionalProperties: true })),
-    isMfaRequired: Type.Boolean(),
-    isMfaComplete: Type.Boolean(),
-    isCertExtendable: Type.Boolean(),
-    lastActivityAt: DateTime,
-    cachedLastActivityAt: DateTime,
-    cachedUpdatedAt: DateTime,
-  },
-  { additionalProperties: true },
-);
 
 const tags = ['API Session'];
 

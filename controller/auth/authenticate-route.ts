@@ -1,5 +1,5 @@
 import type { Api } from '../http/typed-app.js';
-import { Type } from '@sinclair/typebox';
+import { AuthenticateQuery } from '../../src/api/resources/sessions.js';
 import type { ControllerContext } from '../platform/context.js';
 import { createApiSession } from './api-sessions.js';
 import { checkPassword } from './password-check.js';
@@ -7,14 +7,13 @@ import { checkCertificate } from './cert-check.js';
 import type { ControllerCa } from '../platform/keys/controller-ca.js';
 import { ApiError, validationError } from '../api-error.js';
 import { detail } from '../http/envelope.js';
-import { detailEnvelope, errorResponses } from '../http/schemas.js';
+import { detailEnvelope, errorResponses } from '../../src/api/resources/envelopes.js';
 import { AuthenticateBodySchema } from '../../src/api/schemas.js';
 import { SESSION_HEADER } from './guard.js';
 import { CurrentApiSessionDetail, currentSessionToWire, sessionHeaders } from './session-view.js';
 
 // The body is the agent's too: one definition in src/api.
 const AuthenticateBody = AuthenticateBodySchema;
-const AuthenticateQuery = Type.Object({ method: Type.String() });
 
 const stringsOnly = (o: Record<string, unknown> | undefined) =>
   Object.fromEntries(Object.entries(o ?? {}).filter(([, v]) => typeof v === 'string')) as Record<

@@ -3,7 +3,7 @@ import type { ControllerContext } from '../platform/context.js';
 import { authOf } from './guard.js';
 import { deleteApiSession } from './api-sessions.js';
 import { detail, empty } from '../http/envelope.js';
-import { EmptyEnvelope, detailEnvelope, errorResponses } from '../http/schemas.js';
+import { EmptyEnvelope, detailEnvelope, errorResponses } from '../../src/api/resources/envelopes.js';
 import { CurrentApiSessionSchema } from '../../src/api/schemas.js';
 import { currentSessionToWire, sessionHeaders } from './session-view.js';
 

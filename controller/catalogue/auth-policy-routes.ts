@@ -1,66 +1,10 @@
 import type { Api } from '../http/typed-app.js';
-import { Type, type TObject, type TProperties } from '@sinclair/typebox';
 import type { ControllerContext } from '../platform/context.js';
 import type { AuthPolicy } from '../model.js';
 import { ApiError, validationError } from '../api-error.js';
 import { entityBase } from '../http/envelope.js';
-import { BaseEntity, Name, Reference, Tags, writeBodies } from '../http/schemas.js';
+import { AuthPolicyCreate, AuthPolicyDetail, AuthPolicyPatch } from '../../src/api/resources/policies.js';
 import { registerCrud, pick } from '../http/crud.js';
-
-const Updb = Type.Object({
-  allowed: Type.Boolean(),
-  minPasswordLength: Type.Integer({ minimum: 5, maximum: 100 }),
-  requireSpecialChar: Type.Boolean(),
-  requireNumberChar: Type.Boolean(),
-  requireMixedCase: Type.Boolean(),
-  maxAttempts: Type.Integer({ minimum: 0 }),
-  lockoutDurationMinutes: Type.Integer({ minimum: 0 }),
-});
-const Cert = Type.Object({ allowed: Type.Boolean(), allowExpiredCerts: Type.Boolean() });
-const ExtJwt = Type.Object({
-  allowed: Type.Boolean(),
-  allowedSigners: Type.Array(Reference, { maxItems: 100 }),
-});
-const Primary = Type.Object({ updb: Updb, cert: Cert, extJwt: ExtJwt });
-const Secondary = Type.Object({
-  requireTotp: Type.Boolean(),
-  requireExtJwtSigner: Type.Optional(Type.Union([Reference, Type.Null()])),
-});
-
-/** Every level optional: a PATCH merges what it names over what is stored. */
-const deepPartial = <T extends TProperties>(o: TObject<T>): TObject =>
-  Type.Object(
-    Object.fromEntries(
-      Object.entries(o.properties).map(([k, v]) => [
-        k,
-        Type.Optional(
-          Type.Union([(v as TObject).type === 'object' ? deepPartial(v as TObject) : v, Type.Null()]),
-        ),
-      ]),
-    ),
-  );
-
-const AuthPolicyCreate = writeBodies({
-  name: Name,
-  primary: Primary,
-  secondary: Secondary,
-  tags: Type.Optional(Tags),
-}).create;
-const AuthPolicyPatch = Type.Object(
-  {
-    name: Type.Optional(Name),
-    primary: Type.Optional(deepPartial(Primary)),
-    secondary: Type.Optional(deepPartial(Secondary)),
-    tags: Type.Optional(Tags),
-  },
-  { additionalProperties: false },
-);
-const AuthPolicyDetail = Type.Object({
-  ...BaseEntity,
-  name: Type.String(),
-  primary: Primary,
-  secondary: Secondary,
-});
 
 function merge<T>(base: T, patch: unknown): T {
   if (patch === null || patch === undefined) return base;

@@ -1,40 +1,16 @@
 import type { Api } from '../http/typed-app.js';
-import { Type } from '@sinclair/typebox';
 import type { ControllerContext } from '../platform/context.js';
-import { POLICY_TYPES, SEMANTICS, type ServicePolicy } from '../model.js';
+import type { ServicePolicy } from '../model.js';
 import { validationError, type FieldCause } from '../api-error.js';
 import { entityBase } from '../http/envelope.js';
-import { BaseEntity, Name, Roles, Tags, writeBodies } from '../http/schemas.js';
+import {
+  ServicePolicyCreate,
+  ServicePolicyDetail,
+  ServicePolicyPatch,
+} from '../../src/api/resources/policies.js';
 import { registerCrud, pick } from '../http/crud.js';
 import { normaliseRoles, roleNames, rolesDisplay } from './roles.js';
 import { preparedWire, type WireOf } from '../http/prepared-wire.js';
-
-const NamedRoles = Type.Array(Type.Object({ role: Type.String(), name: Type.String() }));
-const writable = {
-  name: Name,
-  type: Type.Union(POLICY_TYPES.map((t) => Type.Literal(t))),
-  semantic: Type.Union(SEMANTICS.map((t) => Type.Literal(t))),
-  identityRoles: Type.Optional(Type.Union([Roles, Type.Null()])),
-  serviceRoles: Type.Optional(Type.Union([Roles, Type.Null()])),
-  postureCheckRoles: Type.Optional(Type.Union([Roles, Type.Null()])),
-  tags: Type.Optional(Tags),
-};
-const { create: PolicyCreate, patch: PolicyPatch } = writeBodies(writable);
-export const PolicyDetail = Type.Object(
-  {
-    ...BaseEntity,
-    name: Type.String(),
-    type: Type.String(),
-    semantic: Type.String(),
-    identityRoles: Type.Array(Type.String()),
-    identityRolesDisplay: NamedRoles,
-    serviceRoles: Type.Array(Type.String()),
-    serviceRolesDisplay: NamedRoles,
-    postureCheckRoles: Type.Array(Type.String()),
-    postureCheckRolesDisplay: NamedRoles,
-  },
-  { additionalProperties: true },
-);
 
 /** How a page of policies shows: the names behind their `@id` roles are read once per kind for the page. */
 export async function servicePolicyWireOf(
@@ -76,7 +52,12 @@ export function registerServicePolicies(app: Api, ctx: ControllerContext): void 
     collection: 'service-policies',
     tag: 'Service Policy',
     repo: ctx.store.servicePolicies,
-    schemas: { create: PolicyCreate, update: PolicyCreate, patch: PolicyPatch, detail: PolicyDetail },
+    schemas: {
+      create: ServicePolicyCreate,
+      update: ServicePolicyCreate,
+      patch: ServicePolicyPatch,
+      detail: ServicePolicyDetail,
+    },
     prepare: wire.prepare,
     toWire: wire.toWire,
     async build(body, mode, existing, id, now) {

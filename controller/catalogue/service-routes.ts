@@ -1,29 +1,13 @@
 import type { Api } from '../http/typed-app.js';
-import { Type } from '@sinclair/typebox';
 import type { ControllerContext } from '../platform/context.js';
 import type { Service } from '../model.js';
 import { entityBase } from '../http/envelope.js';
-import { ServiceDetailSchema } from '../../src/api/schemas.js';
-import { Attributes, Name, Reference, Tags, writeBodies } from '../http/schemas.js';
+import { ServiceCreate, ServiceDetail, ServicePatch } from '../../src/api/resources/services.js';
 import { releasePolicyReferences } from './policy-references.js';
 import { registerCrud, pick } from '../http/crud.js';
 import { normaliseAttributes } from './roles.js';
 import { validationError, type FieldCause } from '../api-error.js';
 import { resolveServiceConfigs } from './configs/service-configs.js';
-
-const writable = {
-  name: Name,
-  roleAttributes: Type.Optional(Type.Union([Attributes, Type.Null()])),
-  encryptionRequired: Type.Optional(Type.Boolean()),
-  terminatorStrategy: Type.Optional(Type.String({ maxLength: 255 })),
-  maxIdleTimeMillis: Type.Optional(Type.Integer({ minimum: 0 })),
-  // null: none (`ziti edge create service` without --configs sends null)
-  configs: Type.Optional(Type.Union([Type.Array(Reference, { maxItems: 100 }), Type.Null()])),
-  tags: Type.Optional(Tags),
-};
-const { create: ServiceCreate, patch: ServicePatch } = writeBodies(writable);
-// Defined with the wire contract the agent shares (src/api/schemas.ts), as the client API's services extend it.
-export const ServiceDetail = ServiceDetailSchema;
 
 export function serviceToWire(service: Service): Record<string, unknown> {
   return {

@@ -6,7 +6,8 @@
  * with the check modules, which name the wrong field more precisely than a `oneOf` could.
  */
 import type { TSchema } from '@sinclair/typebox';
-import { POSTURE_CHECK_DOCS, POSTURE_RESPONSE_DOCS } from '../posture/typed-bodies.js';
+import { POSTURE_CHECK_DOCS } from '../../src/api/resources/posture-checks.js';
+import { POSTURE_RESPONSE_DOCS } from '../../src/api/resources/posture-responses.js';
 
 type Doc = {
   info?: Record<string, unknown>;

@@ -4,74 +4,21 @@
  * kinds in `router-policy-routes.ts`.
  */
 import type { Api } from '../http/typed-app.js';
-import { Type } from '@sinclair/typebox';
 import type { ControllerContext } from '../platform/context.js';
 import type { EdgeRouterService } from './edge-router-service.js';
 import type { EdgeRouter } from '../model.js';
 import { notFound } from '../api-error.js';
 import { detail, entityBase } from '../http/envelope.js';
 import {
-  Attributes,
-  BaseEntity,
-  IdParams,
-  Links,
-  Meta,
-  Name,
-  Tags,
-  detailEnvelope,
-  errorResponses,
-  writeBodies,
-} from '../http/schemas.js';
+  EdgeRouterBodies,
+  EdgeRouterDetail,
+  RouterEnrollmentShown,
+} from '../../src/api/resources/edge-routers.js';
+import { IdParams, detailEnvelope, errorResponses } from '../../src/api/resources/envelopes.js';
 import { registerCrud, pick } from '../http/crud.js';
 import { normaliseAttributes } from '../catalogue/roles.js';
 import { issueEnrollment } from './router-tokens.js';
 import { registerRouterPolicyRoutes } from './router-policy-routes.js';
-
-const writable = {
-  name: Name,
-  roleAttributes: Type.Optional(Type.Union([Attributes, Type.Null()])),
-  disabled: Type.Optional(Type.Boolean()),
-  cost: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
-  noTraversal: Type.Optional(Type.Boolean()),
-  isTunnelerEnabled: Type.Optional(Type.Boolean()),
-  appData: Type.Optional(Tags),
-  tags: Type.Optional(Tags),
-};
-const bodies = writeBodies(writable, ['configs', 'ctrlChanListeners']);
-const NullableString = Type.Union([Type.String(), Type.Null()]);
-const EdgeRouterDetail = Type.Object(
-  {
-    ...BaseEntity,
-    name: Type.String(),
-    roleAttributes: Type.Array(Type.String()),
-    disabled: Type.Boolean(),
-    cost: Type.Integer(),
-    noTraversal: Type.Boolean(),
-    isTunnelerEnabled: Type.Boolean(),
-    appData: Tags,
-    hostname: Type.String(),
-    supportedProtocols: Type.Record(Type.String(), Type.String()),
-    isOnline: Type.Boolean(),
-    syncStatus: Type.String(),
-    isVerified: Type.Boolean(),
-    fingerprint: NullableString,
-    certPem: NullableString,
-    enrollmentToken: NullableString,
-    enrollmentJwt: NullableString,
-    enrollmentCreatedAt: NullableString,
-    enrollmentExpiresAt: NullableString,
-  },
-  { additionalProperties: true },
-);
-const EnrollmentShown = Type.Object({
-  data: Type.Object({
-    id: Type.String(),
-    _links: Links,
-    enrollmentToken: Type.String(),
-    enrollmentExpiresAt: Type.String(),
-  }),
-  meta: Meta,
-});
 
 export function registerEdgeRouterRoutes(
   app: Api,
@@ -111,7 +58,7 @@ export function registerEdgeRouterRoutes(
     tag: 'Edge Router',
     repo: store.edgeRouters,
     schemas: {
-      ...bodies,
+      ...EdgeRouterBodies,
       detail: EdgeRouterDetail,
     },
     toWire,
@@ -138,7 +85,7 @@ export function registerEdgeRouterRoutes(
       return router;
     },
     created: {
-      schema: EnrollmentShown,
+      schema: RouterEnrollmentShown,
       extra: (router) => {
         const shown = shownOnce.get(router)!;
         return { enrollmentToken: shown.token, enrollmentExpiresAt: shown.expiresAt };
@@ -153,7 +100,7 @@ export function registerEdgeRouterRoutes(
       schema: {
         tags: ['Edge Router'],
         params: IdParams,
-        response: { 200: detailEnvelope(EnrollmentShown.properties.data), ...errorResponses(401, 404) },
+        response: { 200: detailEnvelope(RouterEnrollmentShown.properties.data), ...errorResponses(401, 404) },
       },
     },
     async (request) => {

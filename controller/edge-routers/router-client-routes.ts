@@ -4,37 +4,19 @@
  */
 import type { Api } from '../http/typed-app.js';
 import { X509Certificate } from 'node:crypto';
-import { Type } from '@sinclair/typebox';
+import {
+  IdentityRouterDetail,
+  RouterEnrollBody,
+  RouterEnrollReply,
+} from '../../src/api/resources/edge-routers.js';
 import { normaliseFingerprint, ROUTER_ENROLL_PATH } from '../../src/api/data-plane.js';
 import { authOf } from '../auth/guard.js';
 import type { ControllerContext } from '../platform/context.js';
 import { ApiError, rateLimited, validationError } from '../api-error.js';
 import { detail, list } from '../http/envelope.js';
-import { detailEnvelope, errorResponses, listEnvelope } from '../http/schemas.js';
+import { detailEnvelope, errorResponses, listEnvelope } from '../../src/api/resources/envelopes.js';
 import type { EdgeRouterService } from './edge-router-service.js';
 import { newSecret, sha256Hex } from './router-tokens.js';
-
-const EnrollBody = Type.Object({
-  token: Type.String({ minLength: 1, maxLength: 512 }),
-  certPem: Type.String({ minLength: 1, maxLength: 16_384 }),
-});
-const EnrollReply = Type.Object({ edgeRouterId: Type.String(), name: Type.String(), secret: Type.String() });
-const IdentityRouter = Type.Object(
-  {
-    id: Type.String(),
-    name: Type.String(),
-    hostname: Type.String(),
-    urls: Type.Record(Type.String(), Type.String()),
-    supportedProtocols: Type.Record(Type.String(), Type.String()),
-    isOnline: Type.Boolean(),
-    cost: Type.Integer(),
-    noTraversal: Type.Boolean(),
-    disabled: Type.Boolean(),
-    syncStatus: Type.String(),
-    fingerprint: Type.String(),
-  },
-  { additionalProperties: true },
-);
 
 const invalidToken = (why: string) =>
   new ApiError(401, 'INVALID_ENROLLMENT_TOKEN', `The enrollment token is not valid: ${why}`);
@@ -53,8 +35,8 @@ export function registerRouterClientRoutes(
       schema: {
         tags: ['Enroll'],
         description: 'An edge router redeems its one-time enrollment token with its TLS certificate',
-        body: EnrollBody,
-        response: { 200: detailEnvelope(EnrollReply), ...errorResponses(400, 401, 429) },
+        body: RouterEnrollBody,
+        response: { 200: detailEnvelope(RouterEnrollReply), ...errorResponses(400, 401, 429) },
       },
     },
     async (request) => {
@@ -106,7 +88,7 @@ export function registerRouterClientRoutes(
     {
       schema: {
         tags: ['Current Identity'],
-        response: { 200: listEnvelope(IdentityRouter), ...errorResponses(401) },
+        response: { 200: listEnvelope(IdentityRouterDetail), ...errorResponses(401) },
       },
     },
     async (request) => {

@@ -3,18 +3,15 @@
  * the role grammar of service policies: `#attribute`, `@id-or-name` (stored as `@id`), `#all`.
  */
 import type { Api } from '../http/typed-app.js';
-import { Type } from '@sinclair/typebox';
 import type { ControllerContext } from '../platform/context.js';
-import { SEMANTICS, type Entity, type EdgeRouterPolicy, type ServiceEdgeRouterPolicy } from '../model.js';
+import type { Entity, EdgeRouterPolicy, ServiceEdgeRouterPolicy } from '../model.js';
 import { validationError, type FieldCause } from '../api-error.js';
 import { entityBase } from '../http/envelope.js';
-import { BaseEntity, Name, Roles, Tags, writeBodies } from '../http/schemas.js';
+import { routerPolicySchemas } from '../../src/api/resources/policies.js';
 import { registerCrud, pick } from '../http/crud.js';
 import { normaliseRoles, roleNames, rolesDisplay } from '../catalogue/roles.js';
 import { preparedWire } from '../http/prepared-wire.js';
 import type { EntityRepository } from '../store/repository.js';
-
-const NamedRoles = Type.Array(Type.Object({ role: Type.String(), name: Type.String() }));
 
 type Side = 'identityRoles' | 'serviceRoles';
 
@@ -27,26 +24,7 @@ function registerPolicyKind<T extends Entity & { semantic: 'AllOf' | 'AnyOf'; ed
   side: Side,
   sideRepo: EntityRepository<Entity>,
 ): void {
-  const writable = {
-    name: Name,
-    semantic: Type.Optional(Type.Union(SEMANTICS.map((t) => Type.Literal(t)))),
-    edgeRouterRoles: Type.Optional(Type.Union([Roles, Type.Null()])),
-    [side]: Type.Optional(Type.Union([Roles, Type.Null()])),
-    tags: Type.Optional(Tags),
-  };
-  const detail = Type.Object(
-    {
-      ...BaseEntity,
-      name: Type.String(),
-      semantic: Type.String(),
-      isSystem: Type.Boolean(),
-      edgeRouterRoles: Type.Array(Type.String()),
-      edgeRouterRolesDisplay: NamedRoles,
-      [side]: Type.Array(Type.String()),
-      [`${side}Display`]: NamedRoles,
-    },
-    { additionalProperties: true },
-  );
+  const { detail, ...bodies } = routerPolicySchemas(side);
   const sideRolesOf = (p: T) => (p as unknown as Record<Side, string[]>)[side];
   // The names behind a page's `@id` roles, read once per kind for the page.
   const wire = preparedWire<T>(collection, async (page) => {
@@ -71,10 +49,7 @@ function registerPolicyKind<T extends Entity & { semantic: 'AllOf' | 'AnyOf'; ed
     collection,
     tag,
     repo,
-    schemas: {
-      ...writeBodies(writable),
-      detail,
-    },
+    schemas: { ...bodies, detail },
     prepare: wire.prepare,
     toWire: wire.toWire,
     async build(body, mode, existing, id, now) {

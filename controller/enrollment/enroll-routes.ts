@@ -13,19 +13,15 @@
  * address, growing); each attempt holds its place before it is judged, so a parallel burst gets no more.
  */
 import { typed, type Api } from '../http/typed-app.js';
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ControllerContext } from '../platform/context.js';
 import { PEM_CONTENT_TYPE } from '../../src/api/enrollment.js';
-import {
-  ENROLL_BODY_LIMIT,
-  EnrollBodySchema,
-  EnrollTokenSchema,
-  EnrollmentCertsSchema,
-} from '../../src/api/schemas-enrollment.js';
+import { ENROLL_BODY_LIMIT, EnrollBodySchema } from '../../src/api/schemas-enrollment.js';
+import { EnrollmentCertsEnvelope, Jwks, enrollQuery } from '../../src/api/resources/enrollment.js';
 import { rateLimited } from '../api-error.js';
 import { empty } from '../http/envelope.js';
-import { Meta, errorResponses } from '../http/schemas.js';
+import { errorResponses } from '../../src/api/resources/envelopes.js';
 import { enrollmentAuthorityOf } from './enrollment-authority.js';
 import {
   TokenRefused,
@@ -36,24 +32,13 @@ import {
 } from './enrollment-redemption.js';
 
 // The body, its size limit and the answer are defined with the wire contract the agent shares
-// (src/api/schemas-enrollment.ts).
+// (src/api/schemas-enrollment.ts); the query and the other answers in src/api/resources/enrollment.ts.
 
-/** Every enroll route's query: the token, and on `/enroll` the method. */
-const enrollQuery = (withMethod: boolean) =>
-  Type.Object({
-    ...(withMethod ? { method: Type.Optional(Type.String({ maxLength: 20 })) } : {}),
-    token: Type.Optional(EnrollTokenSchema),
-  });
 /** The request as the three routes share it: typed from their schemas (a PEM body arrives as `{csr}`). */
 type EnrollRequest = FastifyRequest & {
   query: Static<ReturnType<typeof enrollQuery>> & { method?: string };
   body: Static<typeof EnrollBodySchema> | undefined;
 };
-
-const EnrollmentCertsEnvelope = Type.Object({ data: EnrollmentCertsSchema, meta: Meta });
-const Jwks = Type.Object({
-  keys: Type.Array(Type.Object({ kty: Type.String(), kid: Type.String() }, { additionalProperties: true })),
-});
 
 type Route = 'enroll' | 'ott' | 'updb';
 

@@ -23,7 +23,7 @@ import {
   detailEnvelope,
   errorResponses,
   listEnvelope,
-} from '../http/schemas.js';
+} from '../../src/api/resources/envelopes.js';
 import { enrollmentAuthorityOf } from './enrollment-authority.js';
 import { enrollmentToWire, identityNamesOf } from './enrollment-views.js';
 import { addEnrollment } from './identity-enrollment.js';

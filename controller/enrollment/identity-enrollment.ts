@@ -3,31 +3,12 @@
  * `{updb: "<username>"}`, one method) and `POST /enrollments`, checked the same way and stored in the
  * caller's transaction.
  */
-import { Type } from '@sinclair/typebox';
 import type { ControllerContext } from '../platform/context.js';
 import type { Enrollment, EnrollmentMethod } from '../model.js';
 import { ApiError, validationError } from '../api-error.js';
 import { UniqueViolation } from '../store/repository.js';
-import { Reference } from '../http/schemas.js';
 import type { EnrollmentAuthority } from './enrollment-authority.js';
 import { serializeSignInChanges } from '../auth/sign-in-changes.js';
-
-// The bounds OpenZiti's /authenticate takes (and the authenticators route), so the login made works.
-export const Username = Type.String({ minLength: 4, maxLength: 100 });
-
-export const EnrollmentRequest = Type.Object(
-  {
-    ott: Type.Optional(Type.Boolean()),
-    updb: Type.Optional(Type.Union([Username, Type.Null()])),
-    ottca: Type.Optional(Type.Union([Reference, Type.Null()])),
-  },
-  {
-    additionalProperties: false,
-    description:
-      'a one-time enrollment for the new identity: `{"ott": true}` (a client certificate for a CSR) or ' +
-      '`{"updb": "<username>"}` (a password login); its token and JWT then show in the identity\'s `enrollment`',
-  },
-);
 
 export interface RequestedEnrollment {
   method: EnrollmentMethod;

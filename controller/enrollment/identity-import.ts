@@ -13,7 +13,7 @@
  * rows; the body is bounded like every other (1 MiB, 413 beyond).
  */
 import { typed, type Api } from '../http/typed-app.js';
-import { Type } from '@sinclair/typebox';
+import { IdentityImportAnswer, identityImportBody } from '../../src/api/resources/identities.js';
 import type { FastifyRequest } from 'fastify';
 import type { ControllerContext } from '../platform/context.js';
 import {
@@ -25,7 +25,7 @@ import { IDENTITY_TYPES } from '../model.js';
 import { ApiError, validationError } from '../api-error.js';
 import { CsvError, parseCsv } from '../http/csv.js';
 import { iso } from '../http/envelope.js';
-import { Meta, errorResponses } from '../http/schemas.js';
+import { errorResponses } from '../../src/api/resources/envelopes.js';
 import { BODY_LIMIT } from '../http/connection-limits.js';
 import { SESSION_HEADER, authOf } from '../auth/guard.js';
 import { enrollmentAuthorityOf } from './enrollment-authority.js';
@@ -34,24 +34,6 @@ export const MAX_IMPORT_ROWS = 1000;
 
 type Column = (typeof IDENTITY_IMPORT_COLUMNS)[number];
 const REQUIRED: Column[] = ['name', 'type'];
-
-const ImportRow = Type.Object({
-  row: Type.Integer({ description: "the row's line in the file (the header is line 1)" }),
-  name: Type.String(),
-  id: Type.Optional(Type.String()),
-  enrollment: Type.Optional(
-    Type.Object({
-      method: Type.String(),
-      jwt: Type.String(),
-      expiresAt: Type.String({ format: 'date-time' }),
-    }),
-  ),
-  error: Type.Optional(Type.Object({ code: Type.String(), field: Type.String(), message: Type.String() })),
-});
-const ImportAnswer = Type.Object({
-  data: Type.Array(ImportRow),
-  meta: Type.Intersect([Meta, Type.Object({ created: Type.Integer(), failed: Type.Integer() })]),
-});
 
 /** A row's value that is wrong before the API sees it (a column the API does not have as such). */
 class CellError extends Error {
@@ -84,8 +66,8 @@ export function registerIdentityImport(app: Api, ctx: ControllerContext): void {
             '`updb:<username>` or empty. At most 1,000 rows.',
           consumes: [IDENTITY_IMPORT_CONTENT_TYPE],
           // The body limit (1 MiB, 413 beyond) answers first; each row's fields are an identity create's.
-          body: Type.String({ maxLength: BODY_LIMIT, description: 'the CSV, header line first' }),
-          response: { 200: ImportAnswer, ...errorResponses(400, 401, 413, 415) },
+          body: identityImportBody(BODY_LIMIT),
+          response: { 200: IdentityImportAnswer, ...errorResponses(400, 401, 413, 415) },
         },
         // JSON would parse (the API's own parser) and then fail as "not a string": say what to send instead.
         preValidation: async (request) => {

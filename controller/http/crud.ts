@@ -1,6 +1,6 @@
 import type { Api } from './typed-app.js';
 import { randomUUID } from 'node:crypto';
-import { Type, type TObject, type TSchema } from '@sinclair/typebox';
+import type { TObject, TSchema } from '@sinclair/typebox';
 import type { Entity } from '../model.js';
 import type { ControllerContext } from '../platform/context.js';
 import type { EntityRepository } from '../store/repository.js';
@@ -9,13 +9,14 @@ import { created, detail, empty, list } from './envelope.js';
 import { parseListQuery } from './list-query.js';
 import {
   CreateEnvelope,
+  DeleteQuerystring,
   EmptyEnvelope,
   IdParams,
   ListQuerystring,
   detailEnvelope,
   errorResponses,
   listEnvelope,
-} from './schemas.js';
+} from '../../src/api/resources/envelopes.js';
 
 export type WriteMode = 'create' | 'update' | 'patch';
 
@@ -59,7 +60,6 @@ export interface CrudResource<T extends Entity> {
 export interface DeleteOptions {
   cascade: boolean;
 }
-const DeleteQuerystring = Type.Object({ cascade: Type.Optional(Type.Boolean()) });
 
 export function registerCrud<T extends Entity>(app: Api, ctx: ControllerContext, r: CrudResource<T>): void {
   const path = `/${r.collection}`;

@@ -1,22 +1,8 @@
 import type { Api } from './typed-app.js';
-import { Type } from '@sinclair/typebox';
+import { VersionDetail } from '../../src/api/resources/version.js';
 import { detail } from './envelope.js';
-import { detailEnvelope } from './schemas.js';
+import { detailEnvelope } from '../../src/api/resources/envelopes.js';
 import { POSTERN_VERSION } from '../version.js';
-
-const ApiVersion = Type.Object({
-  path: Type.String(),
-  version: Type.String(),
-  apiBaseUrls: Type.Array(Type.String()),
-});
-const VersionDetail = Type.Object({
-  version: Type.String(),
-  revision: Type.String(),
-  buildDate: Type.String(),
-  runtimeVersion: Type.String(),
-  capabilities: Type.Array(Type.String()),
-  apiVersions: Type.Record(Type.String(), Type.Record(Type.String(), ApiVersion)),
-});
 
 /** GET /version: what this controller is and which APIs it serves (OpenZiti's shape). */
 export function registerVersion(app: Api, path = '/version'): void {

@@ -1,6 +1,5 @@
 import type { Api } from '../http/typed-app.js';
 import { randomUUID } from 'node:crypto';
-import { Type } from '@sinclair/typebox';
 import type { ControllerContext } from '../platform/context.js';
 import type { Authenticator } from '../model.js';
 import { hashPassword } from '../auth/passwords.js';
@@ -11,49 +10,21 @@ import { notFound, validationError } from '../api-error.js';
 import { created, detail, empty, iso, list, selfLinks } from '../http/envelope.js';
 import { parseListQuery } from '../http/list-query.js';
 import {
-  BaseEntity,
   CreateEnvelope,
   EmptyEnvelope,
-  EntityRef,
   IdParams,
   ListQuerystring,
-  Reference,
-  Tags,
   detailEnvelope,
   errorResponses,
   listEnvelope,
-  writeBodies,
-} from '../http/schemas.js';
+} from '../../src/api/resources/envelopes.js';
 import { ref } from '../http/refs.js';
-
-// The same bounds OpenZiti's /authenticate accepts, so every authenticator made here can log in.
-const Username = Type.String({ minLength: 4, maxLength: 100 });
-const Password = Type.String({ minLength: 5, maxLength: 100 });
-const Create = writeBodies(
-  {
-    method: Type.Literal('updb'),
-    identityId: Reference,
-    username: Username,
-    password: Password,
-    tags: Type.Optional(Tags),
-  },
-  ['certPem'],
-).create;
-const { create: Update, patch: Patch } = writeBodies({
-  username: Username,
-  password: Password,
-  tags: Type.Optional(Tags),
-});
-const Detail = Type.Object({
-  ...BaseEntity,
-  method: Type.String(),
-  identityId: Type.String(),
-  identity: EntityRef,
-  username: Type.Optional(Type.String()),
-  fingerprint: Type.Optional(Type.String()),
-  certPem: Type.Optional(Type.String()),
-  isIssuedByNetwork: Type.Optional(Type.Boolean()),
-});
+import {
+  AuthenticatorCreate,
+  AuthenticatorDetail,
+  AuthenticatorPatch,
+  AuthenticatorUpdate,
+} from '../../src/api/resources/identities.js';
 
 /**
  * Authenticators: `updb` (username + password; passwords go in, never come out) made here, and `cert` (a
@@ -102,7 +73,7 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
       schema: {
         tags,
         querystring: ListQuerystring,
-        response: { 200: listEnvelope(Detail), ...errorResponses(400, 401) },
+        response: { 200: listEnvelope(AuthenticatorDetail), ...errorResponses(400, 401) },
       },
     },
     async (request) => {
@@ -122,7 +93,7 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
       schema: {
         tags,
         params: IdParams,
-        response: { 200: detailEnvelope(Detail), ...errorResponses(401, 404) },
+        response: { 200: detailEnvelope(AuthenticatorDetail), ...errorResponses(401, 404) },
       },
     },
     async (request) => {
@@ -133,7 +104,13 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
 
   app.post(
     '/authenticators',
-    { schema: { tags, body: Create, response: { 201: CreateEnvelope, ...errorResponses(400, 401) } } },
+    {
+      schema: {
+        tags,
+        body: AuthenticatorCreate,
+        response: { 201: CreateEnvelope, ...errorResponses(400, 401) },
+      },
+    },
     async (request, reply) => {
       const { body } = request;
       if (!(await identities.get(body.identityId))) {
@@ -177,8 +154,8 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
   );
 
   for (const [method, schema] of [
-    ['put', Update],
-    ['patch', Patch],
+    ['put', AuthenticatorUpdate],
+    ['patch', AuthenticatorPatch],
   ] as const) {
     app[method](
       '/authenticators/:id',

@@ -2,8 +2,9 @@ import type { Api } from '../http/typed-app.js';
 import type { ControllerContext } from '../platform/context.js';
 import { authOf } from '../auth/guard.js';
 import { detail } from '../http/envelope.js';
-import { detailEnvelope, errorResponses } from '../http/schemas.js';
-import { ClientIdentityDetail, IdentityDetail, identityToWire } from './identity-routes.js';
+import { detailEnvelope, errorResponses } from '../../src/api/resources/envelopes.js';
+import { ClientIdentityDetail, IdentityDetail } from '../../src/api/resources/identities.js';
+import { identityToWire } from './identity-routes.js';
 
 /**
  * The caller's own identity, on the client and management APIs. They differ in one thing: the client API's

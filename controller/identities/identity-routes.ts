@@ -1,20 +1,9 @@
 import type { Api } from '../http/typed-app.js';
-import { Type } from '@sinclair/typebox';
 import type { ControllerContext } from '../platform/context.js';
-import { IDENTITY_TYPES, type ApiSession, type Authenticator, type Identity } from '../model.js';
+import type { ApiSession, Authenticator, Identity } from '../model.js';
 import { ApiError, validationError, type FieldCause } from '../api-error.js';
 import { entityBase, iso, selfLinks } from '../http/envelope.js';
-import {
-  Attributes,
-  BaseEntity,
-  DateTime,
-  EntityRef,
-  ExternalId,
-  Name,
-  Reference,
-  Tags,
-  writeBodies,
-} from '../http/schemas.js';
+import { IdentityCreate, IdentityDetail, IdentityPatch } from '../../src/api/resources/identities.js';
 import { endApiSessionsOf } from '../auth/api-sessions.js';
 import { releasePolicyReferences } from '../catalogue/policy-references.js';
 import { registerCrud, pick } from '../http/crud.js';
@@ -22,76 +11,14 @@ import { normaliseAttributes } from '../catalogue/roles.js';
 import { ref } from '../http/refs.js';
 import { preparedWire, type WireOf } from '../http/prepared-wire.js';
 import { enrollmentAuthorityOf } from '../enrollment/enrollment-authority.js';
-import {
-  IdentityEnrollmentSummaries,
-  IdentityEnrollments,
-  identityEnrollmentsWireOf,
-  type EnrollmentAudience,
-} from '../enrollment/enrollment-views.js';
+import { identityEnrollmentsWireOf, type EnrollmentAudience } from '../enrollment/enrollment-views.js';
 import { byIdentity } from '../store/by-identity.js';
 import {
-  EnrollmentRequest,
   addEnrollment,
   checkUsernameFree,
   parseEnrollmentRequest,
   type RequestedEnrollment,
 } from '../enrollment/identity-enrollment.js';
-
-const IdentityType = Type.Union(IDENTITY_TYPES.map((t) => Type.Literal(t)));
-const writable = {
-  name: Name,
-  type: IdentityType,
-  isAdmin: Type.Boolean(),
-  roleAttributes: Type.Optional(Type.Union([Attributes, Type.Null()])),
-  authPolicyId: Type.Optional(Type.Union([Reference, Type.Null()])),
-  externalId: Type.Optional(Type.Union([ExternalId, Type.Null()])),
-  disabled: Type.Optional(Type.Boolean()),
-  tags: Type.Optional(Tags),
-  // Taken by a create only (a PUT or PATCH with it is refused): POST /enrollments issues one later.
-  enrollment: Type.Optional(EnrollmentRequest),
-};
-const { create: IdentityCreate, patch: IdentityPatch } = writeBodies(writable, [
-  'appData',
-  'defaultHostingCost',
-  'defaultHostingPrecedence',
-  'permissions',
-  'serviceHostingCosts',
-  'serviceHostingPrecedences',
-]);
-
-export const IdentityDetail = Type.Object(
-  {
-    ...BaseEntity,
-    name: Type.String(),
-    type: EntityRef,
-    typeId: Type.String(),
-    isAdmin: Type.Boolean(),
-    isDefaultAdmin: Type.Boolean(),
-    isMfaEnabled: Type.Boolean(),
-    roleAttributes: Type.Array(Type.String()),
-    authPolicyId: Type.String(),
-    authPolicy: EntityRef,
-    authenticators: Type.Object({}, { additionalProperties: true }),
-    enrollment: IdentityEnrollments,
-    hasApiSession: Type.Boolean(),
-    disabled: Type.Boolean(),
-    externalId: Type.Union([Type.String(), Type.Null()]),
-    envInfo: Type.Object({}, { additionalProperties: true }),
-    sdkInfo: Type.Object({}, { additionalProperties: true }),
-    lastActivityAt: Type.Optional(Type.Union([DateTime, Type.Null()])),
-    permissions: Type.Array(Type.String()),
-  },
-  { additionalProperties: true },
-);
-
-/**
- * `GET /edge/client/v1/current-identity`: the identity as it sees itself, its outstanding enrollments without
- * their secrets (the serializer drops anything the summary schema does not name, should a view ever add it).
- */
-export const ClientIdentityDetail = Type.Object(
-  { ...IdentityDetail.properties, enrollment: IdentityEnrollmentSummaries },
-  { additionalProperties: true },
-);
 
 /**
  * How a page of identities shows, with what other tables know about each (authenticators, API sessions, MFA,

@@ -4,10 +4,16 @@ import { authOf } from '../auth/guard.js';
 import { notFound } from '../api-error.js';
 import { empty } from '../http/envelope.js';
 import { pageLimit } from '../http/list-query.js';
-import { EmptyEnvelope, IdParams, ListQuerystring, errorResponses } from '../http/schemas.js';
+import {
+  EmptyEnvelope,
+  IdParams,
+  ListQuerystring,
+  errorResponses,
+} from '../../src/api/resources/envelopes.js';
 import type { MfaService } from './mfa-service.js';
 import { AUDIT_FILTER_FIELDS, parseAuditFilter } from './audit-filter.js';
-import { MfaAuditList, auditEventToWire } from './schemas.js';
+import { MfaAuditList } from '../../src/api/resources/mfa.js';
+import { auditEventToWire } from './mfa-views.js';
 import type { MfaAuditFilter } from '../store/mfa-repository.js';
 
 /**

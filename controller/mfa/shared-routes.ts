@@ -2,7 +2,7 @@ import type { Api } from '../http/typed-app.js';
 import type { FastifyRequest } from 'fastify';
 import { authOf } from '../auth/guard.js';
 import { detail, empty } from '../http/envelope.js';
-import { EmptyEnvelope, detailEnvelope, errorResponses } from '../http/schemas.js';
+import { EmptyEnvelope, detailEnvelope, errorResponses } from '../../src/api/resources/envelopes.js';
 import type { Actor, MfaService } from './mfa-service.js';
 import { readCodeFromGetBody } from './get-body.js';
 import {
@@ -13,10 +13,8 @@ import {
   MfaDetail,
   OptionalCodeBody,
   RecoveryCodesDetail,
-  createdToWire,
-  recoveryCodesToWire,
-  statusToWire,
-} from './schemas.js';
+} from '../../src/api/resources/mfa.js';
+import { createdToWire, recoveryCodesToWire, statusToWire } from './mfa-views.js';
 
 /**
  * `/authenticate/mfa` and `/current-identity/mfa*`, the same on the client and management APIs.

@@ -1,16 +1,15 @@
 import type { Api } from '../http/typed-app.js';
-import { Type } from '@sinclair/typebox';
+import { PostureCheckTypeDetail } from '../../src/api/resources/posture-checks.js';
 import { notFound } from '../api-error.js';
 import { detail, list, selfLinks } from '../http/envelope.js';
 import { parseListQuery } from '../http/list-query.js';
 import {
-  BaseEntity,
   IdParams,
   ListQuerystring,
   detailEnvelope,
   errorResponses,
   listEnvelope,
-} from '../http/schemas.js';
+} from '../../src/api/resources/envelopes.js';
 import type { PostureCheckType } from '../posture-model.js';
 
 const ALL_OS = ['Windows', 'WindowsServer', 'Linux', 'macOS', 'iOS', 'Android'];
@@ -24,13 +23,6 @@ const TYPES: { id: PostureCheckType; name: string; os: string[] }[] = [
 ];
 // Built-in records: their timestamps are fixed so responses are stable across restarts.
 const EPOCH = '2026-01-01T00:00:00.000Z';
-
-const TypeDetail = Type.Object({
-  ...BaseEntity,
-  name: Type.String(),
-  version: Type.String(),
-  operatingSystems: Type.Array(Type.Object({ type: Type.String(), versions: Type.Array(Type.String()) })),
-});
 
 const toWire = (t: (typeof TYPES)[number]) => ({
   id: t.id,
@@ -52,7 +44,7 @@ export function registerPostureCheckTypes(app: Api): void {
       schema: {
         tags,
         querystring: ListQuerystring,
-        response: { 200: listEnvelope(TypeDetail), ...errorResponses(400, 401) },
+        response: { 200: listEnvelope(PostureCheckTypeDetail), ...errorResponses(400, 401) },
       },
     },
     async (request) => {
@@ -73,7 +65,7 @@ export function registerPostureCheckTypes(app: Api): void {
       schema: {
         tags,
         params: IdParams,
-        response: { 200: detailEnvelope(TypeDetail), ...errorResponses(401, 404) },
+        response: { 200: detailEnvelope(PostureCheckTypeDetail), ...errorResponses(401, 404) },
       },
     },
     async (request) => {

@@ -6,29 +6,19 @@
  * Wire types follow OpenZiti's `postureResponseCreate`: OS, MAC, DOMAIN, PROCESS (which also answers
  * PROCESS_MULTI, one item per path) and ENDPOINT_STATE. MFA state never comes from here (it is TOTP).
  */
+// The caps are published with the wire contract's schemas (src/api/resources/posture-responses.ts).
+import { MAX_BULK_ITEMS, RESPONSE_TEXT_LIMITS } from '../../src/api/resources/posture-responses.js';
 import { at } from '../field-path.js';
 import { isRecord, kindOf, normaliseHex, parseList } from './checks/normalise.js';
 import type { FieldProblem } from '../posture-model.js';
 
 export const RESPONSE_TYPES = ['OS', 'MAC', 'DOMAIN', 'PROCESS', 'ENDPOINT_STATE'] as const;
-export const MAX_BULK_ITEMS = 1000;
 
 const MAX_TEXT = 1024;
-const MAX_PATH = 4096;
+const MAX_PATH = RESPONSE_TEXT_LIMITS.path;
 const MAX_LIST = 256;
 
-/** Each text field's cap, enforced below and published in the API documents (posture/typed-bodies.ts). */
-export const RESPONSE_TEXT_LIMITS = {
-  id: 255,
-  osType: 64,
-  osVersion: 255,
-  osBuild: 255,
-  domain: 255,
-  path: MAX_PATH,
-  hash: 256,
-  /** one MAC address or signer thumbprint, separators included */
-  hexEntry: 256,
-} as const;
+export { MAX_BULK_ITEMS, RESPONSE_TEXT_LIMITS };
 
 export type ResponseItem =
   | { typeId: 'OS'; id: string; type: string; version: string; build: string | null }

@@ -2,6 +2,8 @@
  * Storage of MFA enrollments, recovery codes and the MFA audit log. Secrets and codes arrive here already
  * sealed (see secret-box.ts): a store never sees them in clear, so no backend can leak them.
  */
+// The wire contract's closed sets (src/api/resources/vocabulary.ts), re-exported where the model names them.
+import { MFA_AUDIT_EVENT_TYPES } from '../../src/api/resources/vocabulary.js';
 import type { Page } from './page.js';
 import type { Async } from './async.js';
 
@@ -27,16 +29,7 @@ export interface SealedRecoveryCode {
   used?: boolean;
 }
 
-export const MFA_AUDIT_EVENT_TYPES = [
-  'enroll',
-  'verify',
-  'authenticate',
-  'remove',
-  'admin-remove',
-  'identity-deleted',
-  'recovery-codes.read',
-  'recovery-codes.regenerate',
-] as const;
+export { MFA_AUDIT_EVENT_TYPES };
 export type MfaAuditEventType = (typeof MFA_AUDIT_EVENT_TYPES)[number];
 export type MfaAuditOutcome = 'success' | 'failure';
 /** which kind of code proved the factor; recovery-code uses are found by this */

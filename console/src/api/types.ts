@@ -1,6 +1,30 @@
-/** The management API's entities as the console reads them (OpenZiti's field names; only what it shows). */
+/**
+ * The management API's entities as the console reads them, derived from the wire contract's schemas
+ * (src/api/resources/): a field renamed or retyped there fails the console's build instead of reading
+ * `undefined`. Each type picks the fields the console shows. Where a schema is looser than what the controller
+ * sends (free-form objects such as an identity's `authenticators` or `envInfo`, a policy's `type` published as
+ * a plain string, the fields of each posture check type), the console's reading is written beside the pick.
+ *
+ * Imported as types only: the console's bundle carries no schema code.
+ */
 import type { BaseEntity, EntityRef } from '../../../src/api/envelopes.js';
+import type { IdentityEnrollment } from '../../../src/api/enrollment.js';
 import type { CheckExplanation, PolicyExplanation } from '../../../src/api/access-explanation.js';
+import type { IdentityWire } from '../../../src/api/resources/identities.js';
+import type { ServiceWire } from '../../../src/api/resources/services.js';
+import type { ConfigTypeWire, ConfigWire } from '../../../src/api/resources/configs.js';
+import type { AuthPolicyWire, ServicePolicyWire } from '../../../src/api/resources/policies.js';
+import type { PostureCheckWire } from '../../../src/api/resources/posture-checks.js';
+import type { EdgeRouterWire, RouterEnrollmentWire } from '../../../src/api/resources/edge-routers.js';
+import type { ApiSessionWire } from '../../../src/api/resources/sessions.js';
+import type {
+  AccessSummaryWire,
+  FailedServiceRequestWire,
+  PostureDataWire,
+  RecentFailedServiceRequestWire,
+  ServiceAccessWire,
+} from '../../../src/api/resources/access.js';
+import type { POLICY_TYPES, SEMANTICS } from '../../../src/api/resources/vocabulary.js';
 
 export type { CheckExplanation, EntityRef, PolicyExplanation };
 
@@ -12,61 +36,51 @@ export interface Named extends BaseEntity {
  * An outstanding enrollment on an identity (OpenZiti's `enrollment.ott`, `enrollment.updb`): the one-time token
  * and the JWT that carries it, until used.
  */
-export interface PendingEnrollment {
-  id?: string;
-  token?: string;
-  jwt?: string;
-  expiresAt?: string;
-  issuedAt?: string;
-  /** updb: the login the user sets a password for */
-  username?: string;
-}
+export type PendingEnrollment = Partial<IdentityEnrollment>;
 
-export interface Identity extends Named {
-  typeId: string;
-  isAdmin: boolean;
-  isDefaultAdmin: boolean;
-  isMfaEnabled: boolean;
-  disabled: boolean;
-  roleAttributes: string[];
-  authPolicyId: string;
-  authPolicy?: EntityRef;
-  authenticators: { updb?: { id: string; username: string } };
-  enrollment?: { ott?: PendingEnrollment | null; updb?: PendingEnrollment | null } | null;
-  hasApiSession: boolean;
-  envInfo: Record<string, string>;
-  sdkInfo: Record<string, string>;
-  lastActivityAt?: string | null;
-}
+export type Identity = Named &
+  Pick<
+    IdentityWire,
+    | 'typeId'
+    | 'isAdmin'
+    | 'isDefaultAdmin'
+    | 'isMfaEnabled'
+    | 'disabled'
+    | 'roleAttributes'
+    | 'authPolicyId'
+    | 'hasApiSession'
+    | 'lastActivityAt'
+  > & {
+    authPolicy?: EntityRef;
+    // Free-form objects in the schema; what the controller puts in them.
+    authenticators: { updb?: { id: string; username: string } };
+    enrollment?: { [M in keyof IdentityWire['enrollment']]?: PendingEnrollment | null } | null;
+    envInfo: Record<string, string>;
+    sdkInfo: Record<string, string>;
+  };
 
-export interface Service extends Named {
-  roleAttributes: string[];
-  configs: string[];
-  encryptionRequired: boolean;
-}
+export type Service = Named & Pick<ServiceWire, 'roleAttributes' | 'configs' | 'encryptionRequired'>;
 
-export interface Config extends Named {
-  configTypeId: string;
-  configType: EntityRef;
-  data: Record<string, unknown>;
-}
+export type Config = Named &
+  Pick<ConfigWire, 'configTypeId'> & {
+    configType: EntityRef;
+    /** a free-form object in the schema, checked against the config type's JSON schema */
+    data: Record<string, unknown>;
+  };
 
-export interface NamedRole {
-  role: string;
-  name: string;
-}
+export type NamedRole = ServicePolicyWire['identityRolesDisplay'][number];
 
-export interface ServicePolicy extends Named {
-  type: 'Dial' | 'Bind';
-  semantic: 'AllOf' | 'AnyOf';
-  identityRoles: string[];
-  serviceRoles: string[];
-  postureCheckRoles: string[];
-  identityRolesDisplay?: NamedRole[];
-  serviceRolesDisplay?: NamedRole[];
-  postureCheckRolesDisplay?: NamedRole[];
-}
+export type ServicePolicy = Named &
+  Pick<ServicePolicyWire, 'identityRoles' | 'serviceRoles' | 'postureCheckRoles'> &
+  Partial<
+    Pick<ServicePolicyWire, 'identityRolesDisplay' | 'serviceRolesDisplay' | 'postureCheckRolesDisplay'>
+  > & {
+    // Published as plain strings; the controller stores only these.
+    type: (typeof POLICY_TYPES)[number];
+    semantic: (typeof SEMANTICS)[number];
+  };
 
+/** A PROCESS check's `process` or one of a PROCESS_MULTI check's `processes`, as the console edits them. */
 export interface ProcessRuleWire {
   osType: string;
   path: string;
@@ -74,109 +88,61 @@ export interface ProcessRuleWire {
   signerFingerprints?: string[];
 }
 
-export interface PostureCheck extends Named {
-  typeId: string;
-  roleAttributes: string[];
-  remediation?: string | null;
-  operatingSystems?: { type: string; versions: string[] }[];
-  macAddresses?: string[];
-  domains?: string[];
-  process?: ProcessRuleWire;
-  processes?: ProcessRuleWire[];
-  semantic?: string;
-  timeoutSeconds?: number;
-  promptOnWake?: boolean;
-  promptOnUnlock?: boolean;
-  ignoreLegacyEndpoints?: boolean;
-}
+/**
+ * The entity schema names the fields every check has; each type's own fields (in the create bodies' documents,
+ * POSTURE_CHECK_DOCS) are read as the controller shows them back.
+ */
+export type PostureCheck = Named &
+  Pick<PostureCheckWire, 'typeId' | 'roleAttributes'> & {
+    remediation?: string | null;
+    operatingSystems?: { type: string; versions: string[] }[];
+    macAddresses?: string[];
+    domains?: string[];
+    process?: ProcessRuleWire;
+    processes?: ProcessRuleWire[];
+    semantic?: string;
+    timeoutSeconds?: number;
+    promptOnWake?: boolean;
+    promptOnUnlock?: boolean;
+    ignoreLegacyEndpoints?: boolean;
+  };
 
-export interface EdgeRouter extends Named {
-  roleAttributes: string[];
-  disabled: boolean;
-  isOnline: boolean;
-  isVerified: boolean;
-  hostname: string;
-  fingerprint: string | null;
-  enrollmentCreatedAt: string | null;
-  enrollmentExpiresAt: string | null;
-}
-
-export interface RouterEnrollment {
-  id: string;
-  enrollmentToken: string;
-  enrollmentExpiresAt: string;
-}
-
-export interface ApiSession extends BaseEntity {
-  identityId: string;
-  ipAddress: string;
-  isMfaRequired: boolean;
-  isMfaComplete: boolean;
-  lastActivityAt: string;
-}
-
-interface Slot {
-  postureCheckId: string;
-  lastUpdatedAt: string | null;
-}
-
-export interface PostureData {
-  os: Slot & { type?: string; version?: string; build: string | null };
-  mac: Slot & { addresses: string[] | null };
-  domain: Slot & { domain?: string };
-  processes: (Slot & { path: string; isRunning: boolean; binaryHash: string })[];
-  apiSessionPostureData: Record<
-    string,
-    {
-      mfa: { passedAt: string | null; passedMfa: boolean };
-      endpointState?: { wokenAt: string | null; unlockedAt: string | null };
-      sdkInfo: Record<string, string> | null;
-    }
+export type EdgeRouter = Named &
+  Pick<
+    EdgeRouterWire,
+    | 'roleAttributes'
+    | 'disabled'
+    | 'isOnline'
+    | 'isVerified'
+    | 'hostname'
+    | 'fingerprint'
+    | 'enrollmentCreatedAt'
+    | 'enrollmentExpiresAt'
   >;
-}
 
-export interface CheckFailure {
-  postureCheckId: string;
-  postureCheckName: string;
-  postureCheckType: string;
-  actualValue: unknown;
-  expectedValue: unknown;
+export type RouterEnrollment = Pick<RouterEnrollmentWire, 'id' | 'enrollmentToken' | 'enrollmentExpiresAt'>;
+
+export type ApiSession = BaseEntity &
+  Pick<ApiSessionWire, 'identityId' | 'ipAddress' | 'isMfaRequired' | 'isMfaComplete' | 'lastActivityAt'>;
+
+export type PostureData = PostureDataWire;
+
+/** One check a refused request failed; the schema's open object also carries a reason and a failure code. */
+export type CheckFailure = FailedServiceRequestWire['policyFailures'][number]['checks'][number] & {
   reason?: string;
   code?: string;
-}
+};
 
-export interface FailedServiceRequest {
-  apiSessionId: string;
-  serviceId: string;
-  serviceName: string;
-  sessionType: string;
-  when: string;
+/** A refused request: one identity's (`/identities/{id}/failed-service-requests`) or anyone's, with whose. */
+export type FailedServiceRequest = Omit<FailedServiceRequestWire, 'policyFailures'> & {
   policyFailures: { policyId: string; policyName: string; checks: CheckFailure[] }[];
-  identity?: EntityRef;
-  identityId?: string;
-}
+} & Partial<Pick<RecentFailedServiceRequestWire, 'identity' | 'identityId'>>;
 
-export interface ServiceAccess {
-  service: EntityRef;
-  identity: EntityRef;
-  apiSessionId: string | null;
-  granted: { Dial: boolean | null; Bind: boolean | null };
-  policies: PolicyExplanation[];
-  otherPolicies?: { id: string; name: string; type: string; semantic: string; identityRoles: string[] }[];
-}
+/** Each posture check's `failure` is read with its codes' facts (src/api/access-explanation.ts). */
+export type ServiceAccess = Omit<ServiceAccessWire, 'policies'> & { policies: PolicyExplanation[] };
 
-export interface AccessSummary {
-  identities: number;
-  mfaEnrolled: number;
-  devices: number;
-  services: { id: string; name: string; passing: number; failing: number }[];
-  evaluatedAt: string;
-}
+export type AccessSummary = AccessSummaryWire;
 
-export interface ConfigType extends Named {
-  target: string | null;
-}
+export type ConfigType = Named & Pick<ConfigTypeWire, 'target'>;
 
-export interface AuthPolicy extends Named {
-  secondary: { requireTotp: boolean };
-}
+export type AuthPolicy = Named & { secondary: Pick<AuthPolicyWire['secondary'], 'requireTotp'> };

@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http';
 import { AGENT_EVENTS_PATH, type AgentEvent } from '../../../src/api/data-plane.js';
 import { authOf } from '../../auth/guard.js';
 import type { ControllerContext, ControllerEvents } from '../../platform/context.js';
-import { errorResponses } from '../../http/schemas.js';
+import { errorResponses } from '../../../src/api/resources/envelopes.js';
 import type { EventStreamCaps } from './event-stream-caps.js';
 
 /** A comment line now and then keeps proxies from closing an idle stream and tells the agent it is alive. */

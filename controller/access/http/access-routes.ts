@@ -7,27 +7,25 @@
  * Both take `apiSessionId` to evaluate one particular API session (MFA checks are per session).
  */
 import type { Api } from '../../http/typed-app.js';
-import { Type } from '@sinclair/typebox';
 import type { ControllerContext } from '../../platform/context.js';
 import type { Identity } from '../../model.js';
 import { notFound } from '../../api-error.js';
 import { detail, list } from '../../http/envelope.js';
 import { parseListQuery } from '../../http/list-query.js';
-import { detailEnvelope, errorResponses, listEnvelope } from '../../http/schemas.js';
+import { detailEnvelope, errorResponses, listEnvelope } from '../../../src/api/resources/envelopes.js';
 import { ref } from '../../http/refs.js';
 import {
   AccessExplainer,
   sessionToExplain,
   type AccessExplanation,
 } from '../decisions/access-explanation.js';
-import { ServiceAccess } from './access-schemas.js';
-
-const Id = Type.String({ minLength: 1, maxLength: 255 });
-const SessionQuery = {
-  apiSessionId: Type.Optional(
-    Type.String({ maxLength: 255, description: "default: the identity's most recently active API session" }),
-  ),
-};
+import {
+  ServiceAccess,
+  ServiceAccessListParams,
+  ServiceAccessListQuery,
+  ServiceAccessParams,
+  ServiceAccessQuery,
+} from '../../../src/api/resources/access.js';
 
 export function accessToWire(e: AccessExplanation) {
   return {
@@ -61,13 +59,8 @@ export function registerAccessRoutes(app: Api, ctx: ControllerContext): void {
         tags,
         description:
           "Every service the identity's policies reach, with each policy and posture check and its result",
-        params: Type.Object({ id: Id }),
-        querystring: Type.Object({
-          limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 500 })),
-          offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
-          filter: Type.Optional(Type.String({ maxLength: 1024 })),
-          ...SessionQuery,
-        }),
+        params: ServiceAccessListParams,
+        querystring: ServiceAccessListQuery,
         response: { 200: listEnvelope(ServiceAccess), ...errorResponses(400, 401, 404) },
       },
     },
@@ -101,8 +94,8 @@ export function registerAccessRoutes(app: Api, ctx: ControllerContext): void {
         tags,
         description:
           'Why the identity can or cannot reach the service: each policy selecting both, each posture check with its actual and expected values and reason, and the policies that select the service but not the identity',
-        params: Type.Object({ id: Id, serviceId: Id }),
-        querystring: Type.Object(SessionQuery),
+        params: ServiceAccessParams,
+        querystring: ServiceAccessQuery,
         response: { 200: detailEnvelope(ServiceAccess), ...errorResponses(401, 404) },
       },
     },

@@ -5,15 +5,18 @@
  *   keeps its last 50; `/identities/:id/failed-service-requests` lists one identity's).
  */
 import type { Api } from '../../http/typed-app.js';
-import { Type } from '@sinclair/typebox';
 import type { ControllerContext } from '../../platform/context.js';
 import { detail, iso, list } from '../../http/envelope.js';
 import { parseListQuery } from '../../http/list-query.js';
-import { detailEnvelope, errorResponses, listEnvelope } from '../../http/schemas.js';
+import { detailEnvelope, errorResponses, listEnvelope } from '../../../src/api/resources/envelopes.js';
 import { ref } from '../../http/refs.js';
 import { summariseAccess } from '../decisions/access-summary.js';
 import { failedRequestToWire } from './record-views.js';
-import { AccessSummary, RecentFailedServiceRequest } from './access-schemas.js';
+import {
+  AccessSummary,
+  FailedServiceRequestsQuery,
+  RecentFailedServiceRequest,
+} from '../../../src/api/resources/access.js';
 
 export function registerOverviewRoutes(app: Api, ctx: ControllerContext): void {
   const { store } = ctx;
@@ -40,15 +43,7 @@ export function registerOverviewRoutes(app: Api, ctx: ControllerContext): void {
       schema: {
         tags: ['Posture Checks'],
         description: "Every identity's session requests refused for posture, newest first",
-        // Newest first and no filter (one identity's list is /identities/{id}/failed-service-requests): a
-        // filter given here is refused by name rather than ignored.
-        querystring: Type.Object(
-          {
-            limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 500 })),
-            offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
-          },
-          { additionalProperties: false },
-        ),
+        querystring: FailedServiceRequestsQuery,
         response: { 200: listEnvelope(RecentFailedServiceRequest), ...errorResponses(400, 401) },
       },
     },

@@ -4,21 +4,31 @@
  * envelope of the related entities, resolved through the same role indexes that decide access.
  */
 import type { Api } from '../../http/typed-app.js';
-import { Type, type TSchema } from '@sinclair/typebox';
+import type { TSchema } from '@sinclair/typebox';
+import { RoleAttribute } from '../../../src/api/resources/fields.js';
 import type { ControllerContext } from '../../platform/context.js';
 import type { Entity, Identity, ServicePolicy } from '../../model.js';
 import { notFound } from '../../api-error.js';
 import { list } from '../../http/envelope.js';
 import { parseListQuery } from '../../http/list-query.js';
-import { IdParams, ListQuerystring, errorResponses, listEnvelope } from '../../http/schemas.js';
+import {
+  IdParams,
+  ListQuerystring,
+  errorResponses,
+  listEnvelope,
+} from '../../../src/api/resources/envelopes.js';
 import { AccessResolver } from '../decisions/access-resolver.js';
 import { ALL_ROLE, attributeRoles, idRoles, roleSelects } from '../../catalogue/role-match.js';
 import type { PostureCheck } from '../../posture-model.js';
 import type { AttributedRepository } from '../../store/repository.js';
-import { IdentityDetail, identityWireOf } from '../../identities/identity-routes.js';
-import { PolicyDetail, servicePolicyWireOf } from '../../catalogue/service-policy-routes.js';
-import { CheckDetail, postureCheckToWire } from '../../catalogue/posture-check-routes.js';
-import { ServiceDetail, serviceToWire } from '../../catalogue/service-routes.js';
+import { IdentityDetail } from '../../../src/api/resources/identities.js';
+import { identityWireOf } from '../../identities/identity-routes.js';
+import { servicePolicyWireOf } from '../../catalogue/service-policy-routes.js';
+import { ServicePolicyDetail } from '../../../src/api/resources/policies.js';
+import { postureCheckToWire } from '../../catalogue/posture-check-routes.js';
+import { PostureCheckDetail } from '../../../src/api/resources/posture-checks.js';
+import { serviceToWire } from '../../catalogue/service-routes.js';
+import { ServiceDetail } from '../../../src/api/resources/services.js';
 import type { WireOf } from '../../http/prepared-wire.js';
 
 /** One page of an in-memory list, by the request's `limit`, `offset` and name filter. */
@@ -53,7 +63,7 @@ export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
           tags: ['Role Attributes'],
           description: `Every role attribute some ${kind} carries, sorted`,
           querystring: ListQuerystring,
-          response: { 200: listEnvelope(Type.String()), ...errorResponses(400, 401) },
+          response: { 200: listEnvelope(RoleAttribute), ...errorResponses(400, 401) },
         },
       },
       async (request) => {
@@ -125,7 +135,7 @@ export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
   related(
     '/service-policies/:id/posture-checks',
     'Service Policy',
-    CheckDetail,
+    PostureCheckDetail,
     policy,
     (p, r) => r.checksOf(p),
     checkWire,
@@ -135,7 +145,7 @@ export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
   related(
     '/identities/:id/service-policies',
     'Identity',
-    PolicyDetail,
+    ServicePolicyDetail,
     identity,
     (i, r) => r.policiesOf(i),
     policyWire,
@@ -153,7 +163,7 @@ export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
   related(
     '/services/:id/service-policies',
     'Service',
-    PolicyDetail,
+    ServicePolicyDetail,
     service,
     (s, r) => r.policiesSelecting(s),
     policyWire,

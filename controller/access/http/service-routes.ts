@@ -14,7 +14,7 @@ import {
   detailEnvelope,
   errorResponses,
   listEnvelope,
-} from '../../http/schemas.js';
+} from '../../../src/api/resources/envelopes.js';
 import { AccessResolver } from '../decisions/access-resolver.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
 import { clientServiceToWire, permissionsOf } from './service-view.js';

@@ -3,11 +3,16 @@ import type { Api } from '../../http/typed-app.js';
 import type { ControllerContext } from '../../platform/context.js';
 import { notFound } from '../../api-error.js';
 import { detail, list } from '../../http/envelope.js';
-import { IdParams, detailEnvelope, errorResponses, listEnvelope } from '../../http/schemas.js';
+import {
+  IdParams,
+  detailEnvelope,
+  errorResponses,
+  listEnvelope,
+} from '../../../src/api/resources/envelopes.js';
 import { FAILED_REQUESTS_KEPT } from '../decisions/failure-report.js';
 import { postureDataToWire } from './posture-data-view.js';
 import { failedRequestToWire } from '../http/record-views.js';
-import { FailedServiceRequest, PostureData } from '../http/wire-schemas.js';
+import { FailedServiceRequest, PostureData } from '../../../src/api/resources/access.js';
 
 export function registerPostureManagement(app: Api, ctx: ControllerContext): void {
   const tags = ['Identity'];

@@ -6,18 +6,21 @@
  * check asks about are kept, so what a user can store is bounded by the administrator's checks.
  */
 import type { Api } from '../../http/typed-app.js';
-import { Type } from '@sinclair/typebox';
 import type { ControllerContext } from '../../platform/context.js';
 import { authOf } from '../../auth/guard.js';
 import { validationError } from '../../api-error.js';
-import { errorResponses } from '../../http/schemas.js';
+import { errorResponses } from '../../../src/api/resources/envelopes.js';
 import { AccessResolver } from '../decisions/access-resolver.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
 import { applyResponses, graceServices } from './apply-responses.js';
-import { MAX_BULK_ITEMS, parseResponses } from '../../posture/response-items.js';
+import { parseResponses } from '../../posture/response-items.js';
 import { askedProcesses } from './asked-processes.js';
 import { isRepeatedReport, reportedSlots } from './repeated-report.js';
-import { PostureResponseCreate, PostureResponseReply } from '../http/wire-schemas.js';
+import {
+  PostureResponseBulk,
+  PostureResponseCreate,
+  PostureResponseReply,
+} from '../../../src/api/resources/posture-responses.js';
 
 export function registerPostureResponseRoutes(app: Api, ctx: ControllerContext, engine: PostureEngine): void {
   const tags = ['Posture'];
@@ -69,7 +72,7 @@ export function registerPostureResponseRoutes(app: Api, ctx: ControllerContext, 
     {
       schema: {
         tags,
-        body: Type.Array(PostureResponseCreate, { maxItems: MAX_BULK_ITEMS }),
+        body: PostureResponseBulk,
         // OpenZiti's spec says 200, its controller answers 201; so does Postern.
         response: { 201: PostureResponseReply, ...errorResponses(400, 401) },
       },

@@ -4,7 +4,6 @@
  * access outbox publishes the removal after commit, so routers cut its streams and the agent hears it before
  * the answer goes out. The token is never shown (`token` is always empty): only its hash is stored.
  */
-import { Type } from '@sinclair/typebox';
 import type { Api } from '../../http/typed-app.js';
 import type { ControllerContext } from '../../platform/context.js';
 import { notFound } from '../../api-error.js';
@@ -17,19 +16,11 @@ import {
   detailEnvelope,
   errorResponses,
   listEnvelope,
-} from '../../http/schemas.js';
-import { SessionDetailSchema } from '../../../src/api/schemas.js';
+} from '../../../src/api/resources/envelopes.js';
+import { SessionManagementDetail } from '../../../src/api/resources/sessions.js';
 import type { EdgeSession } from '../../store/posture-repository.js';
 import { edgeSessionToWire } from '../http/record-views.js';
 import type { EdgeRouterService } from '../../edge-routers/edge-router-service.js';
-
-const SessionManagementDetail = Type.Object(
-  {
-    ...SessionDetailSchema.properties,
-    token: Type.String({ description: 'always empty: only a hash of the token is stored' }),
-  },
-  { additionalProperties: true },
-);
 
 const tags = ['Session'];
 

@@ -15,7 +15,7 @@ import {
   detailEnvelope,
   errorResponses,
   listEnvelope,
-} from '../../http/schemas.js';
+} from '../../../src/api/resources/envelopes.js';
 import { existingGrantedSession, decideSession, settleAgainstCatalogue } from './session-requests.js';
 import type { PostureEngine } from '../engine/posture-engine.js';
 import { edgeSessionToWire } from '../http/record-views.js';

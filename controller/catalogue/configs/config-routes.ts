@@ -4,53 +4,22 @@
  * its type's JSON schema on every write; a type or config still in use cannot be deleted.
  */
 import type { Api } from '../../http/typed-app.js';
-import { Type } from '@sinclair/typebox';
 import type { ControllerContext } from '../../platform/context.js';
 import type { Config, ConfigType } from '../../model.js';
 import { ApiError, validationError } from '../../api-error.js';
 import { entityBase } from '../../http/envelope.js';
-import { BaseEntity, EntityRef, Name, Tags, writeBodies } from '../../http/schemas.js';
+import {
+  ConfigBodies,
+  ConfigDetail,
+  ConfigTypeBodies,
+  ConfigTypeDetail,
+} from '../../../src/api/resources/configs.js';
 import { registerCrud, pick } from '../../http/crud.js';
 import { ref } from '../../http/refs.js';
 import { preparedWire } from '../../http/prepared-wire.js';
 import { isBuiltinConfigType } from '../../store/builtin-config-types.js';
 import { assertConfigData, assertPortRanges, compileSchema } from './config-schemas.js';
 import { servicesUsingConfig } from './service-configs.js';
-
-const JsonObject = Type.Object({}, { additionalProperties: true });
-
-const typeWritable = {
-  name: Name,
-  schema: Type.Optional(JsonObject),
-  target: Type.Optional(Type.Union([Type.Literal('service'), Type.Literal('router'), Type.Null()])),
-  tags: Type.Optional(Tags),
-};
-const ConfigTypeDetail = Type.Object(
-  {
-    ...BaseEntity,
-    name: Type.String(),
-    schema: JsonObject,
-    target: Type.Union([Type.String(), Type.Null()]),
-  },
-  { additionalProperties: true },
-);
-
-const configWritable = {
-  name: Name,
-  configTypeId: Type.String({ minLength: 1, maxLength: 255 }),
-  data: JsonObject,
-  tags: Type.Optional(Tags),
-};
-const ConfigDetail = Type.Object(
-  {
-    ...BaseEntity,
-    name: Type.String(),
-    configTypeId: Type.String(),
-    configType: EntityRef,
-    data: JsonObject,
-  },
-  { additionalProperties: true },
-);
 
 const inUse = (what: string, users: readonly { name: string }[]) =>
   new ApiError(
@@ -69,7 +38,7 @@ export function registerConfigRoutes(app: Api, ctx: ControllerContext): void {
     tag: 'Config',
     repo: store.configTypes,
     schemas: {
-      ...writeBodies(typeWritable),
+      ...ConfigTypeBodies,
       detail: ConfigTypeDetail,
     },
     toWire: (t) => ({ ...entityBase('config-types', t), schema: t.schema, target: t.target }),
@@ -117,10 +86,7 @@ export function registerConfigRoutes(app: Api, ctx: ControllerContext): void {
     tag: 'Config',
     repo: store.configs,
     schemas: {
-      ...writeBodies(configWritable),
-      // A config's type is fixed at create; a PUT may repeat it.
-      update: writeBodies({ ...configWritable, configTypeId: Type.Optional(configWritable.configTypeId) })
-        .create,
+      ...ConfigBodies,
       detail: ConfigDetail,
     },
     prepare: configWire.prepare,

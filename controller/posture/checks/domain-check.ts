@@ -9,7 +9,7 @@ import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
 import type { DomainCheck, FieldProblem } from '../../posture-model.js';
 import type { CheckModule } from './check-module.js';
 import { parseList, parseName, resolveField } from './normalise.js';
-import { CHECK_TEXT_LIMITS } from './check-limits.js';
+import { CHECK_TEXT_LIMITS } from '../../../src/api/resources/posture-checks.js';
 
 /** First spelling wins among entries equal ignoring case: they would match exactly the same devices. */
 function uniqueIgnoringCase(domains: string[]): string[] {

@@ -9,7 +9,7 @@ import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
 import type { FieldProblem, MacCheck } from '../../posture-model.js';
 import type { CheckModule } from './check-module.js';
 import { normaliseHex, parseList, resolveField, unique } from './normalise.js';
-import { CHECK_TEXT_LIMITS } from './check-limits.js';
+import { CHECK_TEXT_LIMITS } from '../../../src/api/resources/posture-checks.js';
 
 const MAC_FORMS = /^(?:[0-9a-f]{2}(?:-[0-9a-f]{2}){5}|[0-9a-f]{2}(?::[0-9a-f]{2}){5}|[0-9a-f]{12})$/i;
 

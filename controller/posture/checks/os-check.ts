@@ -6,7 +6,7 @@
 import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
 import type { FieldProblem, OperatingSystemRule, OsCheck } from '../../posture-model.js';
 import type { CheckModule } from './check-module.js';
-import { CHECK_TEXT_LIMITS } from './check-limits.js';
+import { CHECK_TEXT_LIMITS } from '../../../src/api/resources/posture-checks.js';
 import {
   OS_TYPE_LIST,
   isRecord,

@@ -15,7 +15,7 @@ import type {
   ProcessSnapshot,
   ProcessRule,
 } from '../../posture-model.js';
-import { CHECK_TEXT_LIMITS } from './check-limits.js';
+import { CHECK_TEXT_LIMITS } from '../../../src/api/resources/posture-checks.js';
 import {
   OS_TYPE_LIST,
   isRecord,

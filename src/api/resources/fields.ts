@@ -1,16 +1,18 @@
-import {
-  BaseEntityFields,
-  EntityRefSchema,
-  LinkSchema,
-  LinksSchema,
-  TagsSchema,
-} from '../../src/api/schemas.js';
-import { Type, type TOptional, type TProperties, type TSchema, type TUnknown } from '@sinclair/typebox';
+/**
+ * The field schemas every resource is built from (names, attributes, roles, tags, the base entity),
+ * and `writeBodies`, which turns a resource's writable fields into its create, PUT and PATCH bodies. The
+ * resource modules beside this one define each collection's bodies and entities with them; the controller
+ * validates, serialises and publishes its OpenAPI documents with those, and the console reads the entities'
+ * `Static` types.
+ *
+ * Like `../schemas.ts`, these are values only the controller runs: the console imports this folder as types
+ * only, so its bundle carries no schema code.
+ */
+import { Type, type TOptional, type TProperties, type TUnknown } from '@sinclair/typebox';
+import { BaseEntityFields, EntityRefSchema, LinkSchema, LinksSchema, TagsSchema } from '../schemas.js';
 
-/** Schemas shared by every route: envelopes, base entity fields, list parameters. */
-
-// Defined with the wire contract the agent shares (src/api/schemas.ts); re-exported for the routes.
-export { DateTime, NullableDateTime, freeForm } from '../../src/api/schemas.js';
+// Defined with the wire contract the agent shares (../schemas.ts); re-exported for the management resources.
+export { DateTime, NullableDateTime, freeForm } from '../schemas.js';
 
 /** Free-form tags; `null` in a write clears them (OpenZiti's `x-nullable`). */
 export const Tags = TagsSchema;
@@ -29,7 +31,7 @@ const printable = {
 export const Attributes = Type.Array(Type.String({ minLength: 1, maxLength: 256, ...printable }), {
   maxItems: 1000,
 });
-/** Policy roles: `#attr`, `@id-or-name` or `#all` (checked further in roles.ts). */
+/** Policy roles: `#attr`, `@id-or-name` or `#all` (checked further by the controller's catalogue/roles.ts). */
 export const Roles = Type.Array(Type.String({ minLength: 1, maxLength: 512, ...printable }), {
   maxItems: 1000,
 });
@@ -43,50 +45,10 @@ export const Reference = Type.String({ minLength: 1, maxLength: 255 });
 export const ExternalId = Type.String({ maxLength: 255, ...printable });
 /** A sentence or two a person reads as written (an administrator's advice, with a link). */
 export const Sentence = Type.String({ maxLength: 1000, ...printable });
-
-export const Meta = Type.Object({}, { additionalProperties: true });
-export const PaginationMeta = Type.Object({
-  pagination: Type.Object({ limit: Type.Integer(), offset: Type.Integer(), totalCount: Type.Integer() }),
-  filterableFields: Type.Array(Type.String()),
-});
-
-export const detailEnvelope = (data: TSchema) => Type.Object({ data, meta: Meta });
-export const listEnvelope = (item: TSchema) => Type.Object({ data: Type.Array(item), meta: PaginationMeta });
-export const CreateEnvelope = Type.Object({
-  data: Type.Object({ id: Type.String(), _links: Links }),
-  meta: Meta,
-});
-export const EmptyEnvelope = Type.Object({ data: Type.Object({}), meta: Meta });
-
-export const ErrorEnvelope = Type.Object({
-  error: Type.Object(
-    {
-      code: Type.String(),
-      message: Type.String(),
-      requestId: Type.String(),
-      cause: Type.Optional(Type.Unknown()),
-      args: Type.Optional(Type.Unknown()),
-    },
-    { additionalProperties: true },
-  ),
-  meta: Meta,
-});
-
-/** Standard error responses a route declares, so the OpenAPI document lists them. */
-export const errorResponses = (...statuses: number[]) =>
-  Object.fromEntries(statuses.map((s) => [s, ErrorEnvelope])) as Record<number, typeof ErrorEnvelope>;
-
-export const ListQuerystring = Type.Object({
-  // -1: as many as one page holds (OpenZiti's "every row"; 500 here).
-  limit: Type.Optional(Type.Integer({ minimum: -1, maximum: 500 })),
-  // Bounded so it always fits SQLite's integer (an offset past every row is simply an empty page).
-  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
-  filter: Type.Optional(Type.String({ maxLength: 1024 })),
-  // `name asc`, `createdAt desc`: the order when the filter has no `sort by` (entity lists)
-  sort: Type.Optional(Type.String({ maxLength: 256 })),
-});
-
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 255 }) });
+/** One role attribute, as `GET /{identity,service,posture-check,edge-router}-role-attributes` lists them. */
+export const RoleAttribute = Type.String();
+/** `@id` roles shown with the names behind them (policies' `…RolesDisplay`). */
+export const NamedRoles = Type.Array(Type.Object({ role: Type.String(), name: Type.String() }));
 
 /**
  * The bodies of a create/PUT and of a PATCH. A field in neither Postern nor OpenZiti's definition of the
