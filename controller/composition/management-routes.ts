@@ -12,11 +12,22 @@ import { registerConfigRoutes } from '../catalogue/configs/config-routes.js';
 import { registerEdgeRouterRoutes } from '../edge-routers/edge-router-routes.js';
 import { registerRelatedLists } from '../access/http/related-list-routes.js';
 import { registerEdgeSessions } from '../access/sessions/edge-session-routes.js';
+import type { EnrollmentAuthority } from '../enrollment/enrollment-authority.js';
+import type { IdentityService } from '../identities/identity-service.js';
+import type { AuthenticatorService } from '../identities/authenticator-service.js';
+
+/** The parts the management API's own routes are handed (made once at composition, start-controller.ts). */
+export interface ManagementParts {
+  /** issues a created identity's enrollment and shows identities' outstanding ones */
+  enrollment: EnrollmentAuthority;
+  identities: IdentityService;
+  authenticators: AuthenticatorService;
+}
 
 /** The management API's own routes (admin only, by the guard's default). */
-export function registerManagementRoutes(app: Api, ctx: ControllerContext): void {
-  registerIdentities(app, ctx);
-  registerAuthenticators(app, ctx);
+export function registerManagementRoutes(app: Api, ctx: ControllerContext, parts: ManagementParts): void {
+  registerIdentities(app, ctx, parts.identities, parts.enrollment);
+  registerAuthenticators(app, ctx, parts.authenticators);
   registerServices(app, ctx);
   registerServicePolicies(app, ctx);
   registerAuthPolicies(app, ctx);
@@ -26,5 +37,5 @@ export function registerManagementRoutes(app: Api, ctx: ControllerContext): void
   registerEdgeRouterRoutes(app, ctx);
   registerApiSessions(app, ctx);
   registerEdgeSessions(app, ctx);
-  registerRelatedLists(app, ctx);
+  registerRelatedLists(app, ctx, parts.enrollment);
 }

@@ -19,7 +19,9 @@ import { PgLimiterStore } from '../platform/limits/pg-limiter-store.js';
 import { memoryLimiters } from '../platform/limits/memory-failure-counters.js';
 import { startRouterFeed } from '../edge-routers/link/router-feed.js';
 import { createRouterDirectory } from '../edge-routers/link/router-directory.js';
-import { installEnrollment, type EnrollmentAuthority } from '../enrollment/enrollment-authority.js';
+import { installEnrollment } from '../enrollment/enrollment-authority.js';
+import { IdentityService } from '../identities/identity-service.js';
+import { AuthenticatorService } from '../identities/authenticator-service.js';
 
 /**
  * The controller, composed here and nowhere else: the platform every module is handed (`ctx`: config, store,
@@ -38,9 +40,7 @@ export interface RunningController {
 }
 
 /** The parts the controller is built from, beyond the platform: what its routes and timers were handed. */
-export interface ControllerParts extends ServerParts {
-  enrollment: EnrollmentAuthority;
-}
+export type ControllerParts = ServerParts;
 
 const SWEEP_INTERVAL_MS = 60_000;
 
@@ -90,6 +90,8 @@ export async function startController(
       mfa: mfa.service,
       engine: posture.engine,
       enrollment,
+      identities: new IdentityService(ctx, enrollment),
+      authenticators: new AuthenticatorService(ctx),
     };
     const app = await buildServer(ctx, parts, tls && { key: tls.key, cert: tls.cert, ...clientCerts });
     await app.listen({ host: config.host, port: config.port });

@@ -26,7 +26,7 @@ import {
 import { rateLimited } from '../api-error.js';
 import { empty } from '../http/envelope.js';
 import { Meta, errorResponses } from '../http/schemas.js';
-import { enrollmentAuthorityOf } from './enrollment-authority.js';
+import type { EnrollmentAuthority } from './enrollment-authority.js';
 import {
   TokenRefused,
   findEnrollment,
@@ -57,9 +57,7 @@ const Jwks = Type.Object({
 
 type Route = 'enroll' | 'ott' | 'updb';
 
-export function registerEnrollRoutes(app: Api, ctx: ControllerContext): void {
-  const authority = enrollmentAuthorityOf(ctx);
-
+export function registerEnrollRoutes(app: Api, ctx: ControllerContext, authority: EnrollmentAuthority): void {
   // PEM bodies are text; the parsers live in this scope only (the rest of the API speaks JSON alone).
   void app.register(async (plain) => {
     // A child scope starts untyped; its routes are typed from their schemas like the rest.

@@ -3,6 +3,7 @@ import type { ControllerContext } from '../platform/context.js';
 import { authOf } from '../auth/guard.js';
 import { detail } from '../http/envelope.js';
 import { detailEnvelope, errorResponses } from '../http/schemas.js';
+import type { EnrollmentAuthority } from '../enrollment/enrollment-authority.js';
 import { ClientIdentityDetail, IdentityDetail, identityToWire } from './identity-routes.js';
 
 /**
@@ -14,6 +15,7 @@ export function registerCurrentIdentity(
   app: Api,
   ctx: ControllerContext,
   api: 'client' | 'management',
+  enrollment: EnrollmentAuthority,
 ): void {
   app.get(
     '/current-identity',
@@ -27,7 +29,9 @@ export function registerCurrentIdentity(
         },
       },
     },
-    async (request) =>
-      detail(await identityToWire(ctx, authOf(request).identity, api === 'client' ? 'summary' : 'secrets')),
+    async (request) => {
+      const audience = api === 'client' ? 'summary' : 'secrets';
+      return detail(await identityToWire(ctx, authOf(request).identity, audience, enrollment));
+    },
   );
 }

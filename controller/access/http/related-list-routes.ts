@@ -20,6 +20,7 @@ import { PolicyDetail, servicePolicyWireOf } from '../../catalogue/service-polic
 import { CheckDetail, postureCheckToWire } from '../../catalogue/posture-check-routes.js';
 import { ServiceDetail, serviceToWire } from '../../catalogue/service-routes.js';
 import type { WireOf } from '../../http/prepared-wire.js';
+import type { EnrollmentAuthority } from '../../enrollment/enrollment-authority.js';
 
 /** One page of an in-memory list, by the request's `limit`, `offset` and name filter. */
 function page<T extends { name: string; id: string }>(items: T[], query: Record<string, unknown>) {
@@ -36,7 +37,12 @@ function page<T extends { name: string; id: string }>(items: T[], query: Record<
   };
 }
 
-export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
+/** `enrollment`: what identities' outstanding enrollments show through (as on `/identities`). */
+export function registerRelatedLists(
+  app: Api,
+  ctx: ControllerContext,
+  enrollment: EnrollmentAuthority,
+): void {
   const { store } = ctx;
 
   const attributeKinds: [string, AttributedRepository<Entity & { roleAttributes: string[] }>][] = [
@@ -101,7 +107,7 @@ export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
   }
 
   const policy = (id: string) => store.servicePolicies.get(id);
-  const identityWire = (page: readonly Identity[]) => identityWireOf(ctx, page, 'secrets');
+  const identityWire = (page: readonly Identity[]) => identityWireOf(ctx, page, 'secrets', enrollment);
   const policyWire = (page: readonly ServicePolicy[]) => servicePolicyWireOf(ctx, page);
   const serviceWire = async () => serviceToWire;
   const checkWire = async () => (c: PostureCheck) => postureCheckToWire(c);
