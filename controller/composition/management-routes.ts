@@ -15,6 +15,9 @@ import { registerEdgeSessions } from '../access/sessions/edge-session-routes.js'
 import type { EnrollmentAuthority } from '../enrollment/enrollment-authority.js';
 import type { IdentityService } from '../identities/identity-service.js';
 import type { AuthenticatorService } from '../identities/authenticator-service.js';
+import type { CatalogueService } from '../catalogue/catalogue-service.js';
+import type { AuthPolicyService } from '../catalogue/auth-policy-service.js';
+import type { ConfigService } from '../catalogue/configs/config-service.js';
 
 /** The parts the management API's own routes are handed (made once at composition, start-controller.ts). */
 export interface ManagementParts {
@@ -22,18 +25,23 @@ export interface ManagementParts {
   enrollment: EnrollmentAuthority;
   identities: IdentityService;
   authenticators: AuthenticatorService;
+  /** services, service policies and posture checks */
+  catalogue: CatalogueService;
+  authPolicies: AuthPolicyService;
+  /** config types and configs */
+  configs: ConfigService;
 }
 
 /** The management API's own routes (admin only, by the guard's default). */
 export function registerManagementRoutes(app: Api, ctx: ControllerContext, parts: ManagementParts): void {
   registerIdentities(app, ctx, parts.identities, parts.enrollment);
   registerAuthenticators(app, ctx, parts.authenticators);
-  registerServices(app, ctx);
-  registerServicePolicies(app, ctx);
-  registerAuthPolicies(app, ctx);
-  registerPostureChecks(app, ctx);
+  registerServices(app, ctx, parts.catalogue);
+  registerServicePolicies(app, ctx, parts.catalogue);
+  registerAuthPolicies(app, ctx, parts.authPolicies);
+  registerPostureChecks(app, ctx, parts.catalogue);
   registerPostureCheckTypes(app);
-  registerConfigRoutes(app, ctx);
+  registerConfigRoutes(app, ctx, parts.configs);
   registerEdgeRouterRoutes(app, ctx);
   registerApiSessions(app, ctx);
   registerEdgeSessions(app, ctx);

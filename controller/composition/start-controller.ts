@@ -22,6 +22,9 @@ import { createRouterDirectory } from '../edge-routers/link/router-directory.js'
 import { installEnrollment } from '../enrollment/enrollment-authority.js';
 import { IdentityService } from '../identities/identity-service.js';
 import { AuthenticatorService } from '../identities/authenticator-service.js';
+import { CatalogueService } from '../catalogue/catalogue-service.js';
+import { AuthPolicyService } from '../catalogue/auth-policy-service.js';
+import { ConfigService } from '../catalogue/configs/config-service.js';
 
 /**
  * The controller, composed here and nowhere else: the platform every module is handed (`ctx`: config, store,
@@ -92,6 +95,9 @@ export async function startController(
       enrollment,
       identities: new IdentityService(ctx, enrollment),
       authenticators: new AuthenticatorService(ctx),
+      catalogue: new CatalogueService(ctx),
+      authPolicies: new AuthPolicyService(ctx),
+      configs: new ConfigService(ctx),
     };
     const app = await buildServer(ctx, parts, tls && { key: tls.key, cert: tls.cert, ...clientCerts });
     await app.listen({ host: config.host, port: config.port });
