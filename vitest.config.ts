@@ -13,8 +13,8 @@ const ONE_BACKEND = [
 
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
     // Integration tests each start a real controller process; two cores are enough for two at once.
     maxWorkers: 2,
     projects: [

@@ -1,10 +1,10 @@
 import type { Api } from '../http/typed-app.js';
 import type { ControllerContext } from '../platform/context.js';
 import type { AuthPolicy } from '../model.js';
-import { ApiError, validationError } from '../api-error.js';
 import { entityBase } from '../http/envelope.js';
 import { AuthPolicyCreate, AuthPolicyDetail, AuthPolicyPatch } from '../../src/api/resources/policies.js';
-import { registerCrud, pick } from '../http/crud.js';
+import { registerCrud, pick, type WriteMode } from '../http/crud.js';
+import type { AuthPolicyDraft, AuthPolicyService } from './auth-policy-service.js';
 
 function merge<T>(base: T, patch: unknown): T {
   if (patch === null || patch === undefined) return base;
@@ -15,7 +15,25 @@ function merge<T>(base: T, patch: unknown): T {
   return out as T;
 }
 
-export function registerAuthPolicies(app: Api, ctx: ControllerContext): void {
+/** A create, PUT or PATCH body as the policy it asks for (a PATCH merges what it names over what is stored). */
+function readDraft(
+  body: Record<string, unknown>,
+  mode: WriteMode,
+  existing: AuthPolicy | undefined,
+): AuthPolicyDraft {
+  return {
+    name: pick(body, 'name', mode, existing?.name, ''),
+    primary:
+      mode === 'patch' ? merge(existing!.primary, body.primary) : (body.primary as AuthPolicy['primary']),
+    secondary:
+      mode === 'patch'
+        ? merge(existing!.secondary, body.secondary)
+        : (body.secondary as AuthPolicy['secondary']),
+    tags: pick(body, 'tags', mode, existing?.tags, {}),
+  };
+}
+
+export function registerAuthPolicies(app: Api, ctx: ControllerContext, service: AuthPolicyService): void {
   registerCrud<AuthPolicy>(app, ctx, {
     collection: 'auth-policies',
     tag: 'Auth Policy',
@@ -34,48 +52,9 @@ export function registerAuthPolicies(app: Api, ctx: ControllerContext): void {
         requireExtJwtSigner: p.secondary.requireExtJwtSigner ?? null,
       },
     }),
-    build(body, mode, existing, id, now) {
-      const primary =
-        mode === 'patch' ? merge(existing!.primary, body.primary) : (body.primary as AuthPolicy['primary']);
-      const secondary =
-        mode === 'patch'
-          ? merge(existing!.secondary, body.secondary)
-          : (body.secondary as AuthPolicy['secondary']);
-      if (secondary.requireExtJwtSigner) {
-        throw validationError([
-          {
-            field: 'secondary.requireExtJwtSigner',
-            reason: 'external JWT signers are not supported',
-            value: secondary.requireExtJwtSigner,
-          },
-        ]);
-      }
-      return {
-        id,
-        name: pick(body, 'name', mode, existing?.name, ''),
-        primary,
-        secondary: { requireTotp: secondary.requireTotp, requireExtJwtSigner: null },
-        tags: pick(body, 'tags', mode, existing?.tags, {}),
-        createdAt: existing?.createdAt ?? now,
-        updatedAt: now,
-      };
-    },
-    async beforeDelete(policy) {
-      if (policy.id === 'default')
-        throw new ApiError(
-          409,
-          'CAN_NOT_DELETE_REFERENCED_ENTITY',
-          'The default auth policy cannot be deleted',
-        );
-      const users = await ctx.store.countIdentitiesWithAuthPolicy(policy.id);
-      if (users > 0) {
-        throw new ApiError(
-          409,
-          'CAN_NOT_DELETE_REFERENCED_ENTITY',
-          `The auth policy is used by ${users} identities`,
-        );
-      }
-    },
-    afterWrite: () => void ctx.events.emit('policy.changed'),
+    build: (body, mode, existing, id, now) =>
+      service.prepare(readDraft(body, mode, existing), existing, id, now),
+    beforeDelete: (policy) => service.beforeDelete(policy),
+    afterWrite: () => service.written(),
   });
 }

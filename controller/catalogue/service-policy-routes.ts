@@ -1,15 +1,15 @@
 import type { Api } from '../http/typed-app.js';
 import type { ControllerContext } from '../platform/context.js';
 import type { ServicePolicy } from '../model.js';
-import { validationError, type FieldCause } from '../api-error.js';
 import { entityBase } from '../http/envelope.js';
 import {
   ServicePolicyCreate,
   ServicePolicyDetail,
   ServicePolicyPatch,
 } from '../../src/api/resources/policies.js';
-import { registerCrud, pick } from '../http/crud.js';
-import { normaliseRoles, roleNames, rolesDisplay } from './roles.js';
+import { registerCrud, pick, type WriteMode } from '../http/crud.js';
+import { roleNames, rolesDisplay } from './roles.js';
+import type { CatalogueService, ServicePolicyDraft } from './catalogue-service.js';
 import { preparedWire, type WireOf } from '../http/prepared-wire.js';
 
 /** How a page of policies shows: the names behind their `@id` roles are read once per kind for the page. */
@@ -45,8 +45,28 @@ export async function servicePolicyWireOf(
   });
 }
 
-export function registerServicePolicies(app: Api, ctx: ControllerContext): void {
-  const { identities, services, postureChecks } = ctx.store;
+type RoleField = 'identityRoles' | 'serviceRoles' | 'postureCheckRoles';
+
+/** A create, PUT or PATCH body as the policy it asks for (a PATCH keeps the role lists it leaves out). */
+function readDraft(
+  body: Record<string, unknown>,
+  mode: WriteMode,
+  existing: ServicePolicy | undefined,
+): ServicePolicyDraft {
+  const roles = (field: RoleField) =>
+    mode === 'patch' && !(field in body) ? undefined : ((body[field] as string[] | null) ?? []);
+  return {
+    name: pick(body, 'name', mode, existing?.name, ''),
+    type: pick(body, 'type', mode, existing?.type, 'Dial'),
+    semantic: pick(body, 'semantic', mode, existing?.semantic, 'AllOf'),
+    identityRoles: roles('identityRoles'),
+    serviceRoles: roles('serviceRoles'),
+    postureCheckRoles: roles('postureCheckRoles'),
+    tags: pick(body, 'tags', mode, existing?.tags, {}),
+  };
+}
+
+export function registerServicePolicies(app: Api, ctx: ControllerContext, catalogue: CatalogueService): void {
   const wire = preparedWire<ServicePolicy>('service-policies', (page) => servicePolicyWireOf(ctx, page));
   registerCrud<ServicePolicy>(app, ctx, {
     collection: 'service-policies',
@@ -60,30 +80,8 @@ export function registerServicePolicies(app: Api, ctx: ControllerContext): void 
     },
     prepare: wire.prepare,
     toWire: wire.toWire,
-    async build(body, mode, existing, id, now) {
-      const problems: FieldCause[] = [];
-      const roles = (
-        field: 'identityRoles' | 'serviceRoles' | 'postureCheckRoles',
-        repo: Parameters<typeof normaliseRoles>[2],
-      ) =>
-        mode === 'patch' && !(field in body)
-          ? (existing?.[field] ?? [])
-          : normaliseRoles((body[field] as string[] | null) ?? [], field, repo, problems);
-      const policy: ServicePolicy = {
-        id,
-        name: pick(body, 'name', mode, existing?.name, ''),
-        type: pick(body, 'type', mode, existing?.type, 'Dial'),
-        semantic: pick(body, 'semantic', mode, existing?.semantic, 'AllOf'),
-        identityRoles: await roles('identityRoles', identities),
-        serviceRoles: await roles('serviceRoles', services),
-        postureCheckRoles: await roles('postureCheckRoles', postureChecks),
-        tags: pick(body, 'tags', mode, existing?.tags, {}),
-        createdAt: existing?.createdAt ?? now,
-        updatedAt: now,
-      };
-      if (problems.length) throw validationError(problems);
-      return policy;
-    },
-    afterWrite: () => void ctx.events.emit('policy.changed'),
+    build: (body, mode, existing, id, now) =>
+      catalogue.preparePolicy(readDraft(body, mode, existing), existing, id, now),
+    afterWrite: () => catalogue.written(),
   });
 }

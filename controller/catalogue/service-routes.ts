@@ -3,11 +3,8 @@ import type { ControllerContext } from '../platform/context.js';
 import type { Service } from '../model.js';
 import { entityBase } from '../http/envelope.js';
 import { ServiceCreate, ServiceDetail, ServicePatch } from '../../src/api/resources/services.js';
-import { releasePolicyReferences } from './policy-references.js';
-import { registerCrud, pick } from '../http/crud.js';
-import { normaliseAttributes } from './roles.js';
-import { validationError, type FieldCause } from '../api-error.js';
-import { resolveServiceConfigs } from './configs/service-configs.js';
+import { registerCrud, pick, type WriteMode } from '../http/crud.js';
+import type { CatalogueService, ServiceDraft } from './catalogue-service.js';
 
 export function serviceToWire(service: Service): Record<string, unknown> {
   return {
@@ -25,50 +22,38 @@ export function serviceToWire(service: Service): Record<string, unknown> {
   };
 }
 
-export function registerServices(app: Api, ctx: ControllerContext): void {
+/** A create, PUT or PATCH body as the service it asks for (a PUT without `configs` keeps them, checked again). */
+function readDraft(
+  body: Record<string, unknown>,
+  mode: WriteMode,
+  existing: Service | undefined,
+): ServiceDraft {
+  return {
+    name: pick(body, 'name', mode, existing?.name, ''),
+    roleAttributes: pick(body, 'roleAttributes', mode, existing?.roleAttributes, []) ?? [],
+    configs:
+      mode === 'patch' && !('configs' in body)
+        ? undefined
+        : body.configs === null
+          ? []
+          : ((body.configs as string[] | undefined) ?? existing?.configs ?? []),
+    encryptionRequired: pick(body, 'encryptionRequired', mode, existing?.encryptionRequired, true),
+    terminatorStrategy: pick(body, 'terminatorStrategy', mode, existing?.terminatorStrategy, 'smartrouting'),
+    maxIdleTimeMillis: pick(body, 'maxIdleTimeMillis', mode, existing?.maxIdleTimeMillis, 0),
+    tags: pick(body, 'tags', mode, existing?.tags, {}),
+  };
+}
+
+export function registerServices(app: Api, ctx: ControllerContext, catalogue: CatalogueService): void {
   registerCrud<Service>(app, ctx, {
     collection: 'services',
     tag: 'Service',
     repo: ctx.store.services,
     schemas: { create: ServiceCreate, update: ServiceCreate, patch: ServicePatch, detail: ServiceDetail },
     toWire: serviceToWire,
-    build: async (body, mode, existing, id, now) => {
-      const problems: FieldCause[] = [];
-      const configs =
-        mode === 'patch' && !('configs' in body)
-          ? (existing?.configs ?? [])
-          : await resolveServiceConfigs(
-              ctx.store,
-              body.configs === null
-                ? []
-                : ((body.configs as string[] | undefined) ?? existing?.configs ?? []),
-              problems,
-            );
-      if (problems.length) throw validationError(problems);
-      return {
-        id,
-        configs,
-        name: pick(body, 'name', mode, existing?.name, ''),
-        roleAttributes: normaliseAttributes(
-          pick(body, 'roleAttributes', mode, existing?.roleAttributes, []) ?? [],
-        ),
-        encryptionRequired: pick(body, 'encryptionRequired', mode, existing?.encryptionRequired, true),
-        terminatorStrategy: pick(
-          body,
-          'terminatorStrategy',
-          mode,
-          existing?.terminatorStrategy,
-          'smartrouting',
-        ),
-        maxIdleTimeMillis: pick(body, 'maxIdleTimeMillis', mode, existing?.maxIdleTimeMillis, 0),
-        tags: pick(body, 'tags', mode, existing?.tags, {}),
-        createdAt: existing?.createdAt ?? now,
-        updatedAt: now,
-      };
-    },
-    beforeDelete: async (service, { cascade }) => {
-      await releasePolicyReferences(ctx, 'service', service, 'service', cascade);
-    },
-    afterWrite: () => void ctx.events.emit('policy.changed'),
+    build: (body, mode, existing, id, now) =>
+      catalogue.prepareService(readDraft(body, mode, existing), existing, id, now),
+    beforeDelete: (service, options) => catalogue.beforeServiceDelete(service, options),
+    afterWrite: () => catalogue.written(),
   });
 }

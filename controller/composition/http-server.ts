@@ -31,8 +31,7 @@ import { registerCurrentIdentity } from '../identities/current-identity-route.js
 import type { ControllerCa } from '../platform/keys/controller-ca.js';
 import type { MfaService } from '../mfa/mfa-service.js';
 import type { PostureEngine } from '../access/engine/posture-engine.js';
-import type { EdgeRouterService } from '../edge-routers/edge-router-service.js';
-import { registerManagementRoutes } from './management-routes.js';
+import { registerManagementRoutes, type ManagementParts } from './management-routes.js';
 import { POSTERN_VERSION } from '../version.js';
 import { registerMfaManagementRoutes, registerMfaSharedRoutes } from '../mfa/install.js';
 import { registerPostureClientRoutes, registerPostureManagementRoutes } from '../access/install.js';
@@ -50,14 +49,12 @@ export const MANAGEMENT_PREFIX = '/edge/management/v1';
 const SERVER_HEADER = `postern-controller/${POSTERN_VERSION}`;
 
 /** The controller's parts whose endpoints the server serves, made once at composition (start-controller.ts). */
-export interface ServerParts {
+export interface ServerParts extends ManagementParts {
   /** the CA whose certificates sign in (certificate authentication) */
   ca: ControllerCa;
   mfa: MfaService;
   /** access decided as events arrive: the routes that grant sessions and take reports ask it */
   engine: PostureEngine;
-  /** which routers identities and services may use, which are linked now, how clients see them */
-  edgeRouters: EdgeRouterService;
 }
 
 /** Routes both APIs serve (authentication and the caller's own session and identity). */
@@ -70,7 +67,7 @@ function registerShared(
   registerVersion(typed(app));
   registerAuthenticate(app, ctx, parts.ca);
   registerCurrentSession(app, ctx);
-  registerCurrentIdentity(app, ctx, api);
+  registerCurrentIdentity(app, ctx, api, parts.enrollment);
   registerMfaSharedRoutes(app, parts.mfa);
 }
 
@@ -166,7 +163,7 @@ export async function buildServer(
       registerPostureClientRoutes(api, ctx, parts.engine, parts.edgeRouters);
       registerAgentEvents(api, ctx, eventStreams);
       registerRouterClientRoutes(api, ctx, parts.edgeRouters);
-      registerEnrollRoutes(api, ctx);
+      registerEnrollRoutes(api, ctx, parts.enrollment);
     },
     { prefix: CLIENT_PREFIX },
   );
@@ -175,15 +172,15 @@ export async function buildServer(
       const api = typed(scope);
       installGuard(api, ctx, 'admin');
       registerShared(api, ctx, parts, 'management');
-      registerManagementRoutes(api, ctx, parts.edgeRouters);
+      registerManagementRoutes(api, ctx, parts);
       registerPostureManagementRoutes(api, ctx);
       registerMfaManagementRoutes(api, ctx, parts.mfa);
-      registerEnrollmentRoutes(api, ctx);
-      registerIdentityImport(api, ctx);
+      registerEnrollmentRoutes(api, ctx, parts.enrollment);
+      registerIdentityImport(api, ctx, parts.enrollment);
     },
     { prefix: MANAGEMENT_PREFIX },
   );
-  registerEstCaCerts(app, ctx);
+  registerEstCaCerts(app, parts.enrollment);
   // The administrators' web console, a static page that uses the management API above like any script.
   registerConsole(app, { dir: ctx.config.consoleDir ?? defaultConsoleDir() });
   return app;

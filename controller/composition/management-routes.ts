@@ -13,23 +13,40 @@ import { registerConfigRoutes } from '../catalogue/configs/config-routes.js';
 import { registerEdgeRouterRoutes } from '../edge-routers/edge-router-routes.js';
 import { registerRelatedLists } from '../access/http/related-list-routes.js';
 import { registerEdgeSessions } from '../access/sessions/edge-session-routes.js';
+import type { EnrollmentAuthority } from '../enrollment/enrollment-authority.js';
+import type { IdentityService } from '../identities/identity-service.js';
+import type { AuthenticatorService } from '../identities/authenticator-service.js';
+import type { CatalogueService } from '../catalogue/catalogue-service.js';
+import type { AuthPolicyService } from '../catalogue/auth-policy-service.js';
+import type { ConfigService } from '../catalogue/configs/config-service.js';
+
+/** The parts the management API's own routes are handed (made once at composition, start-controller.ts). */
+export interface ManagementParts {
+  /** issues a created identity's enrollment and shows identities' outstanding ones */
+  enrollment: EnrollmentAuthority;
+  identities: IdentityService;
+  authenticators: AuthenticatorService;
+  /** services, service policies and posture checks */
+  catalogue: CatalogueService;
+  authPolicies: AuthPolicyService;
+  /** config types and configs */
+  configs: ConfigService;
+  /** which routers identities and services may use, which are linked now, how clients see them */
+  edgeRouters: EdgeRouterService;
+}
 
 /** The management API's own routes (admin only, by the guard's default). */
-export function registerManagementRoutes(
-  app: Api,
-  ctx: ControllerContext,
-  edgeRouters: EdgeRouterService,
-): void {
-  registerIdentities(app, ctx);
-  registerAuthenticators(app, ctx);
-  registerServices(app, ctx);
-  registerServicePolicies(app, ctx);
-  registerAuthPolicies(app, ctx);
-  registerPostureChecks(app, ctx);
+export function registerManagementRoutes(app: Api, ctx: ControllerContext, parts: ManagementParts): void {
+  registerIdentities(app, ctx, parts.identities, parts.enrollment);
+  registerAuthenticators(app, ctx, parts.authenticators);
+  registerServices(app, ctx, parts.catalogue);
+  registerServicePolicies(app, ctx, parts.catalogue);
+  registerAuthPolicies(app, ctx, parts.authPolicies);
+  registerPostureChecks(app, ctx, parts.catalogue);
   registerPostureCheckTypes(app);
-  registerConfigRoutes(app, ctx);
-  registerEdgeRouterRoutes(app, ctx, edgeRouters);
+  registerConfigRoutes(app, ctx, parts.configs);
+  registerEdgeRouterRoutes(app, ctx, parts.edgeRouters);
   registerApiSessions(app, ctx);
-  registerEdgeSessions(app, ctx, edgeRouters);
-  registerRelatedLists(app, ctx);
+  registerEdgeSessions(app, ctx, parts.edgeRouters);
+  registerRelatedLists(app, ctx, parts.enrollment);
 }

@@ -20,7 +20,12 @@ import { memoryLimiters } from '../platform/limits/memory-failure-counters.js';
 import { startRouterFeed } from '../edge-routers/link/router-feed.js';
 import { createRouterDirectory } from '../edge-routers/link/router-directory.js';
 import { EdgeRouterService } from '../edge-routers/edge-router-service.js';
-import { installEnrollment, type EnrollmentAuthority } from '../enrollment/enrollment-authority.js';
+import { installEnrollment } from '../enrollment/enrollment-authority.js';
+import { IdentityService } from '../identities/identity-service.js';
+import { AuthenticatorService } from '../identities/authenticator-service.js';
+import { CatalogueService } from '../catalogue/catalogue-service.js';
+import { AuthPolicyService } from '../catalogue/auth-policy-service.js';
+import { ConfigService } from '../catalogue/configs/config-service.js';
 
 /**
  * The controller, composed here and nowhere else: the platform every module is handed (`ctx`: config, store,
@@ -39,9 +44,7 @@ export interface RunningController {
 }
 
 /** The parts the controller is built from, beyond the platform: what its routes and timers were handed. */
-export interface ControllerParts extends ServerParts {
-  enrollment: EnrollmentAuthority;
-}
+export type ControllerParts = ServerParts;
 
 const SWEEP_INTERVAL_MS = 60_000;
 
@@ -91,6 +94,11 @@ export async function startController(
       mfa: mfa.service,
       engine: posture.engine,
       enrollment,
+      identities: new IdentityService(ctx, enrollment),
+      authenticators: new AuthenticatorService(ctx),
+      catalogue: new CatalogueService(ctx),
+      authPolicies: new AuthPolicyService(ctx),
+      configs: new ConfigService(ctx),
       edgeRouters: new EdgeRouterService(ctx),
     };
     const app = await buildServer(ctx, parts, tls && { key: tls.key, cert: tls.cert, ...clientCerts });

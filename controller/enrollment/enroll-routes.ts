@@ -22,7 +22,7 @@ import { EnrollmentCertsEnvelope, Jwks, enrollQuery } from '../../src/api/resour
 import { rateLimited } from '../api-error.js';
 import { empty } from '../http/envelope.js';
 import { errorResponses } from '../../src/api/resources/envelopes.js';
-import { enrollmentAuthorityOf } from './enrollment-authority.js';
+import type { EnrollmentAuthority } from './enrollment-authority.js';
 import {
   TokenRefused,
   findEnrollment,
@@ -42,9 +42,7 @@ type EnrollRequest = FastifyRequest & {
 
 type Route = 'enroll' | 'ott' | 'updb';
 
-export function registerEnrollRoutes(app: Api, ctx: ControllerContext): void {
-  const authority = enrollmentAuthorityOf(ctx);
-
+export function registerEnrollRoutes(app: Api, ctx: ControllerContext, authority: EnrollmentAuthority): void {
   // PEM bodies are text; the parsers live in this scope only (the rest of the API speaks JSON alone).
   void app.register(async (plain) => {
     // A child scope starts untyped; its routes are typed from their schemas like the rest.

@@ -1,7 +1,7 @@
 /**
  * What identity enrollment needs at run time, one per controller: the CA, the key tokens are derived with,
  * the URL JWTs name as their issuer, and the limit on wrong tokens per address. `installEnrollment` makes it
- * at start (creating the CA on the first one); routes reach it through the context.
+ * at start (creating the CA on the first one); composition hands it to what needs it.
  */
 import { X509Certificate, createPrivateKey, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -159,24 +159,14 @@ export class EnrollmentAuthority {
   }
 }
 
-const authorities = new WeakMap<ControllerContext, EnrollmentAuthority>();
-
-/** Loads (or on the first start makes) the CA and makes enrollment available to the routes. */
+/**
+ * Loads (or on the first start makes) the CA and answers the controller's one enrollment authority; composition
+ * hands it to the routes and services that issue, show or redeem enrollments.
+ */
 export async function installEnrollment(ctx: ControllerContext): Promise<EnrollmentAuthority> {
   const ca = await loadOrCreateControllerCa(
     ctx.config.dataDir,
     await ctx.store.authenticators.hasCertAuthenticators(),
   );
-  const authority = new EnrollmentAuthority(ctx, ca);
-  authorities.set(ctx, authority);
-  return authority;
+  return new EnrollmentAuthority(ctx, ca);
 }
-
-export function enrollmentAuthorityOf(ctx: ControllerContext): EnrollmentAuthority {
-  const authority = authorities.get(ctx);
-  if (!authority) throw new Error('installEnrollment(ctx) must run before enrollment is used');
-  return authority;
-}
-
-/** For views that show enrollments when they can (a context without enrollment shows none). */
-export const maybeEnrollmentAuthorityOf = (ctx: ControllerContext) => authorities.get(ctx);

@@ -24,16 +24,19 @@ import {
   errorResponses,
   listEnvelope,
 } from '../../src/api/resources/envelopes.js';
-import { enrollmentAuthorityOf } from './enrollment-authority.js';
+import type { EnrollmentAuthority } from './enrollment-authority.js';
 import { enrollmentToWire, identityNamesOf } from './enrollment-views.js';
 import { addEnrollment } from './identity-enrollment.js';
 
 /** Far enough for a token posted to someone on leave; a longer-lived secret is better issued again. */
 const MAX_LIFETIME_MS = 365 * 24 * 3600 * 1000;
 
-export function registerEnrollmentRoutes(app: Api, ctx: ControllerContext): void {
+export function registerEnrollmentRoutes(
+  app: Api,
+  ctx: ControllerContext,
+  authority: EnrollmentAuthority,
+): void {
   const { store } = ctx;
-  const authority = enrollmentAuthorityOf(ctx);
   const tags = ['Enrollment'];
   const load = async (id: string) => (await store.enrollments.get(id)) ?? throwNotFound(`enrollments/${id}`);
 

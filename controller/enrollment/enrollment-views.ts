@@ -14,7 +14,7 @@ import type { Store } from '../store/repository.js';
 import { byIdentity } from '../store/by-identity.js';
 import { iso, selfLinks } from '../http/envelope.js';
 import { ref } from '../http/refs.js';
-import { maybeEnrollmentAuthorityOf, type EnrollmentAuthority } from './enrollment-authority.js';
+import type { EnrollmentAuthority } from './enrollment-authority.js';
 
 // Defined with the wire contract the agent and the console share (src/api/schemas-enrollment.ts).
 export {
@@ -63,15 +63,15 @@ const SHOWN_PER_IDENTITY = 10;
 
 /**
  * The `enrollment` field of each of these identities (a page), by identity id: their outstanding enrollments
- * are one read for the whole page. Every identity is in the answer; in a context where enrollment is not
- * installed each field is empty and nothing is read.
+ * are one read for the whole page. Every identity is in the answer; without an enrollment authority (a
+ * controller built without enrollment) each field is empty and nothing is read.
  */
 export async function identityEnrollmentsWireOf(
   ctx: ControllerContext,
   identityIds: readonly string[],
   audience: EnrollmentAudience,
+  authority: EnrollmentAuthority | undefined,
 ): Promise<Map<string, Record<string, unknown>>> {
-  const authority = maybeEnrollmentAuthorityOf(ctx);
   if (!authority) return new Map(identityIds.map((id) => [id, {}]));
   const outstanding = byIdentity(
     await ctx.store.enrollments.listOutstandingByIdentities(identityIds, SHOWN_PER_IDENTITY),

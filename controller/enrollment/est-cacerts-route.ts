@@ -7,13 +7,11 @@
  */
 import * as x509 from '@peculiar/x509';
 import type { FastifyInstance } from 'fastify';
-import type { ControllerContext } from '../platform/context.js';
-import { enrollmentAuthorityOf } from './enrollment-authority.js';
+import type { EnrollmentAuthority } from './enrollment-authority.js';
 
 export const EST_CACERTS_PATH = '/.well-known/est/cacerts';
 
-export function registerEstCaCerts(app: FastifyInstance, ctx: ControllerContext): void {
-  const authority = enrollmentAuthorityOf(ctx);
+export function registerEstCaCerts(app: FastifyInstance, authority: EnrollmentAuthority): void {
   app.get(
     EST_CACERTS_PATH,
     { config: { access: 'public' }, schema: { hide: true } },

@@ -28,7 +28,7 @@ import { iso } from '../http/envelope.js';
 import { errorResponses } from '../../src/api/resources/envelopes.js';
 import { BODY_LIMIT } from '../http/connection-limits.js';
 import { SESSION_HEADER, authOf } from '../auth/guard.js';
-import { enrollmentAuthorityOf } from './enrollment-authority.js';
+import type { EnrollmentAuthority } from './enrollment-authority.js';
 
 export const MAX_IMPORT_ROWS = 1000;
 
@@ -45,8 +45,11 @@ class CellError extends Error {
   }
 }
 
-export function registerIdentityImport(app: Api, ctx: ControllerContext): void {
-  const authority = enrollmentAuthorityOf(ctx);
+export function registerIdentityImport(
+  app: Api,
+  ctx: ControllerContext,
+  authority: EnrollmentAuthority,
+): void {
   void app.register(async (plain) => {
     // A child scope starts untyped; the route's body is the CSV text its schema says.
     const scope = typed(plain);

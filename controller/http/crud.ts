@@ -22,8 +22,10 @@ export type WriteMode = 'create' | 'update' | 'patch';
 
 /**
  * One management collection with OpenZiti's six operations (list, detail, create, PUT, PATCH, DELETE),
- * envelopes and status codes. A resource says how to validate a body into an entity and how to show one;
- * the shape of the HTTP exchange lives here once.
+ * envelopes and status codes. A resource says how to turn a body into an entity and how to show one; the
+ * shape of the HTTP exchange lives here once. Where a collection has a service (identities, the catalogue),
+ * `build` reads the body into the service's draft and the service checks it, and the hooks below are the
+ * service's: the rules and the events stay out of the routes.
  */
 export interface CrudResource<T extends Entity> {
   collection: string;

@@ -1,12 +1,7 @@
 import type { Api } from '../http/typed-app.js';
-import { randomUUID } from 'node:crypto';
 import type { ControllerContext } from '../platform/context.js';
 import type { Authenticator } from '../model.js';
-import { hashPassword } from '../auth/passwords.js';
-import { endApiSessionsOf } from '../auth/api-sessions.js';
-import { serializeSignInChanges } from '../auth/sign-in-changes.js';
 import { authOf } from '../auth/guard.js';
-import { notFound, validationError } from '../api-error.js';
 import { created, detail, empty, iso, list, selfLinks } from '../http/envelope.js';
 import { parseListQuery } from '../http/list-query.js';
 import {
@@ -25,12 +20,18 @@ import {
   AuthenticatorPatch,
   AuthenticatorUpdate,
 } from '../../src/api/resources/identities.js';
+import type { AuthenticatorService } from './authenticator-service.js';
 
 /**
  * Authenticators: `updb` (username + password; passwords go in, never come out) made here, and `cert` (a
- * client certificate) made by enrollment. Deleting a `cert` one revokes its certificate.
+ * client certificate) made by enrollment. Deleting a `cert` one revokes its certificate. The rules live in
+ * the service; the routes read requests and shape answers.
  */
-export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
+export function registerAuthenticators(
+  app: Api,
+  ctx: ControllerContext,
+  service: AuthenticatorService,
+): void {
   const tags = ['Authenticator'];
   const { authenticators, identities } = ctx.store;
   /** A page of authenticators as shown, their identities' names read at once. */
@@ -52,20 +53,6 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
       ? { username: a.username }
       : { fingerprint: a.fingerprint, certPem: a.certPem, isIssuedByNetwork: true }),
   });
-  const load = async (id: string) => {
-    const authenticator = await authenticators.get(id);
-    if (!authenticator) throw notFound(`authenticators/${id}`);
-    return authenticator;
-  };
-  const minLength = async (identityId: string) => {
-    const policyId = (await identities.get(identityId))?.authPolicyId ?? 'default';
-    return (await ctx.store.authPolicies.get(policyId))?.primary.updb.minPasswordLength ?? 5;
-  };
-  const checkPassword = async (identityId: string, password: string) => {
-    const min = await minLength(identityId);
-    if (password.length < min)
-      throw validationError([{ field: 'password', reason: `must be at least ${min} characters` }]);
-  };
 
   app.get(
     '/authenticators',
@@ -97,7 +84,7 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
       },
     },
     async (request) => {
-      const [shown] = await toWire([await load(request.params.id)]);
+      const [shown] = await toWire([await service.load(request.params.id)]);
       return detail(shown!);
     },
   );
@@ -112,43 +99,8 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
       },
     },
     async (request, reply) => {
-      const { body } = request;
-      if (!(await identities.get(body.identityId))) {
-        throw validationError([
-          { field: 'identityId', reason: `no identity with id '${body.identityId}'`, value: body.identityId },
-        ]);
-      }
-      const second = () =>
-        validationError([
-          {
-            field: 'identityId',
-            reason: 'the identity already has a updb authenticator',
-            value: body.identityId,
-          },
-        ]);
-      const refuseSecond = async () => {
-        if ((await authenticators.listByIdentity(body.identityId)).some((a) => a.method === 'updb'))
-          throw second();
-      };
-      await refuseSecond();
-      await checkPassword(body.identityId, body.password);
-      const now = ctx.clock.now();
-      const authenticator: Authenticator = {
-        id: randomUUID(),
-        identityId: body.identityId,
-        method: 'updb',
-        username: body.username,
-        passwordHash: await hashPassword(body.password),
-        createdAt: now,
-        updatedAt: now,
-      };
-      // Checked again with the write: a parallel request may have created one while this one hashed.
-      // One at a time per identity (sign-in-changes.ts).
-      await ctx.store.transaction(async () => {
-        await serializeSignInChanges(ctx.store, body.identityId);
-        await refuseSecond();
-        await authenticators.create(authenticator);
-      });
+      const { identityId, username, password } = request.body;
+      const authenticator = await service.createPasswordLogin({ identityId, username, password });
       return reply.status(201).send(created('authenticators', authenticator.id));
     },
   );
@@ -168,32 +120,12 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
         },
       },
       async (request) => {
-        const existing = await load(request.params.id);
-        if (existing.method !== 'updb')
-          throw validationError([
-            {
-              field: 'method',
-              reason: 'a cert authenticator has no username or password; delete it to revoke the certificate',
-              value: existing.method,
-            },
-          ]);
-        const { body } = request;
-        if (body.password !== undefined) await checkPassword(existing.identityId, body.password);
-        // Hashed before the transaction: it is slow, and needs nothing from the store.
-        const passwordHash =
-          body.password !== undefined ? await hashPassword(body.password) : existing.passwordHash;
-        // One transaction: the new password and the end of what the old one opened (the caller's own session
-        // excepted) land together, and their revocations are done before the answer.
-        await ctx.store.transaction(async () => {
-          await authenticators.update({
-            ...existing,
-            username: body.username ?? existing.username,
-            passwordHash,
-            updatedAt: ctx.clock.now(),
-          });
-          if (body.password !== undefined)
-            await endApiSessionsOf(ctx, existing.identityId, authOf(request).session.id);
-        });
+        const { username, password } = request.body;
+        await service.changePasswordLogin(
+          request.params.id,
+          { username, password },
+          authOf(request).session.id,
+        );
         return empty();
       },
     );
@@ -203,11 +135,7 @@ export function registerAuthenticators(app: Api, ctx: ControllerContext): void {
     '/authenticators/:id',
     { schema: { tags, params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses(401, 404) } } },
     async (request) => {
-      const existing = await load(request.params.id);
-      await ctx.store.transaction(async () => {
-        await authenticators.delete(existing.id);
-        await endApiSessionsOf(ctx, existing.identityId, authOf(request).session.id);
-      });
+      await service.delete(request.params.id, authOf(request).session.id);
       return empty();
     },
   );

@@ -5,6 +5,7 @@ import { detail } from '../http/envelope.js';
 import { detailEnvelope, errorResponses } from '../../src/api/resources/envelopes.js';
 import { ClientIdentityDetail, IdentityDetail } from '../../src/api/resources/identities.js';
 import { identityToWire } from './identity-routes.js';
+import type { EnrollmentAuthority } from '../enrollment/enrollment-authority.js';
 
 /**
  * The caller's own identity, on the client and management APIs. They differ in one thing: the client API's
@@ -15,6 +16,7 @@ export function registerCurrentIdentity(
   app: Api,
   ctx: ControllerContext,
   api: 'client' | 'management',
+  enrollment: EnrollmentAuthority,
 ): void {
   app.get(
     '/current-identity',
@@ -28,7 +30,9 @@ export function registerCurrentIdentity(
         },
       },
     },
-    async (request) =>
-      detail(await identityToWire(ctx, authOf(request).identity, api === 'client' ? 'summary' : 'secrets')),
+    async (request) => {
+      const audience = api === 'client' ? 'summary' : 'secrets';
+      return detail(await identityToWire(ctx, authOf(request).identity, audience, enrollment));
+    },
   );
 }

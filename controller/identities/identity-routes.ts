@@ -1,35 +1,28 @@
 import type { Api } from '../http/typed-app.js';
 import type { ControllerContext } from '../platform/context.js';
 import type { ApiSession, Authenticator, Identity } from '../model.js';
-import { ApiError, validationError, type FieldCause } from '../api-error.js';
 import { entityBase, iso, selfLinks } from '../http/envelope.js';
 import { IdentityCreate, IdentityDetail, IdentityPatch } from '../../src/api/resources/identities.js';
-import { endApiSessionsOf } from '../auth/api-sessions.js';
-import { releasePolicyReferences } from '../catalogue/policy-references.js';
-import { registerCrud, pick } from '../http/crud.js';
-import { normaliseAttributes } from '../catalogue/roles.js';
+import { registerCrud, pick, type WriteMode } from '../http/crud.js';
 import { ref } from '../http/refs.js';
 import { preparedWire, type WireOf } from '../http/prepared-wire.js';
-import { enrollmentAuthorityOf } from '../enrollment/enrollment-authority.js';
 import { identityEnrollmentsWireOf, type EnrollmentAudience } from '../enrollment/enrollment-views.js';
 import { byIdentity } from '../store/by-identity.js';
-import {
-  addEnrollment,
-  checkUsernameFree,
-  parseEnrollmentRequest,
-  type RequestedEnrollment,
-} from '../enrollment/identity-enrollment.js';
+import type { EnrollmentAuthority } from '../enrollment/enrollment-authority.js';
+import type { IdentityDraft, IdentityService } from './identity-service.js';
 
 /**
  * How a page of identities shows, with what other tables know about each (authenticators, API sessions, MFA,
  * enrollments, its auth policy's name): read for the whole page first, then rendered synchronously. Each of
  * those is one by-many-identities read for the page, so a page costs the same few queries whatever its size
- * (a read per row made a page of 25 cost about a hundred).
+ * (a read per row made a page of 25 cost about a hundred). Enrollments show through `authority` (none
+ * without one).
  */
 export async function identityWireOf(
   ctx: ControllerContext,
   identities: readonly Identity[],
   audience: EnrollmentAudience,
+  authority: EnrollmentAuthority | undefined,
 ): Promise<WireOf<Identity>> {
   const { store } = ctx;
   const ids = identities.map((i) => i.id);
@@ -38,7 +31,7 @@ export async function identityWireOf(
     store.authenticators.listByIdentities(ids),
     store.apiSessions.listByIdentities(ids),
     ctx.store.mfa.verifiedAmong(ids),
-    identityEnrollmentsWireOf(ctx, ids, audience),
+    identityEnrollmentsWireOf(ctx, ids, audience, authority),
   ]);
   const policyNames = new Map(policies.map((p) => [p.id, p.name]));
   const authenticatorsOf = byIdentity(authenticators);
@@ -61,8 +54,9 @@ export async function identityToWire(
   ctx: ControllerContext,
   identity: Identity,
   audience: EnrollmentAudience,
+  authority: EnrollmentAuthority | undefined,
 ): Promise<Record<string, unknown>> {
-  return (await identityWireOf(ctx, [identity], audience))(identity);
+  return (await identityWireOf(ctx, [identity], audience, authority))(identity);
 }
 
 function renderIdentity(
@@ -116,10 +110,35 @@ function renderIdentity(
   };
 }
 
-export function registerIdentities(app: Api, ctx: ControllerContext): void {
-  // The enrollment a create asked for, stored by afterWrite in the create's own transaction.
-  const requestedEnrollment = new WeakMap<Identity, RequestedEnrollment>();
-  const wire = preparedWire<Identity>('identities', (page) => identityWireOf(ctx, page, 'secrets'));
+/** A create, PUT or PATCH body as the identity it asks for (OpenZiti's PUT clears what it leaves out). */
+function readDraft(
+  body: Record<string, unknown>,
+  mode: WriteMode,
+  existing: Identity | undefined,
+): IdentityDraft {
+  return {
+    name: pick(body, 'name', mode, existing?.name, ''),
+    type: pick(body, 'type', mode, existing?.type, 'Default'),
+    isAdmin: pick(body, 'isAdmin', mode, existing?.isAdmin, false),
+    roleAttributes: pick(body, 'roleAttributes', mode, existing?.roleAttributes, []) ?? [],
+    authPolicyId:
+      pick<string | null>(body, 'authPolicyId', mode, existing?.authPolicyId, 'default') ?? 'default',
+    externalId: pick(body, 'externalId', mode, existing?.externalId, null),
+    disabled: pick(body, 'disabled', mode, existing?.disabled, false),
+    tags: pick(body, 'tags', mode, existing?.tags, {}),
+    enrollment: body.enrollment,
+  };
+}
+
+export function registerIdentities(
+  app: Api,
+  ctx: ControllerContext,
+  service: IdentityService,
+  enrollment: EnrollmentAuthority,
+): void {
+  const wire = preparedWire<Identity>('identities', (page) =>
+    identityWireOf(ctx, page, 'secrets', enrollment),
+  );
   registerCrud<Identity>(app, ctx, {
     collection: 'identities',
     tag: 'Identity',
@@ -127,91 +146,9 @@ export function registerIdentities(app: Api, ctx: ControllerContext): void {
     schemas: { create: IdentityCreate, update: IdentityCreate, patch: IdentityPatch, detail: IdentityDetail },
     prepare: wire.prepare,
     toWire: wire.toWire,
-    async build(body, mode, existing, id, now) {
-      const problems: FieldCause[] = [];
-      const authPolicyId =
-        pick<string | null>(body, 'authPolicyId', mode, existing?.authPolicyId, 'default') ?? 'default';
-      if (!(await ctx.store.authPolicies.get(authPolicyId))) {
-        problems.push({
-          field: 'authPolicyId',
-          reason: `no auth policy with id '${authPolicyId}'`,
-          value: authPolicyId,
-        });
-      }
-      const isAdmin = pick(body, 'isAdmin', mode, existing?.isAdmin, false);
-      if (existing?.isDefaultAdmin && !isAdmin) {
-        problems.push({
-          field: 'isAdmin',
-          reason: 'the default admin must stay an administrator',
-          value: false,
-        });
-      }
-      if (problems.length) throw validationError(problems);
-      if (mode !== 'create' && body.enrollment !== undefined)
-        throw validationError([
-          {
-            field: 'enrollment',
-            reason: 'is taken only when the identity is created; POST /enrollments issues one later',
-          },
-        ]);
-      const enrollment = mode === 'create' ? parseEnrollmentRequest(body.enrollment) : undefined;
-      if (enrollment?.username) await checkUsernameFree(ctx, enrollment.username, 'enrollment.updb');
-      const disabled = pick(body, 'disabled', mode, existing?.disabled, false);
-      // Disabling the default admin would lock every administrator out of a fresh controller for good.
-      if (existing?.isDefaultAdmin && disabled)
-        throw new ApiError(
-          409,
-          'CAN_NOT_DISABLE_DEFAULT_ADMIN',
-          'The default admin identity cannot be disabled',
-        );
-      const identity: Identity = {
-        id,
-        name: pick(body, 'name', mode, existing?.name, ''),
-        type: pick(body, 'type', mode, existing?.type, 'Default'),
-        isAdmin,
-        isDefaultAdmin: existing?.isDefaultAdmin ?? false,
-        roleAttributes: normaliseAttributes(
-          pick(body, 'roleAttributes', mode, existing?.roleAttributes, []) ?? [],
-        ),
-        authPolicyId,
-        externalId: pick(body, 'externalId', mode, existing?.externalId, null),
-        disabled,
-        tags: pick(body, 'tags', mode, existing?.tags, {}),
-        createdAt: existing?.createdAt ?? now,
-        updatedAt: now,
-      };
-      if (enrollment) requestedEnrollment.set(identity, enrollment);
-      return identity;
-    },
-    async beforeDelete(identity, { cascade }) {
-      if (identity.isDefaultAdmin) {
-        throw new ApiError(
-          409,
-          'CAN_NOT_DELETE_REFERENCED_ENTITY',
-          'The default admin identity cannot be deleted',
-        );
-      }
-      if (await releasePolicyReferences(ctx, 'identity', identity, 'identity', cascade))
-        ctx.events.emit('policy.changed');
-    },
-    // Awaited inside the write's transaction: on a delete, the identity, its authenticators, its API sessions
-    // (with their sessions) and, with ?cascade=true, the policies' references to it go together or not at all.
-    async afterWrite(identity, op) {
-      const enrollment = op === 'create' ? requestedEnrollment.get(identity) : undefined;
-      if (enrollment)
-        await addEnrollment(ctx, enrollmentAuthorityOf(ctx), identity.id, enrollment, {
-          usernameField: 'enrollment.updb',
-        });
-      if (op !== 'delete') {
-        // A disabled identity keeps nothing: its API sessions end, and with them its sessions and tunnels.
-        if (identity.disabled) await endApiSessionsOf(ctx, identity.id);
-        ctx.events.emit('identity.changed', identity.id);
-        return;
-      }
-      // Its enrollments go with it by the store's foreign key, in this same transaction.
-      await ctx.store.authenticators.deleteByIdentity(identity.id);
-      await endApiSessionsOf(ctx, identity.id);
-      ctx.events.emit('identity.deleted', identity.id);
-    },
+    build: (body, mode, existing, id, now) =>
+      service.prepare(readDraft(body, mode, existing), existing, id, now),
+    beforeDelete: (identity, options) => service.beforeDelete(identity, options),
+    afterWrite: (identity, op) => service.written(identity, op),
   });
 }

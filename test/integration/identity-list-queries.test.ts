@@ -145,7 +145,7 @@ describe('the identity list', () => {
   it('reads a page of 25 with the same few store calls as a page of 5', async () => {
     const identities = await seededIdentities();
     const render = async (page: Identity[]) => {
-      const wire = await identityWireOf(tc.ctx, page, 'secrets');
+      const wire = await identityWireOf(tc.ctx, page, 'secrets', tc.parts.enrollment);
       return page.map(wire);
     };
     const five = await repositoryCallsOf(() => render(identities.slice(0, 5)));

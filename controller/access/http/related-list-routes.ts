@@ -30,6 +30,7 @@ import { PostureCheckDetail } from '../../../src/api/resources/posture-checks.js
 import { serviceToWire } from '../../catalogue/service-routes.js';
 import { ServiceDetail } from '../../../src/api/resources/services.js';
 import type { WireOf } from '../../http/prepared-wire.js';
+import type { EnrollmentAuthority } from '../../enrollment/enrollment-authority.js';
 
 /** One page of an in-memory list, by the request's `limit`, `offset` and name filter. */
 function page<T extends { name: string; id: string }>(items: T[], query: Record<string, unknown>) {
@@ -46,7 +47,12 @@ function page<T extends { name: string; id: string }>(items: T[], query: Record<
   };
 }
 
-export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
+/** `enrollment`: what identities' outstanding enrollments show through (as on `/identities`). */
+export function registerRelatedLists(
+  app: Api,
+  ctx: ControllerContext,
+  enrollment: EnrollmentAuthority,
+): void {
   const { store } = ctx;
 
   const attributeKinds: [string, AttributedRepository<Entity & { roleAttributes: string[] }>][] = [
@@ -111,7 +117,7 @@ export function registerRelatedLists(app: Api, ctx: ControllerContext): void {
   }
 
   const policy = (id: string) => store.servicePolicies.get(id);
-  const identityWire = (page: readonly Identity[]) => identityWireOf(ctx, page, 'secrets');
+  const identityWire = (page: readonly Identity[]) => identityWireOf(ctx, page, 'secrets', enrollment);
   const policyWire = (page: readonly ServicePolicy[]) => servicePolicyWireOf(ctx, page);
   const serviceWire = async () => serviceToWire;
   const checkWire = async () => (c: PostureCheck) => postureCheckToWire(c);

@@ -1,0 +1,149 @@
+/**
+ * Identities' use cases, apart from HTTP: what a create or an edit must satisfy (its auth policy exists, the
+ * default admin stays an enabled administrator, a create's enrollment is valid and its username free), what a
+ * write sets off in its own transaction (the enrollment a create asked for, the end of a disabled or deleted
+ * identity's API sessions, the events) and what a delete must release first (policies naming the identity).
+ *
+ * The management routes (identity-routes.ts) read a request into an `IdentityDraft` and hand it here; the CRUD
+ * kit (http/crud.ts) runs the write's transaction and calls `prepare`, `beforeDelete` and `written` around it.
+ */
+import type { ControllerContext } from '../platform/context.js';
+import type { Identity, IdentityType } from '../model.js';
+import { ApiError, validationError, type FieldCause } from '../api-error.js';
+import { endApiSessionsOf } from '../auth/api-sessions.js';
+import { releasePolicyReferences } from '../catalogue/policy-references.js';
+import { normaliseAttributes } from '../catalogue/roles.js';
+import type { EnrollmentAuthority } from '../enrollment/enrollment-authority.js';
+import {
+  addEnrollment,
+  checkUsernameFree,
+  parseEnrollmentRequest,
+  type RequestedEnrollment,
+} from '../enrollment/identity-enrollment.js';
+
+/** An identity as a write asks for it: every field resolved (a PATCH's untouched ones are the stored ones). */
+export interface IdentityDraft {
+  name: string;
+  type: IdentityType;
+  isAdmin: boolean;
+  roleAttributes: readonly string[];
+  authPolicyId: string;
+  externalId: string | null;
+  disabled: boolean;
+  tags: Record<string, unknown>;
+  /** the `enrollment` the write carries, as sent (`{ott: true}`, `{updb: "<username>"}`): a create's only */
+  enrollment: unknown;
+}
+
+export type IdentityWrite = 'create' | 'update' | 'patch' | 'delete';
+
+export class IdentityService {
+  /** The enrollment a create asked for, stored by `written` in the create's own transaction. */
+  private readonly requestedEnrollment = new WeakMap<Identity, RequestedEnrollment>();
+
+  constructor(
+    private readonly ctx: ControllerContext,
+    private readonly enrollment: EnrollmentAuthority,
+  ) {}
+
+  /**
+   * Checks a create (`existing` undefined) or an edit of `existing` and answers the identity to store; a 400
+   * naming the field (or a 409 for the default admin) otherwise.
+   */
+  async prepare(
+    draft: IdentityDraft,
+    existing: Identity | undefined,
+    id: string,
+    now: Date,
+  ): Promise<Identity> {
+    const problems: FieldCause[] = [];
+    const { authPolicyId, isAdmin, disabled } = draft;
+    if (!(await this.ctx.store.authPolicies.get(authPolicyId))) {
+      problems.push({
+        field: 'authPolicyId',
+        reason: `no auth policy with id '${authPolicyId}'`,
+        value: authPolicyId,
+      });
+    }
+    if (existing?.isDefaultAdmin && !isAdmin) {
+      problems.push({
+        field: 'isAdmin',
+        reason: 'the default admin must stay an administrator',
+        value: false,
+      });
+    }
+    if (problems.length) throw validationError(problems);
+    if (existing && draft.enrollment !== undefined)
+      throw validationError([
+        {
+          field: 'enrollment',
+          reason: 'is taken only when the identity is created; POST /enrollments issues one later',
+        },
+      ]);
+    const enrollment = existing ? undefined : parseEnrollmentRequest(draft.enrollment);
+    if (enrollment?.username) await checkUsernameFree(this.ctx, enrollment.username, 'enrollment.updb');
+    // Disabling the default admin would lock every administrator out of a fresh controller for good.
+    if (existing?.isDefaultAdmin && disabled)
+      throw new ApiError(
+        409,
+        'CAN_NOT_DISABLE_DEFAULT_ADMIN',
+        'The default admin identity cannot be disabled',
+      );
+    const identity: Identity = {
+      id,
+      name: draft.name,
+      type: draft.type,
+      isAdmin,
+      isDefaultAdmin: existing?.isDefaultAdmin ?? false,
+      roleAttributes: normaliseAttributes(draft.roleAttributes),
+      authPolicyId,
+      externalId: draft.externalId,
+      disabled,
+      tags: draft.tags,
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+    };
+    if (enrollment) this.requestedEnrollment.set(identity, enrollment);
+    return identity;
+  }
+
+  /**
+   * Before a delete, in its transaction: the default admin stays; service policies naming the identity by
+   * `@id` refuse the delete (409) or, with `cascade`, lose that role.
+   */
+  async beforeDelete(identity: Identity, { cascade }: { cascade: boolean }): Promise<void> {
+    if (identity.isDefaultAdmin) {
+      throw new ApiError(
+        409,
+        'CAN_NOT_DELETE_REFERENCED_ENTITY',
+        'The default admin identity cannot be deleted',
+      );
+    }
+    if (await releasePolicyReferences(this.ctx, 'identity', identity, 'identity', cascade))
+      this.ctx.events.emit('policy.changed');
+  }
+
+  /**
+   * After the identity was stored or deleted, awaited inside the write's transaction: on a delete, the
+   * identity, its authenticators, its API sessions (with their sessions) and, with ?cascade=true, the
+   * policies' references to it go together or not at all. The events are published once it commits.
+   */
+  async written(identity: Identity, op: IdentityWrite): Promise<void> {
+    const { ctx } = this;
+    const enrollment = op === 'create' ? this.requestedEnrollment.get(identity) : undefined;
+    if (enrollment)
+      await addEnrollment(ctx, this.enrollment, identity.id, enrollment, {
+        usernameField: 'enrollment.updb',
+      });
+    if (op !== 'delete') {
+      // A disabled identity keeps nothing: its API sessions end, and with them its sessions and tunnels.
+      if (identity.disabled) await endApiSessionsOf(ctx, identity.id);
+      ctx.events.emit('identity.changed', identity.id);
+      return;
+    }
+    // Its enrollments go with it by the store's foreign key, in this same transaction.
+    await ctx.store.authenticators.deleteByIdentity(identity.id);
+    await endApiSessionsOf(ctx, identity.id);
+    ctx.events.emit('identity.deleted', identity.id);
+  }
+}
