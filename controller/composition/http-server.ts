@@ -30,7 +30,8 @@ import { registerCurrentSession } from '../auth/current-session-routes.js';
 import { registerCurrentIdentity } from '../identities/current-identity-route.js';
 import type { ControllerCa } from '../platform/keys/controller-ca.js';
 import type { MfaService } from '../mfa/mfa-service.js';
-import type { PostureEngine } from '../access/engine/posture-engine.js';
+import type { AccessService } from '../access/access-service.js';
+import type { PostureReports } from '../access/reports/report-ingest.js';
 import { registerManagementRoutes } from './management-routes.js';
 import { POSTERN_VERSION } from '../version.js';
 import { registerMfaManagementRoutes, registerMfaSharedRoutes } from '../mfa/install.js';
@@ -53,8 +54,10 @@ export interface ServerParts {
   /** the CA whose certificates sign in (certificate authentication) */
   ca: ControllerCa;
   mfa: MfaService;
-  /** access decided as events arrive: the routes that grant sessions and take reports ask it */
-  engine: PostureEngine;
+  /** access's use cases: the routes that grant sessions, list services and end sessions call it */
+  access: AccessService;
+  /** posture reports stored and their identity re-evaluated */
+  reports: PostureReports;
 }
 
 /** Routes both APIs serve (authentication and the caller's own session and identity). */
@@ -160,7 +163,7 @@ export async function buildServer(
       const api = typed(scope);
       installGuard(api, ctx, 'full');
       registerShared(api, ctx, parts, 'client');
-      registerPostureClientRoutes(api, ctx, parts.engine);
+      registerPostureClientRoutes(api, ctx, parts);
       registerAgentEvents(api, ctx, eventStreams);
       registerRouterClientRoutes(api, ctx);
       registerEnrollRoutes(api, ctx);
@@ -172,7 +175,7 @@ export async function buildServer(
       const api = typed(scope);
       installGuard(api, ctx, 'admin');
       registerShared(api, ctx, parts, 'management');
-      registerManagementRoutes(api, ctx);
+      registerManagementRoutes(api, ctx, parts.access);
       registerPostureManagementRoutes(api, ctx);
       registerMfaManagementRoutes(api, ctx, parts.mfa);
       registerEnrollmentRoutes(api, ctx);

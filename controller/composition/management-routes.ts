@@ -12,9 +12,10 @@ import { registerConfigRoutes } from '../catalogue/configs/config-routes.js';
 import { registerEdgeRouterRoutes } from '../edge-routers/edge-router-routes.js';
 import { registerRelatedLists } from '../access/http/related-list-routes.js';
 import { registerEdgeSessions } from '../access/sessions/edge-session-routes.js';
+import type { AccessService } from '../access/access-service.js';
 
 /** The management API's own routes (admin only, by the guard's default). */
-export function registerManagementRoutes(app: Api, ctx: ControllerContext): void {
+export function registerManagementRoutes(app: Api, ctx: ControllerContext, access: AccessService): void {
   registerIdentities(app, ctx);
   registerAuthenticators(app, ctx);
   registerServices(app, ctx);
@@ -25,6 +26,6 @@ export function registerManagementRoutes(app: Api, ctx: ControllerContext): void
   registerConfigRoutes(app, ctx);
   registerEdgeRouterRoutes(app, ctx);
   registerApiSessions(app, ctx);
-  registerEdgeSessions(app, ctx);
+  registerEdgeSessions(app, ctx, access);
   registerRelatedLists(app, ctx);
 }

@@ -12,6 +12,7 @@ import { sweepIdleSessions } from '../auth/api-sessions.js';
 import { installMfa } from '../mfa/install.js';
 import { installPosture } from '../access/install.js';
 import { startDeadlineTakeover } from '../access/engine/deadline-takeover.js';
+import type { PostureEngine } from '../access/engine/posture-engine.js';
 import { AccessOutbox } from '../events/access-outbox.js';
 import { PgAccessOutbox } from '../events/pg-access-outbox.js';
 import { PgStore } from '../store/postgres/pg-store.js';
@@ -40,6 +41,8 @@ export interface RunningController {
 /** The parts the controller is built from, beyond the platform: what its routes and timers were handed. */
 export interface ControllerParts extends ServerParts {
   enrollment: EnrollmentAuthority;
+  /** access decided as events arrive (the services above ask it; deadline takeover hands it expiries) */
+  engine: PostureEngine;
 }
 
 const SWEEP_INTERVAL_MS = 60_000;
@@ -89,6 +92,8 @@ export async function startController(
       ca: enrollment.ca,
       mfa: mfa.service,
       engine: posture.engine,
+      access: posture.access,
+      reports: posture.reports,
       enrollment,
     };
     const app = await buildServer(ctx, parts, tls && { key: tls.key, cert: tls.cert, ...clientCerts });

@@ -19,6 +19,7 @@ import {
   listEnvelope,
 } from '../../http/schemas.js';
 import { SessionDetailSchema } from '../../../src/api/schemas.js';
+import type { AccessService } from '../access-service.js';
 import type { EdgeSession } from '../../store/posture-repository.js';
 import { edgeSessionToWire } from '../http/record-views.js';
 import { loadRouterAccess, routerToSessionWire } from '../../edge-routers/router-access.js';
@@ -33,7 +34,7 @@ const SessionManagementDetail = Type.Object(
 
 const tags = ['Session'];
 
-export function registerEdgeSessions(app: Api, ctx: ControllerContext): void {
+export function registerEdgeSessions(app: Api, ctx: ControllerContext, access: AccessService): void {
   const { store } = ctx;
   /** A page of sessions as shown: their services, identities and routers read once for the page. */
   const toWire = async (sessions: readonly EdgeSession[]) => {
@@ -106,11 +107,8 @@ export function registerEdgeSessions(app: Api, ctx: ControllerContext): void {
       schema: { tags, params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses(401, 404) } },
     },
     async (request) => {
-      const { id } = request.params;
       // Resolves once the removal is published (routers told, streams cut): then it answers.
-      await store.transaction(async () => {
-        if (!(await store.posture.sessions.delete(id))) throw notFound(`sessions/${id}`);
-      });
+      await access.revokeSession(request.params.id);
       return empty();
     },
   );
