@@ -4,6 +4,13 @@
  * nothing behind; the identity is re-evaluated in the same transaction (sessions revoked, lastChangeAt moved);
  * a report that repeats what is stored only moves the facts' time. Only binaries some check asks about are
  * kept, so what a user can store is bounded by the administrator's checks.
+ *
+ * The identity's posture data is read twice on the full path, never three times: once here, outside any
+ * transaction, to tell a repeated report from news (and which stored binaries no check asks about any more),
+ * and once by the evaluation, under the identity's access lock, whose read this answer reuses. That second
+ * read is not redundant: between the first and the lock, other requests commit (the other reports of this
+ * group commit, an MFA pass, another device's login and session on PostgreSQL), and the evaluation must
+ * decide on what they left, or it would revoke, as orphans, sessions whose API session it did not see.
  */
 import type { ControllerContext } from '../../platform/context.js';
 import { validationError } from '../../api-error.js';
@@ -43,14 +50,16 @@ export class PostureReports {
     // moment (group commit); the answer goes out once that commit is durable.
     return store.batch(async () => {
       const now = clock.now();
-      const before = await store.posture.data.load(identity.id);
-      for (const stale of before.processes.filter((p) => !asked.has(p.path)))
+      // Binaries no check asks about, as read above: meanwhile other reports (on the same checks) only stored
+      // asked ones or deleted these same ones, and deleting one already gone deletes nothing.
+      for (const stale of stored.processes.filter((p) => !asked.has(p.path)))
         await store.posture.data.deleteProcess(identity.id, stale.path);
       await applyResponses(this.ctx, identity.id, session.id, items, now);
       const resolver = await AccessResolver.of(store);
-      const services = graceServices(resolver, identity, before, session.id, items, now);
-      await this.access.reportStored(identity.id, resolver);
-      return services;
+      const evaluated = await this.access.reportStored(identity.id, resolver);
+      // The report writes no TOTP pass, so the data the evaluation read holds the pass it started from; an
+      // identity deleted meanwhile has none left: the data read above stands in.
+      return graceServices(resolver, identity, evaluated ?? stored, session.id, items, now);
     });
   }
 }
