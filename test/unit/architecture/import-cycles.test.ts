@@ -8,7 +8,16 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
-const SOURCE_ROOTS = ['controller', 'src', 'edge-router', 'server', 'desktop', 'console/src', 'scripts', 'bench'];
+const SOURCE_ROOTS = [
+  'controller',
+  'src',
+  'edge-router',
+  'server',
+  'desktop',
+  'console/src',
+  'scripts',
+  'bench',
+];
 const SKIPPED = new Set(['node_modules', 'dist', 'out']);
 
 function sourceFiles(dir: string): string[] {
