@@ -3,6 +3,8 @@ import type { ControllerContext } from '../platform/context.js';
 import type { EdgeRouterService } from '../edge-routers/edge-router-service.js';
 import { PostureEngine } from './engine/posture-engine.js';
 import { wirePostureEvents } from './engine/posture-events.js';
+import { AccessService } from './access-service.js';
+import { PostureReports } from './reports/report-ingest.js';
 import { registerPostureManagement } from './reports/posture-data-routes.js';
 import { registerAccessRoutes } from './http/access-routes.js';
 import { registerOverviewRoutes } from './http/overview-routes.js';
@@ -12,11 +14,15 @@ import { registerSessionRoutes } from './sessions/session-routes.js';
 
 /**
  * Access's entry points: `installPosture` starts the engine (event listeners, expiry timers, the start-up
- * sweep) once per controller, at composition, which hands it to the routes; the route functions add its
- * endpoints.
+ * sweep) and makes the services the routes call, once per controller, at composition, which hands them to
+ * the routes; the route functions add its endpoints.
  */
 export interface InstalledAccess {
   engine: PostureEngine;
+  /** the client API's access use cases (sessions, services) */
+  access: AccessService;
+  /** an API session reports its posture */
+  reports: PostureReports;
   /** the start-up sweep and first evaluation pass, done */
   started: Promise<void>;
   close(): void;
@@ -25,8 +31,11 @@ export interface InstalledAccess {
 export function installPosture(ctx: ControllerContext): InstalledAccess {
   const engine = new PostureEngine(ctx);
   const wiring = wirePostureEvents(ctx, engine);
+  const access = new AccessService(ctx, engine);
   return {
     engine,
+    access,
+    reports: new PostureReports(ctx, access),
     started: wiring.started,
     close() {
       wiring.close();
@@ -39,12 +48,12 @@ export function installPosture(ctx: ControllerContext): InstalledAccess {
 export function registerPostureClientRoutes(
   app: Api,
   ctx: ControllerContext,
-  engine: PostureEngine,
+  services: { access: AccessService; reports: PostureReports },
   edgeRouters: EdgeRouterService,
 ): void {
-  registerPostureResponseRoutes(app, ctx, engine);
-  registerServiceRoutes(app, ctx, engine);
-  registerSessionRoutes(app, ctx, engine, edgeRouters);
+  registerPostureResponseRoutes(app, services.reports);
+  registerServiceRoutes(app, services.access);
+  registerSessionRoutes(app, ctx, services.access, edgeRouters);
 }
 
 /** Management API: posture data and failed service requests of an identity; access explained and summarised. */

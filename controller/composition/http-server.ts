@@ -30,8 +30,9 @@ import { registerCurrentSession } from '../auth/current-session-routes.js';
 import { registerCurrentIdentity } from '../identities/current-identity-route.js';
 import type { ControllerCa } from '../platform/keys/controller-ca.js';
 import type { MfaService } from '../mfa/mfa-service.js';
-import type { PostureEngine } from '../access/engine/posture-engine.js';
 import { registerManagementRoutes, type ManagementParts } from './management-routes.js';
+import type { AccessService } from '../access/access-service.js';
+import type { PostureReports } from '../access/reports/report-ingest.js';
 import { POSTERN_VERSION } from '../version.js';
 import { registerMfaManagementRoutes, registerMfaSharedRoutes } from '../mfa/install.js';
 import { registerPostureClientRoutes, registerPostureManagementRoutes } from '../access/install.js';
@@ -53,8 +54,10 @@ export interface ServerParts extends ManagementParts {
   /** the CA whose certificates sign in (certificate authentication) */
   ca: ControllerCa;
   mfa: MfaService;
-  /** access decided as events arrive: the routes that grant sessions and take reports ask it */
-  engine: PostureEngine;
+  /** access's use cases: the routes that grant sessions, list services and end sessions call it */
+  access: AccessService;
+  /** posture reports stored and their identity re-evaluated */
+  reports: PostureReports;
 }
 
 /** Routes both APIs serve (authentication and the caller's own session and identity). */
@@ -160,7 +163,7 @@ export async function buildServer(
       const api = typed(scope);
       installGuard(api, ctx, 'full');
       registerShared(api, ctx, parts, 'client');
-      registerPostureClientRoutes(api, ctx, parts.engine, parts.edgeRouters);
+      registerPostureClientRoutes(api, ctx, parts, parts.edgeRouters);
       registerAgentEvents(api, ctx, eventStreams);
       registerRouterClientRoutes(api, ctx, parts.edgeRouters);
       registerEnrollRoutes(api, ctx, parts.enrollment);

@@ -13,6 +13,7 @@ import { registerConfigRoutes } from '../catalogue/configs/config-routes.js';
 import { registerEdgeRouterRoutes } from '../edge-routers/edge-router-routes.js';
 import { registerRelatedLists } from '../access/http/related-list-routes.js';
 import { registerEdgeSessions } from '../access/sessions/edge-session-routes.js';
+import type { AccessService } from '../access/access-service.js';
 import type { EnrollmentAuthority } from '../enrollment/enrollment-authority.js';
 import type { IdentityService } from '../identities/identity-service.js';
 import type { AuthenticatorService } from '../identities/authenticator-service.js';
@@ -33,6 +34,8 @@ export interface ManagementParts {
   configs: ConfigService;
   /** which routers identities and services may use, which are linked now, how clients see them */
   edgeRouters: EdgeRouterService;
+  /** access's use cases (edge sessions ended by an administrator) */
+  access: AccessService;
 }
 
 /** The management API's own routes (admin only, by the guard's default). */
@@ -47,6 +50,6 @@ export function registerManagementRoutes(app: Api, ctx: ControllerContext, parts
   registerConfigRoutes(app, ctx, parts.configs);
   registerEdgeRouterRoutes(app, ctx, parts.edgeRouters);
   registerApiSessions(app, ctx);
-  registerEdgeSessions(app, ctx, parts.edgeRouters);
+  registerEdgeSessions(app, ctx, parts.access, parts.edgeRouters);
   registerRelatedLists(app, ctx, parts.enrollment);
 }

@@ -12,6 +12,7 @@ import { sweepIdleSessions } from '../auth/api-sessions.js';
 import { installMfa } from '../mfa/install.js';
 import { installPosture } from '../access/install.js';
 import { startDeadlineTakeover } from '../access/engine/deadline-takeover.js';
+import type { PostureEngine } from '../access/engine/posture-engine.js';
 import { AccessOutbox } from '../events/access-outbox.js';
 import { PgAccessOutbox } from '../events/pg-access-outbox.js';
 import { PgStore } from '../store/postgres/pg-store.js';
@@ -44,7 +45,10 @@ export interface RunningController {
 }
 
 /** The parts the controller is built from, beyond the platform: what its routes and timers were handed. */
-export type ControllerParts = ServerParts;
+export interface ControllerParts extends ServerParts {
+  /** access decided as events arrive (the services above ask it; deadline takeover hands it expiries) */
+  engine: PostureEngine;
+}
 
 const SWEEP_INTERVAL_MS = 60_000;
 
@@ -93,6 +97,8 @@ export async function startController(
       ca: enrollment.ca,
       mfa: mfa.service,
       engine: posture.engine,
+      access: posture.access,
+      reports: posture.reports,
       enrollment,
       identities: new IdentityService(ctx, enrollment),
       authenticators: new AuthenticatorService(ctx),

@@ -59,17 +59,29 @@ export class PostureEngine {
   }
 
   /** One transaction, so an evaluation's writes (digests, revocations, the change mark) cost one commit. */
-  evaluateIdentity(identityId: string, options: EvaluateOptions = {}): Promise<void> {
+  async evaluateIdentity(identityId: string, options: EvaluateOptions = {}): Promise<void> {
+    await this.evaluateWithData(identityId, options);
+  }
+
+  /**
+   * `evaluateIdentity`, answering the posture data the evaluation decided on (read under the identity's access
+   * lock), so a caller in the same transaction needs no read of its own; undefined when the identity no longer
+   * exists.
+   */
+  evaluateWithData(identityId: string, options: EvaluateOptions = {}): Promise<PostureSnapshot | undefined> {
     return this.ctx.store.transaction(() => this.evaluate(identityId, options));
   }
 
-  private async evaluate(identityId: string, options: EvaluateOptions): Promise<void> {
+  private async evaluate(identityId: string, options: EvaluateOptions): Promise<PostureSnapshot | undefined> {
     const { store, clock } = this.ctx;
     // One at a time with the identity's session requests (access-lock.ts): a session decided before this
     // commits is found here, one decided after sees what this changed.
     await serializeAccessOf(store, identityId);
     const identity = await store.identities.get(identityId);
-    if (!identity) return this.forgetIdentity(identityId);
+    if (!identity) {
+      await this.forgetIdentity(identityId);
+      return undefined;
+    }
     const resolver = options.resolver ?? (await AccessResolver.of(store));
     const now = clock.now();
     const data = await store.posture.data.load(identityId);
@@ -119,6 +131,7 @@ export class PostureEngine {
       changed = true;
     }
     if (changed) await this.markChanged(identityId);
+    return data;
   }
 
   /** Moves lastChangeAt, strictly forward even within one millisecond, so a client polling it sees every change. */

@@ -67,18 +67,20 @@ export async function applyResponses(
  * checks that prompt on the event, for an API session that has passed TOTP, where the grace
  * ends before the timeout would. Unlike OpenZiti, which lists every service of such a check, only services the
  * identity reaches through a policy requiring the check are listed: the others are none of its business.
+ * `data` is the identity's posture data read before or after the report was stored: a report never writes
+ * the TOTP pass, the only part read here.
  */
 export function graceServices(
   resolver: AccessResolver,
   identity: Identity,
-  before: PostureSnapshot,
+  data: PostureSnapshot,
   apiSessionId: string,
   items: readonly ResponseItem[],
   now: Date,
 ): GraceService[] {
   const woken = items.some((i) => i.typeId === 'ENDPOINT_STATE' && i.woken);
   const unlocked = items.some((i) => i.typeId === 'ENDPOINT_STATE' && i.unlocked);
-  const passedAt = before.apiSessions[apiSessionId]?.mfaPassedAt;
+  const passedAt = data.apiSessions[apiSessionId]?.mfaPassedAt;
   if ((!woken && !unlocked) || !passedAt) return [];
   const sinceMfa = Math.trunc((now.getTime() - passedAt.getTime()) / 1000);
   const prompts = (check: MfaCheck) =>

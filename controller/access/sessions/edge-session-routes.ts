@@ -18,13 +18,19 @@ import {
   listEnvelope,
 } from '../../../src/api/resources/envelopes.js';
 import { SessionManagementDetail } from '../../../src/api/resources/sessions.js';
+import type { AccessService } from '../access-service.js';
 import type { EdgeSession } from '../../store/posture-repository.js';
 import { edgeSessionToWire } from '../http/record-views.js';
 import type { EdgeRouterService } from '../../edge-routers/edge-router-service.js';
 
 const tags = ['Session'];
 
-export function registerEdgeSessions(app: Api, ctx: ControllerContext, edgeRouters: EdgeRouterService): void {
+export function registerEdgeSessions(
+  app: Api,
+  ctx: ControllerContext,
+  accessService: AccessService,
+  edgeRouters: EdgeRouterService,
+): void {
   const { store } = ctx;
   /** A page of sessions as shown: their services, identities and routers read once for the page. */
   const toWire = async (sessions: readonly EdgeSession[]) => {
@@ -97,11 +103,8 @@ export function registerEdgeSessions(app: Api, ctx: ControllerContext, edgeRoute
       schema: { tags, params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses(401, 404) } },
     },
     async (request) => {
-      const { id } = request.params;
       // Resolves once the removal is published (routers told, streams cut): then it answers.
-      await store.transaction(async () => {
-        if (!(await store.posture.sessions.delete(id))) throw notFound(`sessions/${id}`);
-      });
+      await accessService.revokeSession(request.params.id);
       return empty();
     },
   );

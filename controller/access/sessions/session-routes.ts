@@ -5,7 +5,6 @@
 import type { Api } from '../../http/typed-app.js';
 import type { ControllerContext } from '../../platform/context.js';
 import { authOf } from '../../auth/guard.js';
-import { notFound } from '../../api-error.js';
 import { detail, empty, list } from '../../http/envelope.js';
 import { parseListQuery } from '../../http/list-query.js';
 import {
@@ -16,8 +15,7 @@ import {
   errorResponses,
   listEnvelope,
 } from '../../../src/api/resources/envelopes.js';
-import { existingGrantedSession, decideSession, settleAgainstCatalogue } from './session-requests.js';
-import type { PostureEngine } from '../engine/posture-engine.js';
+import type { AccessService } from '../access-service.js';
 import { edgeSessionToWire } from '../http/record-views.js';
 import type { EdgeSession } from '../../store/posture-repository.js';
 import { SessionAnswers, type AnswerInputs } from './session-answers.js';
@@ -27,7 +25,7 @@ import type { EdgeRouterService } from '../../edge-routers/edge-router-service.j
 export function registerSessionRoutes(
   app: Api,
   ctx: ControllerContext,
-  engine: PostureEngine,
+  access: AccessService,
   edgeRouters: EdgeRouterService,
 ): void {
   const tags = ['Session'];
@@ -54,13 +52,6 @@ export function registerSessionRoutes(
     );
   const toWire = async (s: EdgeSession) => render(s, await inputsOf(s));
   const answers = new SessionAnswers();
-  const own = async (request: Parameters<typeof authOf>[0] & { params: { id: string } }) => {
-    const { identity } = authOf(request);
-    const { id } = request.params;
-    const session = await store.posture.sessions.get(id);
-    if (!session || session.identityId !== identity.id) throw notFound(`sessions/${id}`);
-    return session;
-  };
 
   app.post(
     '/sessions',
@@ -73,11 +64,11 @@ export function registerSessionRoutes(
     },
     async (request, reply) => {
       const { body } = request;
-      const type = body.type ?? 'Dial';
-      const existing = await existingGrantedSession(ctx, authOf(request), body.serviceId, type);
+      const granted = await access.requestSession(authOf(request), body.serviceId, body.type ?? 'Dial');
       // Answers are returned, not sent (see posture-response-routes.ts).
       reply.status(201);
-      if (existing) {
+      if (granted.existing) {
+        const existing = granted.session;
         const inputs = await inputsOf(existing);
         const text = answers.answer(
           existing,
@@ -90,19 +81,7 @@ export function registerSessionRoutes(
         reply.type('application/json; charset=utf-8');
         return text as never;
       }
-      // Group commit: the session (or the failure record of a refusal) shares one fsync with concurrent
-      // requests. A refusal is returned, not thrown, so its failure record is kept, not rolled back.
-      const decide = () =>
-        store.batch(() => decideSession(ctx, engine, authOf(request), body.serviceId, type));
-      let decidedAt = store.catalogueVersion();
-      let outcome = await decide();
-      // Decided on a catalogue that changed meanwhile and revoked by the change: decided again on the new one.
-      while (outcome.created && !(await settleAgainstCatalogue(ctx, engine, outcome.created, decidedAt))) {
-        decidedAt = store.catalogueVersion();
-        outcome = await decide();
-      }
-      if (outcome.refused) throw outcome.refused;
-      return detail(await toWire(outcome.created));
+      return detail(await toWire(granted.session));
     },
   );
 
@@ -117,7 +96,7 @@ export function registerSessionRoutes(
     },
     async (request) => {
       const query = parseListQuery(request.query);
-      const mine = (await store.posture.sessions.listByIdentity(authOf(request).identity.id)).filter(
+      const mine = (await access.sessionsOf(authOf(request).identity.id)).filter(
         (s) => query.id === undefined || s.id === query.id,
       );
       const page = mine.slice(query.offset, query.offset + query.limit);
@@ -138,14 +117,15 @@ export function registerSessionRoutes(
         response: { 200: detailEnvelope(SessionDetailSchema), ...errorResponses(401, 404) },
       },
     },
-    async (request) => detail(await toWire(await own(request))),
+    async (request) =>
+      detail(await toWire(await access.ownSession(authOf(request).identity.id, request.params.id))),
   );
 
   app.delete(
     '/sessions/:id',
     { schema: { tags, params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses(401, 404) } } },
     async (request) => {
-      await store.posture.sessions.delete((await own(request)).id);
+      await access.endOwnSession(authOf(request).identity.id, request.params.id);
       return empty();
     },
   );
