@@ -6,7 +6,7 @@
  * or D-Bus).
  */
 import type { MfaState } from '../api/mfa.js';
-import { describeServices, type ServiceAccessView } from '../api/service-access.js';
+import { checkInWords, describeServices, type ServiceAccessView } from '../api/service-access.js';
 import { controllerTrustOf, createAgentParts, type AgentOptions } from './agent-parts.js';
 import type { ControllerClient } from '../controller-client/controller-client.js';
 import type { EdgeApi } from './client/edge-api.js';
@@ -82,7 +82,11 @@ export class Agent {
           reasonsFor: async (serviceId) => {
             await this.directory.refresh().catch(() => undefined);
             const view = this.services().find((s) => s.id === serviceId);
-            return view?.failing.map((f) => f.explanation) ?? [];
+            return (view?.failing ?? []).map((f) => ({
+              check: checkInWords(f.queryType),
+              fix: f.explanation,
+              ...(f.remediation ? { remediation: f.remediation } : {}),
+            }));
           },
         })
       : undefined;

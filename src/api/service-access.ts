@@ -23,6 +23,19 @@ export interface FailingCheck {
   remediation?: string;
 }
 
+/** A posture query's type as a user names the check (the tray, the CLI and a refused tunnel's page). */
+export const CHECK_NAMES: Record<string, string> = {
+  OS: 'operating system',
+  MAC: 'network adapter',
+  DOMAIN: 'Windows domain',
+  PROCESS: 'running program',
+  PROCESS_MULTI: 'running programs',
+  MFA: 'authenticator code',
+};
+
+/** `network adapter check`, or the type itself for one this version does not know. */
+export const checkInWords = (queryType: string) => `${CHECK_NAMES[queryType] ?? queryType} check`;
+
 export interface ServiceAccessView {
   id: string;
   name: string;

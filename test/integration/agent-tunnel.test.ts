@@ -174,7 +174,7 @@ describe('agent tunnel', () => {
     await waitFor(() => localAddress() === `127.0.0.1:${port}`, 5000, 'listener back on its port');
   });
 
-  it('a posture change cuts the open connection, and the next is refused with the reason', async () => {
+  it('a posture change cuts the open connection, and the next is refused with the reason, as a 403 page to HTTP', async () => {
     const socket = connect(Number(localAddress()!.split(':')[1]), '127.0.0.1');
     await new Promise<void>((resolve) => socket.once('connect', resolve));
     socket.write('GET /held HTTP/1.1\r\nHost: x\r\n\r\n');
@@ -188,7 +188,12 @@ describe('agent tunnel', () => {
     await closed;
     expect(events.some((e) => e.type === 'revoked' && e.service === serviceName)).toBe(true);
 
-    await expect(get(localAddress()!)).rejects.toThrow();
+    const page = await get(localAddress()!);
+    expect(page.status).toBe(403);
+    expect(page.body).toContain(`Access to ${serviceName} was refused`);
+    expect(page.body).toContain(
+      '<strong>network adapter check</strong>: Connect from an allowed network adapter',
+    );
     await waitFor(
       () => events.some((e) => e.type === 'refused' && e.service === serviceName),
       5000,
@@ -196,6 +201,16 @@ describe('agent tunnel', () => {
     );
     const refusal = events.find((e) => e.type === 'refused') as Extract<TunnelEvent, { type: 'refused' }>;
     expect(refusal.reasons.join(' ')).toMatch(/MAC|network/i);
+
+    // Only an HTTP/1.x client gets words: other bytes, and a TLS ClientHello, get the connection closed unanswered.
+    expect(await rawExchange(localAddress()!, Buffer.from('SSH-2.0-OpenSSH_9.6\r\n'))).toEqual(
+      Buffer.alloc(0),
+    );
+    expect(
+      await rawExchange(localAddress()!, Buffer.from([0x16, 0x03, 0x01, 0x00, 0x05, 1, 2, 3, 4, 5])),
+    ).toEqual(Buffer.alloc(0));
+    // A client that waits for the server to speak first is closed after the short wait, not held.
+    expect(await rawExchange(localAddress()!, Buffer.alloc(0))).toEqual(Buffer.alloc(0));
 
     // Approved again: the next connection goes through.
     await world.admin.patch(`${MGMT}/posture-checks/${checkId}`, { macAddresses: [facts.mac] });
@@ -233,6 +248,18 @@ describe('agent tunnel', () => {
     expect((result as { error: string }).error).toMatch(/does not match its pinned fingerprint/);
   });
 });
+
+/** Connects, sends `bytes`, and returns all the agent sent back once it closed the connection. */
+async function rawExchange(address: string, bytes: Buffer): Promise<Buffer> {
+  const socket = connect(Number(address.split(':')[1]), '127.0.0.1');
+  socket.on('error', () => undefined);
+  const received: Buffer[] = [];
+  socket.on('data', (chunk: Buffer) => received.push(chunk));
+  await new Promise<void>((resolve) => socket.once('connect', resolve));
+  if (bytes.length) socket.write(bytes);
+  await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return Buffer.concat(received);
+}
 
 function routerWire(url: string) {
   return {

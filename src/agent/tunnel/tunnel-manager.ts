@@ -3,7 +3,8 @@
  * (127.0.0.1 and ::1 on one port, or neither: loopback-listeners.ts) at the intercepted port when it is 1024
  * or above and free, else a free port remembered across restarts; plus one SOCKS5 listener that routes
  * `name:port` to the service whose intercept matches. A connection gets (or reuses) a Dial session and a
- * stream through an edge router; a refusal closes it and says why; a revocation cuts it. Whatever goes wrong
+ * stream through an edge router; a refusal says why, answers an HTTP client with a 403 page saying the same
+ * (refusal-page.ts) and closes anything else; a revocation cuts it. Whatever goes wrong
  * with one local connection closes that connection only.
  */
 import { EventEmitter } from 'node:events';
@@ -16,13 +17,14 @@ import { matchIntercept } from './intercept.js';
 import { closeServer, LoopbackBinder, type LoopbackListeners } from './loopback-listeners.js';
 import { PortMemory } from './port-memory.js';
 import { RouterConnector } from './router-connector.js';
+import { answerRefusal, type RefusalReason } from './refusal-page.js';
 import { createSocksServer, pipeBoth } from './socks5-server.js';
 import type { TunnelEvent } from './tunnel-events.js';
 
 export interface TunnelOptions {
   createSession(serviceId: string): Promise<SessionDetail>;
-  /** plain-words reasons a service is blocked (the agent re-reads its services to give current ones) */
-  reasonsFor(serviceId: string): Promise<string[]>;
+  /** the checks that block a service and their fixes (the agent re-reads its services to give current ones) */
+  reasonsFor(serviceId: string): Promise<RefusalReason[]>;
   /** JSON file remembering chosen ports; none: not remembered */
   portsFile?: string;
   /** SOCKS5 port: undefined tries 1080 then any free one; 0 any free one; null: no SOCKS5 listener */
@@ -37,6 +39,11 @@ interface Published {
 }
 
 const SOCKS_DEFAULT = 1080;
+
+/** Why a connection was not opened, after the refusal event was emitted. */
+interface Refused {
+  refused: RefusalReason[];
+}
 
 export class TunnelManager {
   readonly events = new EventEmitter<{ event: [TunnelEvent] }>();
@@ -165,16 +172,22 @@ export class TunnelManager {
   private async routeSocks(host: string, port: number): Promise<Duplex | null> {
     const match = [...this.published.values()].find((p) => matchIntercept(p.intercept, host, port));
     if (!match) return null;
-    return this.open(match.service);
+    const opened = await this.open(match.service);
+    return opened && 'refused' in opened ? null : opened;
   }
 
-  /** One local connection: a stream for it, or it is closed; a failure here ends this connection only. */
+  /**
+   * One local connection: a stream for it, or the refusal in the client's language, or it is closed; a failure
+   * here ends this connection only.
+   */
   private carry(service: ServiceDetail, socket: Socket): void {
     socket.on('error', () => undefined);
     socket.pause();
     let opened: Duplex | null = null;
     void this.open(service)
-      .then((stream) => {
+      .then((result) => {
+        if (result && 'refused' in result) return answerRefusal(socket, service.name, result.refused);
+        const stream = result;
         opened = stream;
         if (!stream) return void socket.destroy();
         if (socket.destroyed) return void stream.destroy();
@@ -196,8 +209,11 @@ export class TunnelManager {
     });
   }
 
-  /** A stream to the service, or null after saying why not. One retry with a fresh session on INVALID_SESSION. */
-  private async open(service: ServiceDetail, retry = true): Promise<Duplex | null> {
+  /**
+   * A stream to the service, or why it was refused, or null after a fault; each said as an event. One retry
+   * with a fresh session on INVALID_SESSION.
+   */
+  private async open(service: ServiceDetail, retry = true): Promise<Duplex | Refused | null> {
     let session: SessionDetail;
     try {
       session = await this.session(service.id);
@@ -205,12 +221,9 @@ export class TunnelManager {
       this.sessions.delete(service.id);
       if (isControllerError(err) && err.status === 409) {
         const reasons = await this.options.reasonsFor(service.id).catch(() => []);
-        this.emit({
-          type: 'refused',
-          service: service.name,
-          reasons: reasons.length ? reasons : [err.message],
-        });
-      } else this.emit({ type: 'error', service: service.name, message: (err as Error).message });
+        return this.refuse(service, reasons.length ? reasons : [{ fix: err.message }]);
+      }
+      this.emit({ type: 'error', service: service.name, message: (err as Error).message });
       return null;
     }
     const result = await this.connector.dial(session.edgeRouters ?? [], session.token ?? '', service.id);
@@ -219,14 +232,17 @@ export class TunnelManager {
     if (result.error === 'INVALID_SESSION' && retry) return this.open(service, false);
     const reasons =
       result.error === 'INVALID_SESSION' ? await this.options.reasonsFor(service.id).catch(() => []) : [];
-    this.emit({
-      type: 'refused',
-      service: service.name,
-      reasons: reasons.length
+    return this.refuse(
+      service,
+      reasons.length
         ? reasons
-        : [result.message ?? `the edge router refused the connection (${result.error})`],
-    });
-    return null;
+        : [{ fix: result.message ?? `the edge router refused the connection (${result.error})` }],
+    );
+  }
+
+  private refuse(service: ServiceDetail, reasons: RefusalReason[]): Refused {
+    this.emit({ type: 'refused', service: service.name, reasons: reasons.map((r) => r.fix) });
+    return { refused: reasons };
   }
 
   private session(serviceId: string): Promise<SessionDetail> {

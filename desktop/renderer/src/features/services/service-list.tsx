@@ -4,22 +4,13 @@
  * service shows the local addresses the tunnel listens on for it. Services waiting only for
  * an authenticator code get one code field for all of them.
  */
-import type { ServiceAccessView } from '../../../../../src/api/service-access.js';
+import { checkInWords, type ServiceAccessView } from '../../../../../src/api/service-access.js';
 import { formatCountdown } from '../../../../../src/api/prompts.js';
 import type { ServiceRowView, SessionView } from '../../../../ipc/views.js';
 import { CodeForm } from '../../components/code-form.js';
 import { useAction, useNow, useServices } from '../../lib/hooks.js';
 import { postern } from '../../lib/postern.js';
 import { LocalAddresses } from './local-addresses.js';
-
-const CHECK_NAMES: Record<string, string> = {
-  OS: 'operating system',
-  MAC: 'network adapter',
-  DOMAIN: 'Windows domain',
-  PROCESS: 'running program',
-  PROCESS_MULTI: 'running programs',
-  MFA: 'authenticator code',
-};
 
 const ACCESS_LABELS: Record<ServiceAccessView['access'], string> = {
   granted: 'Reachable',
@@ -102,7 +93,7 @@ function ServiceItem({ service, elapsedMs }: { service: ServiceRowView; elapsedM
           {service.failing.map((check) => (
             <li key={check.id} data-code={check.code}>
               {check.explanation}
-              <span className="type">({CHECK_NAMES[check.queryType] ?? check.queryType} check)</span>
+              <span className="type">({checkInWords(check.queryType)})</span>
               {check.remediation && (
                 <p className="remediation">
                   <span className="hint">Your administrator says: </span>
