@@ -15,6 +15,7 @@ import {
   type RouterToController,
 } from '../src/api/data-plane.js';
 import type { Logger } from 'pino';
+import { controllerHttpsAgent } from '../src/controller-client/controller-trust.js';
 import { parseControllerMessage } from './link-messages.js';
 import type { SessionTable } from './session-table.js';
 
@@ -35,6 +36,8 @@ export interface LinkOptions {
   hello: () => Extract<RouterToController, { t: 'hello' }>;
   /** PEM CA bundle for an https controller whose certificate is not publicly trusted */
   controllerCa?: string;
+  /** SHA-256 fingerprint of the one certificate the controller serves, trusted instead of any CA check */
+  controllerFingerprint?: string;
 }
 
 const BACKOFF_MIN_MS = 250;
@@ -118,7 +121,15 @@ export class ControllerLink extends EventEmitter<{ up: []; down: []; failClosed:
         authorization: `Bearer ${this.options.secret}`,
       },
       handshakeTimeout: 5_000,
-      ...(this.options.controllerCa ? { ca: this.options.controllerCa } : {}),
+      // The same trust as enrollment's: a CA bundle, or the pinned certificate checked when the handshake ends.
+      ...(url.protocol === 'wss:'
+        ? {
+            agent: controllerHttpsAgent({
+              ca: this.options.controllerCa,
+              fingerprint: this.options.controllerFingerprint,
+            }),
+          }
+        : {}),
     });
     this.socket = socket;
     const heard = () => {
