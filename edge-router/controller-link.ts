@@ -15,6 +15,8 @@ import {
   type RouterToController,
 } from '../src/api/data-plane.js';
 import type { Logger } from 'pino';
+import { controllerHttpsAgent } from '../src/controller-client/controller-trust.js';
+import { linkFailureText, RepeatLimiter } from './link-failure.js';
 import { parseControllerMessage } from './link-messages.js';
 import type { SessionTable } from './session-table.js';
 
@@ -35,6 +37,8 @@ export interface LinkOptions {
   hello: () => Extract<RouterToController, { t: 'hello' }>;
   /** PEM CA bundle for an https controller whose certificate is not publicly trusted */
   controllerCa?: string;
+  /** SHA-256 fingerprint of the one certificate the controller serves, trusted instead of any CA check */
+  controllerFingerprint?: string;
 }
 
 const BACKOFF_MIN_MS = 250;
@@ -55,6 +59,7 @@ export class ControllerLink extends EventEmitter<{ up: []; down: []; failClosed:
   private silenceTimer: NodeJS.Timeout | undefined;
   private nextLookup = 1;
   private readonly lookups = new Map<number, (answer: LookupAnswer) => void>();
+  private readonly failures = new RepeatLimiter();
 
   constructor(
     private readonly options: LinkOptions,
@@ -118,7 +123,15 @@ export class ControllerLink extends EventEmitter<{ up: []; down: []; failClosed:
         authorization: `Bearer ${this.options.secret}`,
       },
       handshakeTimeout: 5_000,
-      ...(this.options.controllerCa ? { ca: this.options.controllerCa } : {}),
+      // The same trust as enrollment's: a CA bundle, or the pinned certificate checked when the handshake ends.
+      ...(url.protocol === 'wss:'
+        ? {
+            agent: controllerHttpsAgent({
+              ca: this.options.controllerCa,
+              fingerprint: this.options.controllerFingerprint,
+            }),
+          }
+        : {}),
     });
     this.socket = socket;
     const heard = () => {
@@ -137,10 +150,12 @@ export class ControllerLink extends EventEmitter<{ up: []; down: []; failClosed:
       this.onMessage(String(data));
     });
     socket.on('unexpected-response', (_request, response) => {
-      this.log.error({ status: response.statusCode }, 'controller refused the router link');
+      this.reportFailure(
+        `the controller refused the router link (HTTP ${response.statusCode}): is this router still enrolled there?`,
+      );
       socket.terminate();
     });
-    socket.on('error', (err) => this.log.debug({ err: err.message }, 'controller link error'));
+    socket.on('error', (err) => this.reportFailure(linkFailureText(err, this.options.controllerUrl)));
     socket.on('close', (code) => this.onClose(socket, code));
   }
 
@@ -165,6 +180,7 @@ export class ControllerLink extends EventEmitter<{ up: []; down: []; failClosed:
         clearTimeout(this.graceTimer);
         this.graceTimer = undefined;
         if (wasDown) {
+          this.failures.reset();
           this.log.info({ sessions: message.sessions.length, cut }, 'controller link up');
           this.emit('up');
         }
@@ -211,6 +227,13 @@ export class ControllerLink extends EventEmitter<{ up: []; down: []; failClosed:
     if (this.stopped) return;
     const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** this.attempt++);
     this.retryTimer = setTimeout(() => this.connect(), delay / 2 + Math.random() * (delay / 2));
+  }
+
+  /** At the default level, with the cause and the fix; the same message backs off instead of repeating per retry. */
+  private reportFailure(text: string): void {
+    const { say, repeated } = this.failures.shouldSay(text);
+    if (say) this.log.warn({ attemptsSinceLastSaid: repeated }, `controller link failed: ${text}`);
+    else this.log.debug(`controller link failed: ${text}`);
   }
 
   private armGrace(): void {

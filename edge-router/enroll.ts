@@ -4,6 +4,7 @@
  * is what agents will pin.
  */
 import { ControllerClient } from '../src/controller-client/controller-client.js';
+import type { ControllerTrust } from '../src/controller-client/controller-trust.js';
 import { isControllerError, LOCAL_ERROR_CODES } from '../src/controller-client/controller-error.js';
 import { ROUTER_ENROLL_PATH, type RouterEnrollReply, type RouterEnrollRequest } from '../src/api/index.js';
 import { createSelfSignedCertificate } from '../src/common/self-signed-certificate.js';
@@ -11,12 +12,15 @@ import type { RouterFiles } from './router-files.js';
 
 export class EnrollmentError extends Error {}
 
-/** `ca`: the controller's CA when its certificate is private (`--controller-ca`); enrollment verifies it. */
+/**
+ * `trust`: the controller's CA when its certificate is private (`--controller-ca`), or the fingerprint of the
+ * one certificate it serves (the embedded router's); enrollment verifies it.
+ */
 export async function enrollRouter(
   controllerUrl: string,
   token: string,
   hostnames: string[],
-  ca?: string,
+  trust: ControllerTrust = {},
 ): Promise<RouterFiles> {
   const { certPem, keyPem } = await createSelfSignedCertificate('postern-router', hostnames);
   const body: RouterEnrollRequest = { token: token.trim(), certPem };
@@ -24,7 +28,7 @@ export async function enrollRouter(
   // The router's own transport choice (its link uses the same URL); the agent's plain-http guard is for users.
   const client = new ControllerClient({
     baseUrl: controllerUrl,
-    trust: { ca },
+    trust,
     timeoutMs: 15_000,
     allowPlainHttp: true,
   });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { controllerCaFile } from '../src/common/controller-ca-option.js';
 
 export const USAGE = `Usage: npm run router -- --controller URL --data-dir D [options]
 
@@ -10,7 +11,7 @@ export const USAGE = `Usage: npm run router -- --controller URL --data-dir D [op
   --host H                address to listen on (default 127.0.0.1)
   --advertise NAME        the host name or address agents reach this router by (default: --host)
   --controller-grace S    seconds without the controller before every stream is cut (default 30)
-  --controller-ca FILE    PEM CA bundle for an https controller with a private certificate
+  --controller-ca FILE    PEM CA bundle for an https controller with a private certificate (alias --ca)
   --log-level L           fatal, error, warn, info, debug or trace (default info)
   --help                  this text`;
 
@@ -60,6 +61,8 @@ export function parseRouterArgs(argv: string[]): RouterArgs | 'help' {
         advertise: { type: 'string' },
         'controller-grace': { type: 'string' },
         'controller-ca': { type: 'string' },
+        // the agent's and admin CLI's old spelling of --controller-ca, accepted here too
+        ca: { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean' },
       },
@@ -77,6 +80,7 @@ export function parseRouterArgs(argv: string[]): RouterArgs | 'help' {
     throw new UsageError(
       `--log-level must be fatal, error, warn, info, debug, trace or silent, got '${logLevel}'`,
     );
+  const caFile = controllerCaFile(values, (message) => new UsageError(message));
   return {
     controllerUrl: values.controller,
     enrollToken: values.enroll === undefined ? undefined : tokenOf(values.enroll),
@@ -85,7 +89,7 @@ export function parseRouterArgs(argv: string[]): RouterArgs | 'help' {
     host: values.host ?? '127.0.0.1',
     advertisedHost: values.advertise,
     graceSeconds: whole('controller-grace', values['controller-grace'], 30, 1, 86_400),
-    controllerCa: values['controller-ca'] ? readFileSync(values['controller-ca'], 'utf8') : undefined,
+    controllerCa: caFile ? readFileSync(caFile, 'utf8') : undefined,
     logLevel,
   };
 }

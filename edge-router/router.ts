@@ -27,6 +27,8 @@ export interface RouterOptions {
   /** fail closed after this long without the controller */
   graceMs: number;
   controllerCa?: string;
+  /** trust only the controller certificate with this SHA-256 fingerprint (the embedded router's own controller) */
+  controllerFingerprint?: string;
   log: Logger;
 }
 
@@ -43,12 +45,10 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
   const advertised = options.advertisedHost ?? options.host;
   let files = readRouterFiles(options.dataDir);
   if (options.enrollToken) {
-    files = await enrollRouter(
-      options.controllerUrl,
-      options.enrollToken,
-      [advertised],
-      options.controllerCa,
-    );
+    files = await enrollRouter(options.controllerUrl, options.enrollToken, [advertised], {
+      ca: options.controllerCa,
+      fingerprint: options.controllerFingerprint,
+    });
     writeRouterFiles(options.dataDir, files);
     options.log.info({ edgeRouterId: files.enrollment.edgeRouterId }, 'router enrolled');
   }
@@ -67,6 +67,7 @@ export async function startRouter(options: RouterOptions): Promise<RunningRouter
       secret: files.enrollment.secret,
       graceMs: options.graceMs,
       controllerCa: options.controllerCa,
+      controllerFingerprint: options.controllerFingerprint,
       // Read when the link opens, by which time the listener below knows its port.
       hello: () => ({ t: 'hello', hostname: advertised, urls: { tls: url }, version }),
     },

@@ -75,9 +75,11 @@ async function startEmbeddedRouter(
   );
   const start = (port: number) =>
     startRouter({
-      // Beside the controller: reached on loopback, and its self-signed certificate trusted as the one it is.
+      // Beside the controller: reached on loopback, where the name in the administrator's certificate (if it
+      // has one) does not match; so the router trusts exactly the certificate its controller serves, pinned
+      // by fingerprint, whether self-signed or issued by a private CA.
       controllerUrl: loopbackUrl(controller.url),
-      controllerCa: controller.tls?.selfSigned ? controller.tls.cert : undefined,
+      controllerFingerprint: controller.tls?.fingerprint,
       dataDir,
       // Enrollment happens before listening: a retry on another port must not spend the token again.
       enrollToken: readRouterFiles(dataDir)?.enrollment.edgeRouterId === known ? enrollToken : undefined,

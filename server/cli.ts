@@ -103,7 +103,7 @@ async function main(): Promise<void> {
       `postern controller: self-signed TLS certificate ${controller.tls.certFile}, SHA-256 fingerprint ${fingerprint}`,
     );
     console.log(
-      `postern controller: agents pin it with --controller-fingerprint ${fingerprint} (or trust the file with --ca)`,
+      `postern controller: agents pin it with --controller-fingerprint ${fingerprint} (or trust the file with --controller-ca)`,
     );
   }
   if (router) {

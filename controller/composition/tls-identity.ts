@@ -2,7 +2,7 @@
  * What the controller serves HTTPS with. Plain HTTP is for loopback only: on any other address credentials
  * and session tokens would cross the network in clear. There the administrator's certificate is used
  * (`--tls-cert`/`--tls-key`), or else a self-signed one made on the first start and kept in the data folder;
- * its fingerprint is printed for agents to pin, or the certificate file handed to them to trust (`--ca`).
+ * its fingerprint is printed for agents to pin, or the certificate file handed to them to trust (`--controller-ca`).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, networkInterfaces } from 'node:os';

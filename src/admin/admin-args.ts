@@ -8,6 +8,7 @@ import {
   type CredentialStoreKind,
 } from '../agent/cli/cli-args.js';
 import { FIELD_FLAGS, type FieldFlag } from './resources.js';
+import { controllerCaFile } from '../common/controller-ca-option.js';
 
 export const USAGE = `Usage: postern-admin <noun> <verb> [arguments] [options]
        npm run admin -- <noun> <verb> [arguments] [options]
@@ -50,7 +51,8 @@ Field flags (for create and update; each noun takes the ones that fit it):
 
 Options:
   --controller URL      controller address (or POSTERN_CONTROLLER_URL; after login, the kept session's)
-  --ca FILE             PEM CA bundle to trust for the controller's TLS certificate
+  --controller-ca FILE  PEM CA bundle to trust for the controller's TLS certificate
+                        (--ca is the old spelling, still accepted)
   --controller-fingerprint FP
                         pin the controller's self-signed certificate by its SHA-256 fingerprint
   --insecure            allow plain http:// to a controller that is not on this machine (credentials in clear)
@@ -128,7 +130,7 @@ export function parseAdminArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     words,
     connection: {
       controller: values.controller ?? (env.POSTERN_CONTROLLER_URL || undefined),
-      ca: values.ca,
+      ca: controllerCaFile(values, (message) => new UsageError(message)),
       controllerFingerprint: fingerprintArg(values['controller-fingerprint']),
       insecure: values.insecure,
       credentialStore: store,

@@ -85,7 +85,7 @@ export function transportError(error: unknown, baseUrl: string): ControllerError
       message:
         code === 'CERT_FINGERPRINT_MISMATCH'
           ? `${text} at ${baseUrl}: check the fingerprint the controller printed at its start`
-          : `cannot establish a trusted TLS connection to ${baseUrl} (${code}); pass the controller's CA bundle (--ca) or pin its certificate (--controller-fingerprint)`,
+          : `cannot establish a trusted TLS connection to ${baseUrl} (${code}); pass the controller's CA bundle (--controller-ca FILE) or pin its certificate (--controller-fingerprint)`,
     });
   }
   if (code === 'ERR_CANCELED') {

@@ -1,6 +1,6 @@
 /**
  * How the agent trusts the controller's TLS certificate: the system's CAs (default), a private CA bundle
- * (`--ca`), or the SHA-256 fingerprint a controller with a self-signed certificate printed at its start
+ * (`--controller-ca`), or the SHA-256 fingerprint a controller with a self-signed certificate printed at its start
  * (`--controller-fingerprint`). A pinned connection is checked when its handshake completes, before the
  * request it carries is sent; a mismatch ends it with CERT_FINGERPRINT_MISMATCH. An enrolled device also
  * presents its client certificate in every handshake, which is how it signs in (`/authenticate?method=cert`).

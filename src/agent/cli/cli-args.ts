@@ -1,6 +1,7 @@
 /** The CLI's command line: one command (with its words) and the options every command shares. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { optionErrorText } from './option-errors.js';
+import { controllerCaFile } from '../../common/controller-ca-option.js';
 
 export const USAGE = `Usage: postern-agent [options] <command>
        npm run agent -- [options] <command>
@@ -33,7 +34,8 @@ Options:
                         runs, so each command signs in again with POSTERN_PASSWORD
   --config-dir DIR      where agent.json (non-secret settings) lives (or POSTERN_CONFIG_DIR)
   --token FILE          'enroll': the enrollment token (a .jwt file, - for stdin)
-  --ca FILE             PEM CA bundle to trust for the controller's TLS certificate
+  --controller-ca FILE  PEM CA bundle to trust for the controller's TLS certificate
+                        (--ca is the old spelling, still accepted)
   --controller-fingerprint FP
                         pin the controller's self-signed certificate by the SHA-256 fingerprint it printed
                         at its start (remembered after login)
@@ -78,6 +80,8 @@ export interface CliArgs {
 /** The options both CLIs (agent and admin) take: the controller, how to trust it, where secrets live, output. */
 export const SHARED_OPTIONS = {
   controller: { type: 'string' },
+  'controller-ca': { type: 'string' },
+  /** the old spelling of --controller-ca, still accepted */
   ca: { type: 'string' },
   'controller-fingerprint': { type: 'string' },
   insecure: { type: 'boolean', default: false },
@@ -148,7 +152,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     username: values.username ?? env.POSTERN_USERNAME,
     credentialStore: store,
     configDir: values['config-dir'] ?? env.POSTERN_CONFIG_DIR,
-    ca: values.ca,
+    ca: controllerCaFile(values, (message) => new UsageError(message)),
     controllerFingerprint: fingerprintArg(values['controller-fingerprint']),
     token: values.token,
     insecure: values.insecure === true,

@@ -77,7 +77,7 @@ export function controllerUrlOf(ctx: CliContext): string {
   return normaliseControllerUrl(url);
 }
 
-/** The PEM bundle of `--ca` (or the one remembered), if any. */
+/** The PEM bundle of `--controller-ca` (or the one remembered), if any. */
 export async function readCaBundle(caFile: string | undefined): Promise<Buffer | undefined> {
   if (!caFile) return undefined;
   try {
