@@ -27,6 +27,8 @@ export interface LoopbackListeners {
   port: number;
   /** `127.0.0.1:8443`, `[::1]:8443` */
   addresses: string[];
+  /** the port wanted was not free: which it was and why (`127.0.0.1:8443 is taken by pid 42 (nc), …`) */
+  moved?: { from: number; reason: string };
 }
 
 export interface ListenRequest {
@@ -34,6 +36,8 @@ export interface ListenRequest {
   make: () => Server;
   /** the port wanted; 0: any */
   port: number;
+  /** tried second when `port` is not free (the one used last time); then free ones the system picks */
+  fallback?: number;
   /** the user asked for exactly this port: refuse rather than move */
   fixed: boolean;
   /** a warning for the user (the port moved, a squatter, no IPv6 loopback) */
@@ -49,48 +53,59 @@ export class LoopbackBinder {
 
   async listen(request: ListenRequest): Promise<LoopbackListeners> {
     const { make, fixed, warn } = request;
+    // Why the port wanted could not be had: said by the caller once the port used is known.
+    let moved: LoopbackListeners['moved'];
+    const refused = (refusal: string, next: string) => {
+      if (fixed) throw new Error(`${refusal}; choose another port`);
+      if (!moved && request.port !== 0) moved = { from: request.port, reason: refusal };
+      else warn(`${refusal}; ${next}`);
+    };
+    const fallback = request.fallback && request.fallback !== request.port ? request.fallback : 0;
     for (let attempt = 0; attempt < (fixed ? 1 : PORT_ATTEMPTS); attempt++) {
-      const wanted = attempt === 0 ? request.port : 0;
+      const wanted = attempt === 0 ? request.port : attempt === 1 ? fallback : 0;
       const v4 = make();
       let port: number;
       try {
         port = await listenOn(v4, IPV4_LOOPBACK, wanted);
       } catch (err) {
         if (wanted === 0) throw err;
-        const refusal = await refusalOf(err, IPV4_LOOPBACK, wanted);
-        if (fixed) throw new Error(`${refusal}; choose another port`);
-        warn(`${refusal}; using another port`);
+        refused(await refusalOf(err, IPV4_LOOPBACK, wanted), 'using another port');
         continue;
       }
-      if (this.ipv6Missing) return this.bound(warn, port, [v4]);
+      if (this.ipv6Missing) return this.bound(warn, port, [v4], moved);
       const v6 = make();
       try {
         await listenOn(v6, this.ipv6, port);
-        return this.bound(warn, port, [v4, v6]);
+        return this.bound(warn, port, [v4, v6], moved);
       } catch (err) {
         if (NO_IPV6.has((err as NodeJS.ErrnoException).code ?? '')) {
           this.ipv6Missing = true;
           warn(`this machine has no IPv6 loopback (${this.ipv6}): listening on ${IPV4_LOOPBACK} only`);
-          return this.bound(warn, port, [v4]);
+          return this.bound(warn, port, [v4], moved);
         }
         await closeServer(v4);
         const refusal = `${await refusalOf(err, this.ipv6, port)}, so ${IPV4_LOOPBACK}:${port} was let go as well`;
-        if (fixed) throw new Error(`${refusal}; choose another port`);
-        warn(`${refusal}; trying another port`);
+        refused(refusal, 'trying another port');
       }
     }
+    if (moved) warn(`${moved.reason}; no other port was free either`);
     throw new Error(
       `no port was free on both ${IPV4_LOOPBACK} and ${this.ipv6} in ${PORT_ATTEMPTS} tries; not listening`,
     );
   }
 
   /** Listening: from here a server's own 'error' events are warnings, never an unhandled event that ends the agent. */
-  private bound(warn: (message: string) => void, port: number, servers: Server[]): LoopbackListeners {
+  private bound(
+    warn: (message: string) => void,
+    port: number,
+    servers: Server[],
+    moved: LoopbackListeners['moved'],
+  ): LoopbackListeners {
     const addresses = servers.map((_, i) =>
       i === 0 ? `${IPV4_LOOPBACK}:${port}` : `[${this.ipv6}]:${port}`,
     );
     servers.forEach((server, i) => server.on('error', (err) => warn(`${addresses[i]}: ${err.message}`)));
-    return { servers, port, addresses };
+    return { servers, port, addresses, ...(moved && moved.from !== port ? { moved } : {}) };
   }
 }
 

@@ -4,8 +4,11 @@ export type TunnelEvent =
   | { type: 'closed'; service: string; address: string }
   | { type: 'refused'; service: string; reasons: string[] }
   | { type: 'revoked'; service: string }
-  /** the listener moved or stands on one address only, and why (a port squatted on ::1, no IPv6 loopback) */
-  | { type: 'warning'; service: string; message: string }
+  /**
+   * the listener moved or stands on one address only, and why (a port squatted on ::1, no IPv6 loopback);
+   * a move names the port asked for and the port used
+   */
+  | { type: 'warning'; service: string; message: string; askedPort?: number; port?: number }
   | { type: 'error'; service?: string; message: string };
 
 /** One line for a terminal: `tunnel crm: listening on 127.0.0.1:8443`. */

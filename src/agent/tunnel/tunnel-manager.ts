@@ -1,7 +1,8 @@
 /**
  * Proxy mode: for each service the user may dial that has an `intercept.v1` config, a listener on loopback
  * (127.0.0.1 and ::1 on one port, or neither: loopback-listeners.ts) at the intercepted port when it is 1024
- * or above and free, else a free port remembered across restarts; plus one SOCKS5 listener that routes
+ * or above and free, else the port used last (remembered across restarts) or a free one, the move said with
+ * the port asked, the port used and who holds the asked one; plus one SOCKS5 listener that routes
  * `name:port` to the service whose intercept matches. A connection gets (or reuses) a Dial session and a
  * stream through an edge router; a refusal says why, answers an HTTP client with a 403 page saying the same
  * (refusal-page.ts) and closes anything else; a revocation cuts it. Whatever goes wrong
@@ -66,7 +67,7 @@ export class TunnelManager {
   async start(): Promise<void> {
     if (this.options.socksPort === null || this.socks) return;
     const asked = this.options.socksPort;
-    const { servers, port, addresses } = await this.loopback.listen({
+    const { servers, port, addresses, moved } = await this.loopback.listen({
       make: () =>
         createSocksServer(
           (host, p) => this.routeSocks(host, p),
@@ -78,6 +79,7 @@ export class TunnelManager {
     });
     this.socks = servers;
     this.socksAddress = addresses[0];
+    this.reportMove('socks5', moved, port);
     if (asked === undefined) this.ports.set('socks5', port);
     for (const address of addresses) this.emit({ type: 'listening', service: 'socks5', address });
   }
@@ -139,12 +141,16 @@ export class TunnelManager {
 
   private async publish(service: ServiceDetail, intercept: InterceptV1): Promise<void> {
     const intercepted = intercept.portRanges[0]?.low ?? 0;
+    // The intercepted port first, every time: a port moved once (taken then) goes back when it is free again.
+    const asked = intercepted >= 1024 ? intercepted : 0;
+    const remembered = this.ports.get(service.id);
     const entry: Published = { service, intercept, servers: [], addresses: [] };
     let listeners: LoopbackListeners;
     try {
       listeners = await this.loopback.listen({
         make: () => createServer((socket) => this.carry(entry.service, socket)),
-        port: this.ports.get(service.id) ?? (intercepted >= 1024 ? intercepted : 0),
+        port: asked || (remembered ?? 0),
+        fallback: asked ? remembered : undefined,
         fixed: false,
         warn: (message) => this.emit({ type: 'warning', service: service.name, message }),
       });
@@ -154,6 +160,7 @@ export class TunnelManager {
     }
     entry.servers = listeners.servers;
     entry.addresses = listeners.addresses;
+    this.reportMove(service.name, listeners.moved, listeners.port);
     for (const address of entry.addresses) this.emit({ type: 'listening', service: service.name, address });
     this.ports.set(service.id, listeners.port);
     this.published.set(service.id, entry);
@@ -252,6 +259,18 @@ export class TunnelManager {
       this.sessions.set(serviceId, pending);
     }
     return pending;
+  }
+
+  /** A listener not on the port it wanted is never a quiet swap: the port asked, the port used, and why. */
+  private reportMove(service: string, moved: LoopbackListeners['moved'], port: number): void {
+    if (!moved) return;
+    this.emit({
+      type: 'warning',
+      service,
+      message: `${moved.reason}; listening on port ${port} instead of ${moved.from}`,
+      askedPort: moved.from,
+      port,
+    });
   }
 
   private emit(event: TunnelEvent): void {

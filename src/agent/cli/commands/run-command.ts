@@ -7,7 +7,7 @@ import type { Agent } from '../../agent.js';
 import { createPowerEvents } from '../../power/create-power-events.js';
 import { PowerEventEmitter, type PowerEvent } from '../../power/power-events.js';
 import { errorMessage } from '../../../common/logger.js';
-import { EXIT, type ExitCode } from '../cli-errors.js';
+import { CliError, EXIT, type ExitCode } from '../cli-errors.js';
 import { createAgent, signIn, type CliContext } from '../cli-context.js';
 import { describeResponse, servicesTable, statusLines } from '../format.js';
 import type { Terminal } from '../terminal.js';
@@ -152,6 +152,11 @@ export async function runCommand(ctx: CliContext): Promise<ExitCode> {
   });
   const offTunnel = printTunnelEvents(agent, ctx.terminal, ctx.args.json);
   try {
+    // Before signing in: a `--socks-port` that is taken ends `run` with the port and who holds it, rather
+    // than an agent that runs on without the listener the user asked for.
+    await agent.tunnel?.start().catch((err: unknown) => {
+      throw new CliError(`socks5: ${errorMessage(err)}`);
+    });
     const status = await signIn(agent, ctx);
     if (status.state === 'needs-enrollment')
       ctx.terminal.print('Set up an authenticator app first: type `enroll`.');
