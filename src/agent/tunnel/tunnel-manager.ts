@@ -160,10 +160,12 @@ export class TunnelManager {
     }
     entry.servers = listeners.servers;
     entry.addresses = listeners.addresses;
-    this.reportMove(service.name, listeners.moved, listeners.port);
-    for (const address of entry.addresses) this.emit({ type: 'listening', service: service.name, address });
+    // Published before it is announced: a listener redrawing on 'listening' reads localAddresses() at once
+    // (the desktop's service list did, and showed no address until some later change redrew it).
     this.ports.set(service.id, listeners.port);
     this.published.set(service.id, entry);
+    this.reportMove(service.name, listeners.moved, listeners.port);
+    for (const address of entry.addresses) this.emit({ type: 'listening', service: service.name, address });
   }
 
   private async unpublish(serviceId: string): Promise<void> {
