@@ -27,6 +27,9 @@ export const TEST_PREREQUISITES: readonly Prerequisite[] = [
   // Certificates for the TLS suites, and a second client for the tunnel and TLS suites.
   { package: 'openssl', commands: ['openssl'] },
   { package: 'curl', commands: ['curl'] },
+  // Intercept mode's suites: network namespaces, a TUN device and routes (iproute2), redirection rules (nftables).
+  { package: 'iproute2', commands: ['ip'] },
+  { package: 'nftables', commands: ['nft'] },
   // A real database server for the storage suites (test/helpers/postgres-server.ts). Debian's package keeps its
   // programs off PATH, in a folder per major version; postgres-binaries.ts finds them for both.
   {

@@ -92,6 +92,8 @@ describe('TEST_PREREQUISITES', () => {
       'libsecret-tools',
       'openssl',
       'curl',
+      'iproute2',
+      'nftables',
       'postgresql',
     ]);
     for (const p of TEST_PREREQUISITES) expect(p.commands.length).toBeGreaterThan(0);
