@@ -18,6 +18,7 @@ import { parseBenchArgs, type BenchOptions } from './lib/options.js';
 import { describeMachine, table, writeResults } from './lib/report.js';
 import { mfaTimeoutFigures } from './mfa-timeout.js';
 import { servicesScalingFigures } from './services-scaling.js';
+import { tunnelThroughputFigures } from './tunnel-throughput.js';
 import { postgresThroughputFigures, throughputFigures } from './throughput.js';
 
 const BENCHES: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
@@ -29,6 +30,7 @@ const BENCHES: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
   'agent-idle': agentIdleFigures,
   'controller-memory': controllerMemoryFigures,
   'data-plane': dataPlaneFigures,
+  'tunnel-throughput': tunnelThroughputFigures,
   'console-identities': consoleIdentitiesFigures,
 };
 

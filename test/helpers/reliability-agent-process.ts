@@ -58,6 +58,14 @@ export function startAgentRun(options: AgentRunOptions): AgentProcess {
     env: { ...process.env, POSTERN_PASSWORD: options.password, NO_COLOR: '1' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  return watchAgent(child, () => rmSync(configDir, { recursive: true, force: true }));
+}
+
+/**
+ * An agent process however it was started (here, or inside a network namespace by netns-world.ts): its
+ * output kept, waited on by pattern, typed to, stopped. `onExit` runs once it has exited (cleanup).
+ */
+export function watchAgent(child: ChildProcess, onExit: () => void = () => undefined): AgentProcess {
   let output = '';
   const waiters = new Set<() => void>();
   const onData = (chunk: Buffer) => {
@@ -68,7 +76,7 @@ export function startAgentRun(options: AgentRunOptions): AgentProcess {
   child.stderr!.on('data', onData);
   const exited = new Promise<number | null>((resolve) =>
     child.on('exit', (code) => {
-      rmSync(configDir, { recursive: true, force: true });
+      onExit();
       for (const check of waiters) check();
       resolve(code);
     }),
