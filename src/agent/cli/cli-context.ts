@@ -12,6 +12,7 @@ import { FileCredentialStore, KeychainOrFile } from '../credentials/file-credent
 import { ACCOUNTS } from '../session/credential-vault.js';
 import { clientCertificateOf, DeviceIdentityStore } from '../enrollment/device-identity.js';
 import type { PowerEvents } from '../power/power-events.js';
+import type { AgentOptions } from '../agent-parts.js';
 import type { AgentStatus } from '../agent.js';
 import { SettingsFile, type AgentSettings } from '../settings/agent-settings.js';
 import { silentLogger, stderrLogger, type AgentLogger } from '../../common/logger.js';
@@ -96,7 +97,7 @@ export async function createAgent(
     power?: PowerEvents;
     reportIntervalMs?: number;
     longRunning?: boolean;
-    tunnel?: { portsFile?: string; socksPort?: number | null };
+    tunnel?: AgentOptions['tunnel'];
   } = {},
 ): Promise<Agent> {
   const ca = await readCaBundle(ctx.args.ca ?? ctx.settings.caFile);

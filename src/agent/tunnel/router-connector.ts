@@ -12,6 +12,7 @@ import {
   STREAM_ERROR_HEADER,
   STREAM_SERVICE_HEADER,
   STREAM_TOKEN_HEADER,
+  type DialTarget,
   type SessionEdgeRouter,
 } from '../../api/data-plane.js';
 
@@ -44,7 +45,13 @@ export class RouterConnector {
   private readonly sessions = new Map<string, Promise<ClientHttp2Session>>();
 
   /** A stream for the service through the first router that takes it (online ones first, then by cost). */
-  async dial(routers: readonly SessionEdgeRouter[], token: string, serviceId: string): Promise<DialResult> {
+  async dial(
+    routers: readonly SessionEdgeRouter[],
+    token: string,
+    serviceId: string,
+    target?: DialTarget,
+  ): Promise<DialResult> {
+    void target; // carried to the router with host.v1 forwarding (wt-fwd)
     const ordered = [...routers]
       .filter((r) => r.urls?.tls && r.fingerprint)
       .sort((a, b) => Number(b.isOnline) - Number(a.isOnline) || a.cost - b.cost);
