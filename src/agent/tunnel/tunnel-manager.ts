@@ -11,10 +11,10 @@
 import { EventEmitter } from 'node:events';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { INTERCEPT_V1, type InterceptV1 } from '../../api/data-plane.js';
+import { INTERCEPT_V1, type DialTarget, type InterceptV1 } from '../../api/data-plane.js';
 import type { ServiceDetail, SessionDetail } from '../../api/services.js';
 import { isControllerError } from '../../controller-client/controller-error.js';
-import { matchIntercept } from './intercept.js';
+import { interceptedTarget, matchIntercept } from './intercept.js';
 import { closeServer, LoopbackBinder, type LoopbackListeners } from './loopback-listeners.js';
 import { PortMemory } from './port-memory.js';
 import { RouterConnector } from './router-connector.js';
@@ -181,7 +181,7 @@ export class TunnelManager {
   private async routeSocks(host: string, port: number): Promise<Duplex | null> {
     const match = [...this.published.values()].find((p) => matchIntercept(p.intercept, host, port));
     if (!match) return null;
-    const opened = await this.open(match.service);
+    const opened = await this.open(match.service, { address: host, port });
     return opened && 'refused' in opened ? null : opened;
   }
 
@@ -193,7 +193,7 @@ export class TunnelManager {
     socket.on('error', () => undefined);
     socket.pause();
     let opened: Duplex | null = null;
-    void this.open(service)
+    void this.open(service, interceptedTarget(this.published.get(service.id)?.intercept))
       .then((result) => {
         if (result && 'refused' in result) return answerRefusal(socket, service.name, result.refused);
         const stream = result;
@@ -220,9 +220,13 @@ export class TunnelManager {
 
   /**
    * A stream to the service, or why it was refused, or null after a fault; each said as an event. One retry
-   * with a fresh session on INVALID_SESSION.
+   * with a fresh session on INVALID_SESSION. `target`: the destination the program asked for (router-connector).
    */
-  private async open(service: ServiceDetail, retry = true): Promise<Duplex | Refused | null> {
+  private async open(
+    service: ServiceDetail,
+    target?: DialTarget,
+    retry = true,
+  ): Promise<Duplex | Refused | null> {
     let session: SessionDetail;
     try {
       session = await this.session(service.id);
@@ -235,10 +239,15 @@ export class TunnelManager {
       this.emit({ type: 'error', service: service.name, message: (err as Error).message });
       return null;
     }
-    const result = await this.connector.dial(session.edgeRouters ?? [], session.token ?? '', service.id);
+    const result = await this.connector.dial(
+      session.edgeRouters ?? [],
+      session.token ?? '',
+      service.id,
+      target,
+    );
     if ('stream' in result) return result.stream;
     if (result.error === 'INVALID_SESSION' || result.status === 503) this.sessions.delete(service.id);
-    if (result.error === 'INVALID_SESSION' && retry) return this.open(service, false);
+    if (result.error === 'INVALID_SESSION' && retry) return this.open(service, target, false);
     const reasons =
       result.error === 'INVALID_SESSION' ? await this.options.reasonsFor(service.id).catch(() => []) : [];
     return this.refuse(
