@@ -4,7 +4,14 @@
  * thrown into the link's socket handler (which would end the link or the router). What is dropped fails
  * closed: a session that does not parse is one the router does not carry.
  */
-import type { ControllerToRouter, RouterServiceTarget, RouterSession } from '../src/api/data-plane.js';
+import type {
+  ControllerToRouter,
+  HostV1,
+  PortRange,
+  RouterServiceTarget,
+  RouterSession,
+  TransportProtocol,
+} from '../src/api/data-plane.js';
 
 const isText = (value: unknown): value is string =>
   typeof value === 'string' && value.length > 0 && value.length <= 1024;
@@ -23,17 +30,54 @@ export function asRouterSession(value: unknown): RouterSession | undefined {
 
 export function asServiceTarget(value: unknown): RouterServiceTarget | undefined {
   if (!isObject(value) || !isText(value.serviceId) || typeof value.name !== 'string') return undefined;
-  const host = value.host;
-  if (host === null) return { serviceId: value.serviceId, name: value.name, host: null };
-  if (!isObject(host) || (host.protocol !== 'tcp' && host.protocol !== 'udp') || !isText(host.address))
-    return undefined;
-  if (typeof host.port !== 'number' || !Number.isInteger(host.port) || host.port < 0 || host.port > 65535)
-    return undefined;
-  return {
-    serviceId: value.serviceId,
-    name: value.name,
-    host: { ...host, protocol: host.protocol, address: host.address, port: host.port },
-  };
+  if (value.host === null) return { serviceId: value.serviceId, name: value.name, host: null };
+  const host = asHostV1(value.host);
+  return host && { serviceId: value.serviceId, name: value.name, host };
+}
+
+const isProtocol = (value: unknown): value is TransportProtocol => value === 'tcp' || value === 'udp';
+const isPort = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 65535;
+const isRange = (value: unknown): value is PortRange =>
+  isObject(value) && isPort(value.low) && isPort(value.high);
+
+const FORWARD_KEYS = [
+  'forwardProtocol',
+  'allowedProtocols',
+  'forwardAddress',
+  'allowedAddresses',
+  'forwardPort',
+  'allowedPortRanges',
+] as const;
+
+/**
+ * A `host.v1` as the router may dial it: each of protocol, address and port fixed, or forwarded with its
+ * allowed list (kept only as far as it parses: what is dropped is never allowed). Anything else: undefined.
+ */
+function asHostV1(host: unknown): HostV1 | undefined {
+  if (!isObject(host)) return undefined;
+  const { protocol, address, port } = host;
+  const forwardProtocol = host.forwardProtocol === true;
+  const forwardAddress = host.forwardAddress === true;
+  const forwardPort = host.forwardPort === true;
+  if (!(isProtocol(protocol) || (protocol === undefined && forwardProtocol))) return undefined;
+  if (!(isText(address) || (address === undefined && forwardAddress))) return undefined;
+  if (!(isPort(port) || (port === undefined && forwardPort))) return undefined;
+  const parsed: HostV1 = { ...host, protocol, address, port };
+  for (const key of FORWARD_KEYS) delete parsed[key];
+  if (forwardProtocol) {
+    parsed.forwardProtocol = true;
+    parsed.allowedProtocols = each(host.allowedProtocols, (p) => (isProtocol(p) ? p : undefined)) ?? [];
+  }
+  if (forwardAddress) {
+    parsed.forwardAddress = true;
+    parsed.allowedAddresses = each(host.allowedAddresses, (a) => (isText(a) ? a : undefined)) ?? [];
+  }
+  if (forwardPort) {
+    parsed.forwardPort = true;
+    parsed.allowedPortRanges = each(host.allowedPortRanges, (r) => (isRange(r) ? r : undefined)) ?? [];
+  }
+  return parsed;
 }
 
 /** Keeps what parses of a list; `undefined` when it is not a list at all. */

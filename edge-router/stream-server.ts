@@ -1,8 +1,10 @@
 /**
  * The data plane's front door: an HTTP/2 server over TLS where every user connection is one CONNECT stream.
  * A stream is authorized by its session token (a Dial session for exactly the service it names) and then
- * piped to that service's `host.v1` target: the router never dials an address the client chose, so it can
- * never be used as an open proxy. Streams are tracked per session so a revocation cuts them at once.
+ * piped to that service's `host.v1` target (dial-target.ts): its fixed address and port, or, for a part its
+ * host.v1 forwards, the destination the client asked for only when it lies within that part's allowed list.
+ * A client's asked destination reaches nothing else, so the router is never an open proxy. Streams are
+ * tracked per session so a revocation cuts them at once.
  */
 import { connect as tcpConnect, type Socket } from 'node:net';
 import {
@@ -29,6 +31,8 @@ import {
 } from '../src/api/data-plane.js';
 import type { ControllerLink } from './controller-link.js';
 import type { SessionTable } from './session-table.js';
+import { askedDestination, decideDialTarget, describeAsked } from './dial-target.js';
+import { LogThrottle } from './log-throttle.js';
 import { LookupBudget, TokenLookups } from './token-lookups.js';
 
 /**
@@ -68,6 +72,7 @@ export function createStreamServer(options: StreamServerOptions): Http2SecureSer
   const sessions = new Set<ServerHttp2Session>();
   const lookups = new TokenLookups(options.link);
   const capRefusals = new LogThrottle();
+  const targetRefusals = new LogThrottle();
   const budgets = new WeakMap<Http2Session, LookupBudget>();
   server.on('session', (session) => {
     budgets.set(session, new LookupBudget());
@@ -80,10 +85,12 @@ export function createStreamServer(options: StreamServerOptions): Http2SecureSer
   server.on('stream', (stream, headers) => {
     stream.on('error', () => undefined);
     const budget = (stream.session && budgets.get(stream.session)) ?? new LookupBudget();
-    void handleStream(stream, headers, { ...options, lookups, budget, capRefusals }).catch((err: unknown) => {
-      options.log.error({ err }, 'stream failed');
-      refuse(stream, 'TARGET_UNREACHABLE', 'internal error');
-    });
+    void handleStream(stream, headers, { ...options, lookups, budget, capRefusals, targetRefusals }).catch(
+      (err: unknown) => {
+        options.log.error({ err }, 'stream failed');
+        refuse(stream, 'TARGET_UNREACHABLE', 'internal error');
+      },
+    );
   });
   return server;
 }
@@ -93,29 +100,13 @@ interface StreamContext extends StreamServerOptions {
   /** this HTTP/2 connection's lookup budget */
   budget: LookupBudget;
   capRefusals: LogThrottle;
-}
-
-/** Refusals at a cap are logged, but a client hammering one cannot flood the log: one line per interval. */
-const CAP_LOG_INTERVAL_MS = 10_000;
-class LogThrottle {
-  private loggedAt = -Infinity;
-  private since = 0;
-
-  /** Counts one; returns how many there were since the last line when one is due now, else undefined. */
-  count(): number | undefined {
-    this.since++;
-    if (Date.now() - this.loggedAt < CAP_LOG_INTERVAL_MS) return undefined;
-    const since = this.since;
-    this.loggedAt = Date.now();
-    this.since = 0;
-    return since;
-  }
+  targetRefusals: LogThrottle;
 }
 
 async function handleStream(
   stream: ServerHttp2Stream,
   headers: IncomingHttpHeaders,
-  { table, link, log, lookups, budget, capRefusals }: StreamContext,
+  { table, link, log, lookups, budget, capRefusals, targetRefusals }: StreamContext,
 ): Promise<void> {
   if (headers[':method'] !== 'CONNECT') {
     stream.respond({ ':status': 405 }, { endStream: true });
@@ -144,9 +135,28 @@ async function handleStream(
   if (session.type !== 'Dial') return refuse(stream, 'NOT_DIAL', 'a Bind session cannot dial');
   if (session.serviceId !== serviceId)
     return refuse(stream, 'WRONG_SERVICE', 'session is for another service');
-  const host = table.target(serviceId)?.host;
-  if (!host || host.protocol !== 'tcp')
+  const service = table.target(serviceId);
+  const asked = askedDestination(headers);
+  const decision = service?.host ? decideDialTarget(service.host, asked) : { kind: 'no-tcp-host' as const };
+  if (decision.kind === 'no-tcp-host')
     return refuse(stream, 'NO_HOST_CONFIG', 'service has no tcp host.v1 config');
+  if (decision.kind === 'not-allowed') {
+    const refusedSince = targetRefusals.count();
+    if (refusedSince !== undefined)
+      log.warn(
+        {
+          sessionId: session.id,
+          serviceId,
+          service: service?.name,
+          asked: describeAsked(asked),
+          reason: decision.reason,
+          refusedSince,
+        },
+        'stream refused: destination not allowed',
+      );
+    return refuse(stream, 'TARGET_NOT_ALLOWED', decision.reason);
+  }
+  const { address, port } = decision;
 
   // The slot is taken before dialing, so a burst of opens cannot pass the caps while dials are pending.
   let target: Socket | undefined = undefined;
@@ -178,7 +188,7 @@ async function handleStream(
     stream.close(code, () => target?.destroy());
   }
 
-  const dialed = await dial(host.address, host.port);
+  const dialed = await dial(address, port);
   // Revoked while dialing: do not let it through.
   if (revoked || !table.isLive(session.id) || stream.destroyed) {
     release();
@@ -187,7 +197,7 @@ async function handleStream(
   }
   if (!dialed) {
     release();
-    return refuse(stream, 'TARGET_UNREACHABLE', `${host.address}:${host.port} did not accept`);
+    return refuse(stream, 'TARGET_UNREACHABLE', `${address}:${port} did not accept`);
   }
   target = dialed;
   stream.respond({ ':status': 200 });

@@ -34,14 +34,58 @@ export const INTERCEPT_V1_SCHEMA = {
   additionalProperties: true,
 } as const;
 
+/**
+ * OpenZiti's `host.v1`: each of protocol, address and port is either fixed (`protocol`, `address`, `port`) or
+ * forwarded from what the client asked (`forwardProtocol`, `forwardAddress`, `forwardPort`, which may only be
+ * `true`), and then only within its allowed list (`allowedProtocols`, `allowedAddresses`, `allowedPortRanges`).
+ * Allowed addresses are IPs, CIDRs, host names or `*.domain`; each is parsed, and each range's low <= high is
+ * checked, in catalogue/configs/config-schemas.ts (a JSON schema cannot say either).
+ */
+const protocol = { type: 'string', enum: ['tcp', 'udp'] };
+const onlyTrue = { type: 'boolean', enum: [true] };
+const portRange = {
+  type: 'object',
+  required: ['low', 'high'],
+  properties: { low: port, high: port },
+  additionalProperties: false,
+};
+const allowedList = (items: object) => ({
+  type: 'array',
+  minItems: 1,
+  maxItems: 256,
+  uniqueItems: true,
+  items,
+});
+/** `required: [then]` when `flag` is true, `required: [otherwise]` when it is absent. */
+const eitherOr = (flag: string, then: string, otherwise: string) => ({
+  if: { properties: { [flag]: { const: true } }, required: [flag] },
+  then: { required: [then] },
+  else: { required: [otherwise] },
+});
+
 export const HOST_V1_SCHEMA = {
   type: 'object',
-  required: ['protocol', 'address', 'port'],
   properties: {
-    protocol: { type: 'string', enum: ['tcp', 'udp'] },
+    protocol,
+    forwardProtocol: onlyTrue,
+    allowedProtocols: allowedList(protocol),
     address,
+    forwardAddress: onlyTrue,
+    allowedAddresses: allowedList(address),
     port: { type: 'integer', minimum: 1, maximum: 65535 },
+    forwardPort: onlyTrue,
+    allowedPortRanges: allowedList(portRange),
+    // OpenZiti's, kept as written: Postern's router does not use them.
+    allowedSourceAddresses: { type: 'array', items: address },
+    listenOptions: { type: 'object' },
+    portChecks: { type: 'array' },
+    httpChecks: { type: 'array' },
   },
+  allOf: [
+    eitherOr('forwardProtocol', 'allowedProtocols', 'protocol'),
+    eitherOr('forwardAddress', 'allowedAddresses', 'address'),
+    eitherOr('forwardPort', 'allowedPortRanges', 'port'),
+  ],
   additionalProperties: true,
 } as const;
 

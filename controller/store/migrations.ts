@@ -18,6 +18,7 @@ import { enrollments } from './migrations/009-enrollments.js';
 import { identitySortIndexes } from './migrations/010-identity-sort-indexes.js';
 import { edgeSessionTokenHashes } from './migrations/011-edge-session-token-hashes.js';
 import { sessionsNeedApiSession } from './migrations/012-sessions-need-api-session.js';
+import { hostV1Forwarding } from './migrations/013-host-v1-forwarding.js';
 
 export const MIGRATIONS: readonly string[] = [
   initial,
@@ -32,4 +33,5 @@ export const MIGRATIONS: readonly string[] = [
   identitySortIndexes,
   edgeSessionTokenHashes,
   sessionsNeedApiSession,
+  hostV1Forwarding,
 ];

@@ -13,16 +13,33 @@ export type TransportProtocol = 'tcp' | 'udp';
 export interface InterceptV1 {
   protocols: TransportProtocol[];
   addresses: string[];
-  portRanges: { low: number; high: number }[];
+  portRanges: PortRange[];
   [extra: string]: unknown;
 }
 
-/** Where the hosting side (the router) dials a service. The router never dials anything else. */
+/**
+ * Where the hosting side (the router) dials a service: `protocol`, `address` and `port`, each fixed unless its
+ * `forward…` flag is set; then the router dials what the client asked for, only when it lies within the
+ * matching `allowed…` list (addresses: IPs, CIDRs, host names, `*.domain`). The router never dials anything
+ * else.
+ */
 export interface HostV1 {
-  protocol: TransportProtocol;
-  address: string;
-  port: number;
+  protocol?: TransportProtocol;
+  address?: string;
+  port?: number;
+  forwardProtocol?: true;
+  allowedProtocols?: TransportProtocol[];
+  forwardAddress?: true;
+  allowedAddresses?: string[];
+  forwardPort?: true;
+  allowedPortRanges?: PortRange[];
   [extra: string]: unknown;
+}
+
+/** An inclusive port range, as OpenZiti's configs write them. */
+export interface PortRange {
+  low: number;
+  high: number;
 }
 
 /** A client service's `config` map: config type name → that config's data (only the types asked for). */
@@ -115,6 +132,21 @@ export type RouterToController =
 /** One HTTP/2 CONNECT stream per user connection; these request headers say what it is for. */
 export const STREAM_TOKEN_HEADER = 'postern-session-token';
 export const STREAM_SERVICE_HEADER = 'postern-service-id';
+/**
+ * The destination the user's program asked for (its SOCKS5 request, or the address it dialed): used by the
+ * router only for a service whose `host.v1` forwards that part, and only within its allowed list; any other
+ * service's streams go to its fixed target whatever these say.
+ */
+export const STREAM_DIAL_ADDRESS_HEADER = 'postern-dial-address';
+export const STREAM_DIAL_PORT_HEADER = 'postern-dial-port';
+export const STREAM_DIAL_PROTOCOL_HEADER = 'postern-dial-protocol';
+
+/** What the agent asks a stream to be dialed to (sent in the `postern-dial-…` headers; protocol tcp). */
+export interface DialTarget {
+  /** an IP (no brackets) or a host name */
+  address: string;
+  port: number;
+}
 /** On a refused stream: a machine-readable reason beside the HTTP status. */
 export const STREAM_ERROR_HEADER = 'postern-error';
 /** Beside `postern-error`: the router's words for the refusal (for logs; the agent shows its own). */
@@ -148,6 +180,11 @@ export const STREAM_ERRORS = {
   NOT_DIAL: 403,
   /** 404: the service has no host.v1 config */
   NO_HOST_CONFIG: 404,
+  /**
+   * 403: the service's host.v1 forwards the destination the client asks for, and this one was not asked, was
+   * malformed, or lies outside the allowed addresses, ports or protocols (the router is never an open proxy)
+   */
+  TARGET_NOT_ALLOWED: 403,
   /** 502: the service's host.v1 target refused or did not answer */
   TARGET_UNREACHABLE: 502,
   /** 503: the router has lost its controller for longer than its grace period (fail closed) */

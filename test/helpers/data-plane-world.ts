@@ -25,13 +25,20 @@ export interface World {
 }
 
 export async function startWorld(
-  options: { graceSeconds?: number; config?: Partial<ControllerConfig>; routerPort?: number } = {},
+  options: {
+    graceSeconds?: number;
+    config?: Partial<ControllerConfig>;
+    routerPort?: number;
+    /** where the embedded router's log lines go (at the config's logLevel) */
+    routerLog?: NodeJS.WritableStream;
+  } = {},
 ): Promise<World> {
   const dataDir = options.config?.dataDir ?? tempDir('postern-dp-');
   const config = await testConfig(dataDir, options.config);
   const bundle = await startBundle(config, {
     adminPassword: ADMIN_PASSWORD,
     router: { enabled: true, graceSeconds: options.graceSeconds ?? 30, port: options.routerPort },
+    logDestination: options.routerLog,
   });
   const admin = new Api(bundle.controller.url);
   expect((await admin.login('admin', ADMIN_PASSWORD)).status).toBe(200);

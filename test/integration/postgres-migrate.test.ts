@@ -7,7 +7,11 @@ import { createHash } from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUILTIN_CONFIG_TYPES } from '../../controller/store/builtin-config-types.js';
+import {
+  BUILTIN_CONFIG_TYPES,
+  HOST_V1_SCHEMA,
+  INTERCEPT_V1_SCHEMA,
+} from '../../controller/store/builtin-config-types.js';
 import { migrate as migrateSqlite } from '../../controller/store/database.js';
 import { MIGRATIONS as SQLITE_MIGRATIONS } from '../../controller/store/migrations.js';
 import { migratePostgres } from '../../controller/store/postgres/migrate.js';
@@ -218,6 +222,53 @@ describe('migratePostgres', () => {
         POSTGRES_MIGRATIONS.length,
       );
     });
+  });
+
+  it("replaces a stored host.v1 schema from before forwarding with OpenZiti's, on PostgreSQL and SQLite alike", async () => {
+    // The schema migrations 4 (SQLite) and 1 (PostgreSQL) stored before host.v1 had its forward fields.
+    const before = {
+      type: 'object',
+      required: ['protocol', 'address', 'port'],
+      properties: { protocol: { type: 'string', enum: ['tcp', 'udp'] } },
+      additionalProperties: true,
+    };
+    const oldDoc = JSON.stringify({ schema: before, target: 'service', tags: {} });
+    const stamp = '2024-05-01T10:00:00.000Z';
+    const expected = JSON.parse(JSON.stringify(HOST_V1_SCHEMA)) as unknown;
+
+    const url = await server.createDatabase();
+    await withPool(url, async (pool) => {
+      await migratePostgres(pool, POSTGRES_MIGRATIONS.slice(0, 4));
+      await pool.query(`UPDATE config_types SET doc = $1::jsonb, updated_at = $2 WHERE name = 'host.v1'`, [
+        oldDoc,
+        stamp,
+      ]);
+      await migratePostgres(pool);
+      const rows = await pool.query(`SELECT name, doc, updated_at FROM config_types ORDER BY name`);
+      const host = rows.rows.find((r) => r.name === 'host.v1');
+      expect(host.doc).toEqual({ schema: expected, target: 'service', tags: {} });
+      expect(host.updated_at).not.toBe(stamp);
+      expect(rows.rows.find((r) => r.name === 'intercept.v1').doc.schema).toEqual(
+        JSON.parse(JSON.stringify(INTERCEPT_V1_SCHEMA)),
+      );
+    });
+
+    const db = new Database(':memory:');
+    try {
+      // A database at migration 12 as an older controller left it: its host.v1 holds the old schema.
+      migrateSqlite(db);
+      db.prepare(`UPDATE config_types SET doc = ?, updated_at = ? WHERE name = 'host.v1'`).run(oldDoc, stamp);
+      db.pragma('user_version = 12');
+      migrateSqlite(db);
+      const host = db.prepare(`SELECT doc, updated_at FROM config_types WHERE name = 'host.v1'`).get() as {
+        doc: string;
+        updated_at: string;
+      };
+      expect(JSON.parse(host.doc)).toEqual({ schema: expected, target: 'service', tags: {} });
+      expect(host.updated_at).not.toBe(stamp);
+    } finally {
+      db.close();
+    }
   });
 
   it('hashes the edge-session tokens stored before the upgrade, on PostgreSQL and SQLite alike', async () => {

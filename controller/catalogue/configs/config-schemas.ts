@@ -7,6 +7,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import type { ConfigType } from '../../model.js';
 import { validationError } from '../../api-error.js';
 import { pointerToField } from '../../field-path.js';
+import { isAddressPattern } from '../../../src/common/address-pattern.js';
 
 const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false });
 const compiled = new Map<string, { updatedAt: number; validate: ValidateFunction }>();
@@ -57,14 +58,31 @@ function valueAt(data: unknown, pointer: string): unknown {
   return current;
 }
 
-/** An intercept.v1 range is only meaningful with low <= high (JSON schema cannot say so). */
+/** The port-range lists of the built-in types: only meaningful with low <= high (JSON schema cannot say so). */
+const RANGE_LISTS: Record<string, string> = { 'intercept.v1': 'portRanges', 'host.v1': 'allowedPortRanges' };
+
+/** What the built-in types' schemas cannot say: each range's low <= high, each allowed address parses. */
 export function assertPortRanges(typeName: string, data: Record<string, unknown>): void {
-  if (typeName !== 'intercept.v1') return;
-  const ranges = data.portRanges as { low: number; high: number }[];
+  const list = RANGE_LISTS[typeName];
+  const ranges = (list && (data[list] as { low: number; high: number }[] | undefined)) || [];
   ranges.forEach((range, i) => {
     if (range.low > range.high)
       throw validationError([
-        { field: `data.portRanges[${i}].low`, reason: 'low must not be above high', value: range.low },
+        { field: `data.${list}[${i}].low`, reason: 'low must not be above high', value: range.low },
+      ]);
+  });
+  if (typeName === 'host.v1') assertAllowedAddresses(data.allowedAddresses as string[] | undefined);
+}
+
+function assertAllowedAddresses(addresses: readonly string[] = []): void {
+  addresses.forEach((address, i) => {
+    if (!isAddressPattern(address))
+      throw validationError([
+        {
+          field: `data.allowedAddresses[${i}]`,
+          reason: 'must be an IP address, a CIDR, a host name or *.domain',
+          value: address,
+        },
       ]);
   });
 }

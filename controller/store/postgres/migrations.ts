@@ -7,10 +7,12 @@ import { initial } from './migrations/001-initial.js';
 import { attemptCounters } from './migrations/002-attempt-counters.js';
 import { edgeSessionTokenHashes } from './migrations/003-edge-session-token-hashes.js';
 import { sessionsNeedApiSession } from './migrations/004-sessions-need-api-session.js';
+import { hostV1Forwarding } from './migrations/005-host-v1-forwarding.js';
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   initial,
   attemptCounters,
   edgeSessionTokenHashes,
   sessionsNeedApiSession,
+  hostV1Forwarding,
 ];

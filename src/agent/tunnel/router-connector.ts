@@ -9,12 +9,17 @@ import {
   MAX_STREAMS_PER_IDENTITY,
   MAX_STREAMS_PER_SESSION,
   normaliseFingerprint,
+  STREAM_DIAL_ADDRESS_HEADER,
+  STREAM_DIAL_PORT_HEADER,
+  STREAM_DIAL_PROTOCOL_HEADER,
   STREAM_ERROR_HEADER,
+  STREAM_ERROR_MESSAGE_HEADER,
   STREAM_SERVICE_HEADER,
   STREAM_TOKEN_HEADER,
   type DialTarget,
   type SessionEdgeRouter,
 } from '../../api/data-plane.js';
+import { isDialAddress } from '../../common/address-pattern.js';
 
 /**
  * Windows large enough that one stream is not flow-control bound on a fast link, and small enough that what
@@ -39,19 +44,23 @@ const REFUSAL_WORDS: Record<string, string> = {
     `too many connections open at once for your identity: the edge router allows ${MAX_STREAMS_PER_IDENTITY} ` +
     'across all your services and devices; close some and try again',
   TOO_MANY_LOOKUPS: 'the edge router is limiting new sessions on this connection; try again in a few seconds',
+  TARGET_NOT_ALLOWED: "the service's host.v1 does not allow this destination",
 };
 
 export class RouterConnector {
   private readonly sessions = new Map<string, Promise<ClientHttp2Session>>();
 
-  /** A stream for the service through the first router that takes it (online ones first, then by cost). */
+  /**
+   * A stream for the service through the first router that takes it (online ones first, then by cost).
+   * `target`: the destination the user's program asked for, which the router dials only for a service whose
+   * host.v1 forwards it (within its allowed lists); every other service ignores it.
+   */
   async dial(
     routers: readonly SessionEdgeRouter[],
     token: string,
     serviceId: string,
     target?: DialTarget,
   ): Promise<DialResult> {
-    void target; // carried to the router with host.v1 forwarding (wt-fwd)
     const ordered = [...routers]
       .filter((r) => r.urls?.tls && r.fingerprint)
       .sort((a, b) => Number(b.isOnline) - Number(a.isOnline) || a.cost - b.cost);
@@ -65,7 +74,7 @@ export class RouterConnector {
         last = { status: 503, error: `ROUTER_UNREACHABLE: ${(err as Error).message}` };
         continue;
       }
-      const result = await openStream(session, token, serviceId).catch((err: Error): DialResult => ({
+      const result = await openStream(session, token, serviceId, target).catch((err: Error): DialResult => ({
         status: 503,
         error: `ROUTER_UNREACHABLE: ${err.message}`,
       }));
@@ -160,6 +169,7 @@ async function openStream(
   session: ClientHttp2Session,
   token: string,
   serviceId: string,
+  target: DialTarget | undefined,
 ): Promise<DialResult> {
   const stream = session.request(
     {
@@ -167,6 +177,7 @@ async function openStream(
       ':authority': 'service.postern:443',
       [STREAM_TOKEN_HEADER]: token,
       [STREAM_SERVICE_HEADER]: serviceId,
+      ...dialHeaders(target),
     },
     { endStream: false },
   );
@@ -177,8 +188,25 @@ async function openStream(
       if (status === 200) return resolve({ stream });
       stream.close();
       const error = String(headers[STREAM_ERROR_HEADER] ?? `HTTP_${status}`);
-      resolve({ status, error, ...(REFUSAL_WORDS[error] ? { message: REFUSAL_WORDS[error] } : {}) });
+      const words = REFUSAL_WORDS[error];
+      // Which part was outside which list is the router's to say (bounded: it is shown as is).
+      const detail = error === 'TARGET_NOT_ALLOWED' ? headers[STREAM_ERROR_MESSAGE_HEADER] : undefined;
+      const message = words && typeof detail === 'string' ? `${words} (${detail.slice(0, 200)})` : words;
+      resolve({ status, error, ...(message ? { message } : {}) });
     });
     stream.once('close', () => reject(new Error(`stream closed before an answer (code ${stream.rstCode})`)));
   });
+}
+
+/**
+ * The asked destination as headers. A name that is not one (a SOCKS5 client may send any bytes) is not sent:
+ * no header value can break the request, and a service that forwards the address refuses the stream itself.
+ */
+function dialHeaders(target: DialTarget | undefined): Record<string, string> {
+  if (!target) return {};
+  return {
+    ...(isDialAddress(target.address) ? { [STREAM_DIAL_ADDRESS_HEADER]: target.address } : {}),
+    [STREAM_DIAL_PORT_HEADER]: String(target.port),
+    [STREAM_DIAL_PROTOCOL_HEADER]: 'tcp',
+  };
 }

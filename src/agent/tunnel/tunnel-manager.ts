@@ -16,7 +16,7 @@ import { INTERCEPT_V1, type DialTarget, type InterceptV1 } from '../../api/data-
 import type { ServiceDetail, SessionDetail } from '../../api/services.js';
 import { isControllerError } from '../../controller-client/controller-error.js';
 import type { InterceptHost } from '../intercept/intercept-host.js';
-import { matchIntercept } from './intercept.js';
+import { interceptedTarget, matchIntercept } from './intercept.js';
 import { InterceptFront, interceptAddresses } from './intercept-front.js';
 import { closeServer, LoopbackBinder, type LoopbackListeners } from './loopback-listeners.js';
 import { PortMemory } from './port-memory.js';
@@ -267,7 +267,7 @@ export class TunnelManager {
     socket.on('error', () => undefined);
     socket.pause();
     let opened: Duplex | null = null;
-    void this.open(service, target)
+    void this.open(service, target ?? interceptedTarget(this.published.get(service.id)?.intercept))
       .then((result) => {
         if (result && 'refused' in result) return answerRefusal(socket, service.name, result.refused);
         const stream = result;
@@ -294,7 +294,7 @@ export class TunnelManager {
 
   /**
    * A stream to the service, or why it was refused, or null after a fault; each said as an event. One retry
-   * with a fresh session on INVALID_SESSION.
+   * with a fresh session on INVALID_SESSION. `target`: the destination the program asked for (router-connector).
    */
   private async open(
     service: ServiceDetail,

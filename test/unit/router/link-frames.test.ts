@@ -112,3 +112,60 @@ describe('the controller reading router frames', () => {
       expect(parseRouterFrame(JSON.stringify(frame))).toEqual({ kind: 'message', message: frame });
   });
 });
+
+describe("the router reading a service's host.v1", () => {
+  const service = (host: Record<string, unknown>) =>
+    parseControllerMessage(
+      JSON.stringify({ t: 'service', service: { serviceId: 'svc', name: 'web', host } }),
+    );
+  const forwarding = {
+    forwardProtocol: true,
+    allowedProtocols: ['tcp'],
+    forwardAddress: true,
+    allowedAddresses: ['10.0.0.0/8', '*.corp'],
+    forwardPort: true,
+    allowedPortRanges: [{ low: 80, high: 90 }],
+    listenOptions: { connectTimeoutSeconds: 5 },
+  };
+
+  it('keeps a forwarding host.v1 (no fixed protocol, address or port) with its allowed lists', () => {
+    expect(service(forwarding)).toEqual({
+      t: 'service',
+      service: { serviceId: 'svc', name: 'web', host: forwarding },
+    });
+  });
+
+  it('keeps of an allowed list only what parses, and drops allowed lists of parts not forwarded', () => {
+    const parsed = service({
+      ...forwarding,
+      allowedAddresses: ['10.0.0.0/8', 7, null],
+      allowedPortRanges: [{ low: 80, high: 90 }, { low: 'x' }],
+      allowedProtocols: 'tcp',
+    });
+    expect(parsed).toMatchObject({
+      service: {
+        host: {
+          allowedAddresses: ['10.0.0.0/8'],
+          allowedPortRanges: [{ low: 80, high: 90 }],
+          allowedProtocols: [],
+        },
+      },
+    });
+    const fixed = service({
+      protocol: 'tcp',
+      address: '10.0.0.5',
+      port: 443,
+      allowedAddresses: ['0.0.0.0/0'],
+    });
+    expect(fixed).toEqual({
+      t: 'service',
+      service: { serviceId: 'svc', name: 'web', host: { protocol: 'tcp', address: '10.0.0.5', port: 443 } },
+    });
+  });
+
+  it('drops a host.v1 missing a part it does not forward', () => {
+    expect(service({ ...forwarding, forwardAddress: false })).toBeUndefined();
+    expect(service({ protocol: 'tcp', address: '10.0.0.5' })).toBeUndefined();
+    expect(service({ address: '10.0.0.5', port: 443, forwardProtocol: 'yes' })).toBeUndefined();
+  });
+});
