@@ -33,7 +33,9 @@ describe('intercept address pool', () => {
     const given = ['a', 'b', 'c', 'd'].map((name) => pool.allocate(name));
     expect(given).toEqual(['10.9.0.3', '10.9.0.4', '10.9.0.5', '10.9.0.6']);
     expect(() => pool.allocate('e')).toThrow(AddressPoolExhaustedError);
-    expect(() => pool.allocate('e')).toThrow('address pool 10.9.0.0/29 is exhausted: all 4 addresses are allocated');
+    expect(() => pool.allocate('e')).toThrow(
+      'address pool 10.9.0.0/29 is exhausted: all 4 addresses are allocated',
+    );
     // the names that have one keep it
     expect(pool.allocate('b')).toBe('10.9.0.4');
     expect(pool.release('b')).toBe(true);

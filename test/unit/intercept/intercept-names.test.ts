@@ -57,7 +57,15 @@ describe('intercepted names', () => {
         service: 'wiki',
         intercept: {
           protocols: ['tcp'],
-          addresses: ['wiki.corp', '*.wiki.corp', '10.0.0.1', '10.1.0.0/16', 'fd00::1', '[fd00::2]', 'fd00::/8'],
+          addresses: [
+            'wiki.corp',
+            '*.wiki.corp',
+            '10.0.0.1',
+            '10.1.0.0/16',
+            'fd00::1',
+            '[fd00::2]',
+            'fd00::/8',
+          ],
           portRanges: [{ low: 443, high: 443 }],
         },
       },

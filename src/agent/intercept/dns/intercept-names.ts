@@ -19,7 +19,9 @@ export interface NamePattern {
 }
 
 /** The name patterns among services' intercept.v1 addresses; configs that carry no TCP are not intercepted. */
-export function namePatterns(services: readonly { service: string; intercept: InterceptV1 }[]): NamePattern[] {
+export function namePatterns(
+  services: readonly { service: string; intercept: InterceptV1 }[],
+): NamePattern[] {
   return services.flatMap(({ service, intercept }) =>
     intercept.protocols?.includes('tcp')
       ? intercept.addresses
