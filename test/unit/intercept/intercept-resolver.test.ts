@@ -7,8 +7,10 @@ import { promises as dns } from 'node:dns';
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decode } from 'dns-packet';
+import { connect, type Socket } from 'node:net';
 import {
   InterceptResolver,
+  MAX_TCP_CLIENTS,
   type InterceptResolverOptions,
   type ResolverAnswer,
 } from '../../../src/agent/intercept/dns/intercept-resolver.js';
@@ -248,6 +250,39 @@ describe('intercept resolver', () => {
     expect(decode((await udpExchange(port, query('b.apps.corp')))!).answers).toHaveLength(1);
     expect(rcodeOf((await udpExchange(port, query('c.apps.corp')))!)).toBe(2);
     expect(answers.at(-1)).toMatchObject({ outcome: 'pool-exhausted', name: 'c.apps.corp' });
+  });
+
+  it('bounds TCP clients: an idle one is closed, and at most 64 at once', async () => {
+    const address = (await upstream()).address;
+    const open = (port: number): Promise<Socket> =>
+      new Promise((resolve, reject) => {
+        const socket = connect({ host: '127.0.0.1', port }, () => resolve(socket));
+        socket.on('error', reject);
+      });
+    const closed = (socket: Socket) => new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const quick = await resolver([address], { tcpIdleMs: 500 });
+    const idle = await open(quick.port);
+    const started = performance.now();
+    await closed(idle);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(400);
+
+    // Idle clients are kept for a minute here, so only the cap can close the one beyond it.
+    const { port } = await resolver([address], { tcpIdleMs: 60_000 });
+    const held = await Promise.all(Array.from({ length: MAX_TCP_CLIENTS }, () => open(port)));
+    cleanups.push(async () => held.forEach((s) => s.destroy()));
+    const extra = await open(port);
+    const outcome = await Promise.race([
+      closed(extra).then(() => 'closed'),
+      new Promise((resolve) => setTimeout(() => resolve('still open'), 30_000)),
+    ]);
+    expect(outcome).toBe('closed');
+    expect(extra.bytesRead).toBe(0);
+    held[0]!.destroy();
+    await expect
+      .poll(async () => decode((await tcpExchange(port, query('wiki.corp'), 1000))!).answers?.length, {
+        timeout: 10_000,
+      })
+      .toBe(1);
   });
 
   it('drops queries from sources it does not serve', async () => {

@@ -67,6 +67,7 @@ export interface InterceptResolverOptions {
   ttlSeconds?: number;
   upstreamTimeoutMs?: number;
   maxForwardsInFlight?: number;
+  tcpIdleMs?: number;
   onAnswer?: (answer: ResolverAnswer) => void;
   /** which client addresses are served; by default loopback and this machine's own addresses */
   acceptFrom?: (address: string) => boolean;
@@ -215,7 +216,7 @@ export class InterceptResolver {
     this.tcpClients.add(socket);
     socket.on('close', () => this.tcpClients.delete(socket));
     socket.setNoDelay(true);
-    socket.setTimeout(TCP_IDLE_MS, () => socket.destroy());
+    socket.setTimeout(this.options.tcpIdleMs ?? TCP_IDLE_MS, () => socket.destroy());
     let buffered = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {
       buffered = Buffer.concat([buffered, chunk]);
