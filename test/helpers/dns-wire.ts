@@ -5,6 +5,7 @@
  */
 import { createSocket } from 'node:dgram';
 import { connect, createServer, type Socket } from 'node:net';
+import { bindUdpAndTcp } from '../../src/agent/intercept/dns/dual-bind.js';
 import { decode, encode, type DecodedPacket, type Packet, type RecordType } from 'dns-packet';
 
 export interface FakeUpstream {
@@ -16,8 +17,16 @@ export interface FakeUpstream {
   stop(): Promise<void>;
 }
 
-function answerFor(query: DecodedPacket, records: Record<string, string>): Buffer {
-  const question = query.questions![0]!;
+/** The answer to a query's first question; undefined for bytes that are no query (left unanswered). */
+function answerFor(message: Buffer, records: Record<string, string>): Buffer | undefined {
+  let query: DecodedPacket;
+  try {
+    query = decode(message);
+  } catch {
+    return undefined;
+  }
+  const question = query.questions?.[0];
+  if (!question) return undefined;
   const address = records[question.name.toLowerCase()];
   const answers =
     address && question.type === 'A'
@@ -35,15 +44,15 @@ function answerFor(query: DecodedPacket, records: Record<string, string>): Buffe
 
 export async function startFakeUpstream(records: Record<string, string>): Promise<FakeUpstream> {
   const received = { udp: 0, tcp: 0 };
-  const udp = createSocket('udp4');
+  const clients = new Set<Socket>();
+  const { udp, tcp } = await bindUdpAndTcp('127.0.0.1', 0, () => createServer(onTcpClient));
+  const port = udp.address().port;
   udp.on('message', (message, peer) => {
     received.udp++;
-    udp.send(answerFor(decode(message), records), peer.port, peer.address);
+    const reply = answerFor(message, records);
+    if (reply) udp.send(reply, peer.port, peer.address);
   });
-  await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', () => resolve()));
-  const port = udp.address().port;
-  const clients = new Set<Socket>();
-  const tcp = createServer((socket) => {
+  function onTcpClient(socket: Socket): void {
     clients.add(socket);
     socket.on('close', () => clients.delete(socket));
     socket.on('error', () => undefined);
@@ -53,15 +62,15 @@ export async function startFakeUpstream(records: Record<string, string>): Promis
       while (buffered.length >= 2 && buffered.length >= 2 + buffered.readUInt16BE(0)) {
         const size = buffered.readUInt16BE(0);
         received.tcp++;
-        const reply = answerFor(decode(buffered.subarray(2, 2 + size)), records);
+        const reply = answerFor(buffered.subarray(2, 2 + size), records);
         buffered = buffered.subarray(2 + size);
+        if (!reply) continue;
         const length = Buffer.alloc(2);
         length.writeUInt16BE(reply.length);
         socket.write(Buffer.concat([length, reply]));
       }
     });
-  });
-  await new Promise<void>((resolve) => tcp.listen(port, '127.0.0.1', () => resolve()));
+  }
   return {
     address: `127.0.0.1:${port}`,
     port,

@@ -62,4 +62,29 @@ describe('intercept address pool', () => {
     expect(() => new AddressPool({ cidr: '10.0.0.0/30' })).toThrow('no address left');
     expect(() => new AddressPool({ reserved: -1 })).toThrow('reserved');
   });
+
+  it("restores the previous run's names and addresses, and allocates around them", () => {
+    const before = new AddressPool();
+    for (const name of ['a.corp', 'b.corp', 'c.corp']) before.allocate(name);
+    before.release('a.corp');
+    const saved = before.entries();
+    expect(saved).toEqual([
+      { name: 'b.corp', address: '100.64.0.4' },
+      { name: 'c.corp', address: '100.64.0.5' },
+    ]);
+    const after = new AddressPool();
+    const skipped = after.restore([
+      ...saved,
+      { name: 'reserved', address: '100.64.0.2' },
+      { name: 'outside', address: '10.0.0.3' },
+      { name: 'twice', address: '100.64.0.4' },
+      { name: 'B.corp.', address: '100.64.0.9' },
+      { name: 'bad', address: 'not-an-address' },
+    ]);
+    expect(skipped.map((e) => e.name)).toEqual(['reserved', 'outside', 'twice', 'B.corp.', 'bad']);
+    expect(after.nameOf('100.64.0.4')).toBe('b.corp');
+    expect(after.allocate('c.corp')).toBe('100.64.0.5');
+    expect(after.allocate('new1.corp')).toBe('100.64.0.3');
+    expect(after.allocate('new2.corp')).toBe('100.64.0.6');
+  });
 });

@@ -17,6 +17,11 @@ export const DEFAULT_POOL_CIDR = '100.64.0.0/10';
 /** .1 is the link (postern0) and .2 the resolver's own address. */
 export const DEFAULT_RESERVED = 2;
 
+export interface PoolEntry {
+  name: string;
+  address: string;
+}
+
 export class AddressPoolExhaustedError extends Error {
   constructor(cidr: string, capacity: number) {
     super(`address pool ${cidr} is exhausted: all ${capacity} addresses are allocated to names`);
@@ -72,12 +77,47 @@ export class AddressPool {
     const known = this.byName.get(key);
     if (known !== undefined) return toAddress(known);
     let n: number | undefined;
+    // skip the addresses `restore` handed out
+    while (this.next <= this.last && this.byAddress.has(this.next)) this.next++;
     if (this.next <= this.last) n = this.next++;
     else n = this.released.shift();
     if (n === undefined) throw new AddressPoolExhaustedError(this.cidr, this.capacity);
     this.byName.set(key, n);
     this.byAddress.set(n, key);
     return toAddress(n);
+  }
+
+  /**
+   * Gives names the addresses they held before, typically in the agent's previous run (kept in its state
+   * folder), so that an answer a client cached just before a restart still means the same name after it.
+   * Entries outside the allocatable range, or whose name or address is already held, are skipped and returned.
+   */
+  restore(entries: readonly PoolEntry[]): PoolEntry[] {
+    const skipped: PoolEntry[] = [];
+    for (const entry of entries) {
+      const n = toNumber(entry.address);
+      const key = normalizeName(entry.name);
+      if (
+        n === undefined ||
+        n < this.first ||
+        n > this.last ||
+        this.byName.has(key) ||
+        this.byAddress.has(n)
+      ) {
+        skipped.push(entry);
+        continue;
+      }
+      const released = this.released.indexOf(n);
+      if (released !== -1) this.released.splice(released, 1);
+      this.byName.set(key, n);
+      this.byAddress.set(n, key);
+    }
+    return skipped;
+  }
+
+  /** Every name with its address, for `restore` in a later run. */
+  entries(): PoolEntry[] {
+    return [...this.byName].map(([name, n]) => ({ name, address: toAddress(n) }));
   }
 
   addressOf(name: string): string | undefined {

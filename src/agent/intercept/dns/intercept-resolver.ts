@@ -6,9 +6,10 @@
  *
  * The data path asks `nameFor(address)` which name and service a connection to a pool address was meant for.
  */
-import { createSocket, type Socket as UdpSocket } from 'node:dgram';
+import type { Socket as UdpSocket } from 'node:dgram';
 import { setMaxListeners } from 'node:events';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { bindUdpAndTcp } from './dual-bind.js';
 import { decode, type DecodedPacket, type Question } from 'dns-packet';
 import { AddressPool, AddressPoolExhaustedError } from './address-pool.js';
 import { errorAnswer, interceptedAnswer, RCODE } from './dns-answers.js';
@@ -141,48 +142,22 @@ export class InterceptResolver {
     this.stopping = new AbortController();
     // One signal is shared by every forwarded query in flight.
     setMaxListeners(0, this.stopping.signal);
-    // With port 0 the TCP side takes the port UDP found; if TCP's is taken, both try again elsewhere.
-    for (let attempt = 0; ; attempt++) {
-      const udp = createSocket(this.options.host.includes(':') ? 'udp6' : 'udp4');
-      const tcp = createServer((socket) => this.onTcpClient(socket));
-      tcp.maxConnections = MAX_TCP_CLIENTS;
-      try {
-        await new Promise<void>((resolve, reject) => {
-          udp.once('error', reject);
-          udp.bind(this.options.port, this.options.host, () => resolve());
-        });
-        const port = udp.address().port;
-        await new Promise<void>((resolve, reject) => {
-          tcp.once('error', reject);
-          tcp.listen(port, this.options.host, () => resolve());
-        });
-      } catch (error) {
-        try {
-          udp.close();
-        } catch {
-          // never bound
-        }
-        tcp.close();
-        if (this.options.port === 0 && (error as NodeJS.ErrnoException).code === 'EADDRINUSE' && attempt < 5)
-          continue;
-        throw error;
-      }
-      udp.removeAllListeners('error');
-      udp.on('error', () => undefined);
-      udp.on('message', (message, peer) => this.onUdpQuery(message, peer.address, peer.port));
-      tcp.removeAllListeners('error');
-      tcp.on('error', () => undefined);
-      this.udp = udp;
-      this.tcp = tcp;
-      const bound = { udp: udp.address(), tcp: tcp.address() as AddressInfo };
-      if (this.upstreams.some((u) => u.host === bound.udp.address && u.port === bound.udp.port)) {
-        await this.stop();
-        throw new Error(
-          `the intercept resolver cannot forward to itself (${bound.udp.address}:${bound.udp.port})`,
-        );
-      }
-      return bound;
+    const { udp, tcp } = await bindUdpAndTcp(this.options.host, this.options.port, () => {
+      const server = createServer((socket) => this.onTcpClient(socket));
+      server.maxConnections = MAX_TCP_CLIENTS;
+      return server;
+    });
+    udp.on('message', (message, peer) => this.onUdpQuery(message, peer.address, peer.port));
+    this.udp = udp;
+    this.tcp = tcp;
+    const bound = { udp: udp.address(), tcp: tcp.address() as AddressInfo };
+    if (this.upstreams.some((u) => u.host === bound.udp.address && u.port === bound.udp.port)) {
+      await this.stop();
+      throw new Error(
+        `the intercept resolver cannot forward to itself (${bound.udp.address}:${bound.udp.port})`,
+      );
     }
+    return bound;
   }
 
   async stop(): Promise<void> {
