@@ -168,6 +168,8 @@ describe('intercept resolver', () => {
       questions: [{ name: 'other.test', type: 'A' }],
     });
     expect(answers.at(-1)).toMatchObject({ outcome: 'upstream-failed', name: 'other.test' });
+    // over TCP too (nothing listens on TCP at those ports)
+    expect(rcodeOf((await tcpExchange(port, query('other.test'), 10_000))!)).toBe(2);
   });
 
   it('serves TCP: intercepted names answered, other names forwarded over TCP', async () => {
