@@ -13,6 +13,7 @@ import { agentIdleFigures } from './agent-idle.js';
 import { consoleIdentitiesFigures } from './console-identities.js';
 import { controllerMemoryFigures } from './controller-memory.js';
 import { dataPlaneFigures } from './data-plane.js';
+import { interceptDnsFigures } from './intercept-dns.js';
 import type { Figure } from './lib/figure.js';
 import { parseBenchArgs, type BenchOptions } from './lib/options.js';
 import { describeMachine, table, writeResults } from './lib/report.js';
@@ -32,6 +33,7 @@ const BENCHES: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
   'data-plane': dataPlaneFigures,
   'tunnel-throughput': tunnelThroughputFigures,
   'console-identities': consoleIdentitiesFigures,
+  'intercept-dns': interceptDnsFigures,
 };
 
 async function main(): Promise<number> {
