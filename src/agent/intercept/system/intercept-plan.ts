@@ -11,7 +11,7 @@
  * the rule), and the listener tells the services apart by the pool address the program dialled.
  */
 import type { InterceptV1 } from '../../../api/data-plane.js';
-import { type Cidr, cidrText, coveringCidrs, parseCidr } from './cidr.js';
+import { type Cidr, cidrContains, cidrText, coveringCidrs, parseCidr } from './cidr.js';
 
 /** The device that anchors the routes; no process reads it. */
 export const LINK_NAME = 'postern0';
@@ -49,6 +49,11 @@ export interface SystemPlan {
   redirects: RedirectRule[];
   /** never redirected, whatever the rules say: the resolver's own address and the given controller/router addresses */
   bypass: string[];
+  /**
+   * bypass addresses inside a routed prefix: they get a host route of their own along the way the system
+   * reached them before, or the agent's own connections would be swallowed by `postern0`
+   */
+  pinned: string[];
   resolver: {
     address: string;
     /** routing domains: `corp` for `*.corp`, `wiki.example` for an exact name; none covered by another */
@@ -201,15 +206,20 @@ export function buildSystemPlan(input: PlanInput): SystemPlan {
     bypass.push(cidr);
   }
   const redirects = groupRules(targets);
-  const routed = [
+  const routed = coveringCidrs([
     parseCidr(NAME_POOL)!,
     ...redirects.flatMap((r) => r.destinations.map((d) => parseCidr(d)!)),
-  ];
+  ]);
+  const bypassed = coveringCidrs(bypass);
+  const resolver = parseCidr(RESOLVER_ADDRESS)!;
   return {
     link: { name: LINK_NAME, address: RESOLVER_ADDRESS },
-    routes: coveringCidrs(routed).map(cidrText),
+    routes: routed.map(cidrText),
     redirects,
-    bypass: coveringCidrs(bypass).map(cidrText),
+    bypass: bypassed.map(cidrText),
+    pinned: bypassed
+      .filter((b) => !cidrContains(b, resolver) && routed.some((r) => cidrContains(r, b)))
+      .map(cidrText),
     resolver: { address: RESOLVER_ADDRESS, domains: routingDomains(targets) },
     skipped,
   };

@@ -18,6 +18,7 @@ import {
   restoreResolvConf,
   revertResolved,
 } from './resolver-registration.js';
+import { removePinnedRoutes, syncPinnedRoutes } from './bypass-routes.js';
 import { type SystemCommand, runChecked, runSystemCommand } from './system-command.js';
 import { readJournal, removeJournal, writeJournal } from './system-journal.js';
 
@@ -41,6 +42,8 @@ export interface ApplyOptions extends SystemOptions {
 
 export interface AppliedSystem {
   routes: RouteSync;
+  /** bypass addresses given a host route of their own (inside an intercepted prefix) */
+  pinned: string[];
   resolver: ResolverRegistration;
 }
 
@@ -66,6 +69,8 @@ export async function applyInterceptSystem(plan: SystemPlan, options: ApplyOptio
     routes: plan.routes,
     resolver: { backend, resolvConf },
   });
+  // Before the routes: the agent's own connections never take the way through postern0, even for a moment.
+  const pinned = await syncPinnedRoutes(run, plan.pinned);
   await createLink(run);
   const routes = await syncRoutes(run, plan.routes);
   await runChecked(run, 'nft', ['-f', '-'], script);
@@ -80,7 +85,7 @@ export async function applyInterceptSystem(plan: SystemPlan, options: ApplyOptio
     plan.resolver.address,
     plan.resolver.domains,
   );
-  return { routes, resolver };
+  return { routes, pinned, resolver };
 }
 
 export interface RestoreReport {
@@ -129,6 +134,10 @@ export async function restoreSystem(options: SystemOptions): Promise<RestoreRepo
     return true;
   });
   await step(`link ${LINK_NAME} and its routes`, () => deleteLink(run));
+  await step('pinned routes', async () => {
+    const count = await removePinnedRoutes(run);
+    return count > 0 ? `${count} pinned route(s) to the controller/routers` : undefined;
+  });
   if (report.failed.length === 0) await removeJournal(options.stateDir);
   return report;
 }
