@@ -49,7 +49,8 @@ async function pinnedNow(run: SystemCommand): Promise<{ family: '-4' | '-6'; rou
   const found: { family: '-4' | '-6'; route: string }[] = [];
   for (const family of FAMILIES) {
     const out = await runChecked(run, IP, [family, '-o', 'route', 'show', 'proto', PINNED_ROUTE_PROTOCOL]);
-    for (const line of out.split('\n')) if (line.trim()) found.push({ family, route: line.trim().split(/\s+/)[0]! });
+    for (const line of out.split('\n'))
+      if (line.trim()) found.push({ family, route: line.trim().split(/\s+/)[0]! });
   }
   return found;
 }
