@@ -5,7 +5,10 @@
  *   restore <stateDir>                                         prints {"restored": …}
  *   probe <listenPort> <host:port>…                            listens on 127.0.0.1 and ::1, connects to each
  *                                                              target, prints {"probe": {target: "accepted" | error code}}
+ *   resolver <address>                                         binds <address>:53 on UDP and TCP and reaches
+ *                                                              both itself, prints {"resolver": {udp, tcp}}
  */
+import { createSocket } from 'node:dgram';
 import { type Server, createConnection, createServer } from 'node:net';
 import { buildSystemPlan, type PlanInput } from '../../src/agent/intercept/system/intercept-plan.js';
 import { applyInterceptSystem, restoreSystem } from '../../src/agent/intercept/system/linux-system.js';
@@ -64,6 +67,22 @@ async function main(): Promise<void> {
     for (const target of targets) probe[target] = await connect(target, accepted);
     servers.forEach((s) => s.close());
     console.log(JSON.stringify({ probe }));
+    process.exit(0);
+  } else if (command === 'resolver') {
+    const address = args[0]!;
+    const udp = createSocket('udp4');
+    await new Promise<void>((resolve) => udp.bind(53, address, resolve));
+    const udpAnswer = new Promise<string>((resolve) => udp.once('message', (m) => resolve(m.toString())));
+    createSocket('udp4').send('udp reached', 53, address);
+    const tcpServer = createServer((socket) => socket.on('error', () => {}));
+    await new Promise<void>((resolve) => tcpServer.listen(53, address, resolve));
+    const tcp = await new Promise<string>((resolve) => {
+      tcpServer.once('connection', (socket) =>
+        resolve(`tcp reached ${socket.localAddress}:${socket.localPort}`),
+      );
+      createConnection({ host: address, port: 53 }).on('error', (error) => resolve(error.message));
+    });
+    console.log(JSON.stringify({ resolver: { udp: await udpAnswer, tcp } }));
     process.exit(0);
   } else {
     throw new Error(`unknown command ${String(command)}`);

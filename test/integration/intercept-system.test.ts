@@ -26,7 +26,15 @@ const tcp = (name: string, addresses: string[], ports: [number, number][]) => ({
   name,
   intercept: { protocols: ['tcp'], addresses, portRanges: ports.map(([low, high]) => ({ low, high })) },
 });
-const WIKI = tcp('wiki', ['*.corp', 'wiki.example'], [[443, 443]]);
+// Port 53 too: the pool-wide redirect for names must not capture the resolver's own TCP.
+const WIKI = tcp(
+  'wiki',
+  ['*.corp', 'wiki.example'],
+  [
+    [53, 53],
+    [443, 443],
+  ],
+);
 const DB = tcp(
   'db',
   ['172.20.0.0/16', 'fd00:9::/64'],
@@ -141,7 +149,9 @@ describe.skipIf(unavailable !== '')(
       const table = await text(ns, 'nft', ['list', 'table', 'inet', 'postern']);
       expect(table).toContain('type nat hook output priority');
       expect(table).toMatch(/elements = \{ 10\.1\.0\.9, 100\.64\.0\.2 \}/);
-      expect(table).toContain('ip daddr 100.64.0.0/10 tcp dport 443 redirect to :15001 comment "wiki"');
+      expect(table).toContain(
+        'ip daddr 100.64.0.0/10 tcp dport { 53, 443 } redirect to :15001 comment "wiki"',
+      );
       expect(table).toContain(
         'ip daddr 172.20.0.0/16 tcp dport { 5432, 5500-5510 } redirect to :15001 comment "db"',
       );
@@ -174,6 +184,12 @@ describe.skipIf(unavailable !== '')(
         // Not intercepted but routed to postern0: a reset at once, not a hang.
         '172.20.0.5:22': 'ECONNREFUSED',
         '[fd00:9::5]:22': 'ECONNREFUSED',
+      });
+
+      // The resolver's address stays reachable on UDP and TCP 53, though a service intercepts the pool on 53.
+      expect((await runScript(ns, ['resolver', '100.64.0.2'])).resolver).toEqual({
+        udp: 'udp reached',
+        tcp: 'tcp reached 100.64.0.2:53',
       });
 
       // The services change: db is no longer granted. One more apply swaps routes and rules.

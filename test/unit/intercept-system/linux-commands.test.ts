@@ -1,5 +1,5 @@
 /** The command lines the Linux system layer runs, against a recorded fake: what it adds, what it leaves alone. */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,7 +9,8 @@ import {
   effectiveCapabilities,
 } from '../../../src/agent/intercept/system/linux-privileges.js';
 import { createLink, syncRoutes } from '../../../src/agent/intercept/system/linux-routes.js';
-import { restoreSystem } from '../../../src/agent/intercept/system/linux-system.js';
+import { buildSystemPlan } from '../../../src/agent/intercept/system/intercept-plan.js';
+import { applyInterceptSystem, restoreSystem } from '../../../src/agent/intercept/system/linux-system.js';
 import { JOURNAL_FILE } from '../../../src/agent/intercept/system/system-journal.js';
 import { fakeSystem } from './fake-system-command.js';
 
@@ -122,6 +123,12 @@ describe('restoreSystem', () => {
     expect(lines).toContain('ip -4 route flush proto 147');
   });
 
+  it('treats commands that are not installed as nothing to remove', async () => {
+    const stateDir = tempDir();
+    const { run } = fakeSystem(() => 'missing');
+    expect(await restoreSystem({ stateDir, run })).toEqual({ removed: [], failed: [] });
+  });
+
   it('keeps the journal when a step fails, so the next start tries again, and says why', async () => {
     const stateDir = tempDir();
     writeFileSync(
@@ -143,6 +150,40 @@ describe('restoreSystem', () => {
       'link postern0 and its routes: ip link del dev postern0 failed (exit 2): RTNETLINK answers: Operation not permitted',
     ]);
     expect(existsSync(join(stateDir, JOURNAL_FILE))).toBe(true);
+  });
+});
+
+describe('applyInterceptSystem', () => {
+  it('writes the journal (0600) before the first change', async () => {
+    const stateDir = join(tempDir(), 'state');
+    const journal = join(stateDir, JOURNAL_FILE);
+    const resolvConf = join(tempDir(), 'resolv.conf');
+    writeFileSync(resolvConf, 'nameserver 10.9.9.9\n');
+    const seen: string[] = [];
+    const { run } = fakeSystem((line) => {
+      if (!/ show | get |--version/.test(line))
+        seen.push(`${line}: journal ${existsSync(journal) ? 'written' : 'MISSING'}`);
+      return line === 'ip link show dev postern0' ? { code: 1 } : undefined;
+    });
+    const plan = buildSystemPlan({ services: [], bypass: [] });
+    await applyInterceptSystem(plan, {
+      stateDir,
+      run,
+      resolvConf,
+      listenPort: 15001,
+      backend: 'resolv.conf',
+    });
+    expect(seen[0]).toBe('ip tuntap add dev postern0 mode tun: journal written');
+    expect(seen.every((s) => s.endsWith('journal written'))).toBe(true);
+    expect(statSync(journal).mode & 0o777).toBe(0o600);
+    expect(statSync(stateDir).mode & 0o777).toBe(0o700);
+    expect(JSON.parse(readFileSync(journal, 'utf8'))).toMatchObject({
+      version: 1,
+      link: 'postern0',
+      nftTable: 'inet postern',
+      routes: ['100.64.0.0/10'],
+      resolver: { backend: 'resolv.conf', resolvConf },
+    });
   });
 });
 

@@ -19,7 +19,7 @@ import {
   revertResolved,
 } from './resolver-registration.js';
 import { removePinnedRoutes, syncPinnedRoutes } from './bypass-routes.js';
-import { type SystemCommand, runChecked, runSystemCommand } from './system-command.js';
+import { CommandFailed, type SystemCommand, runChecked, runSystemCommand } from './system-command.js';
 import { readJournal, removeJournal, writeJournal } from './system-journal.js';
 
 export { checkPrivileges, type PrivilegeCheck } from './linux-privileges.js';
@@ -118,6 +118,8 @@ export async function restoreSystem(options: SystemOptions): Promise<RestoreRepo
       if (typeof outcome === 'string') report.removed.push(outcome);
       else if (outcome) report.removed.push(what);
     } catch (error) {
+      // A command that is not installed made nothing to remove (no nft: no table of ours).
+      if (error instanceof CommandFailed && error.outcome === undefined) return;
       report.failed.push(`${what}: ${(error as Error).message}`);
     }
   };
