@@ -8,7 +8,11 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { buildSystemPlan } from '../../src/agent/intercept/system/intercept-plan.js';
+import { nftScript } from '../../src/agent/intercept/system/nft-script.js';
+import { runSystemCommand } from '../../src/agent/intercept/system/system-command.js';
 import {
   type NetworkNamespace,
   createNamespace,
@@ -250,6 +254,54 @@ describe.skipIf(unavailable !== '')(
       expect(restored.failed).toEqual([]);
       expect(restored.removed).toContain('/etc/resolv.conf restored');
       expect(await leftovers(ns)).toEqual([]);
+    });
+
+    it('generates a script nft accepts for any mix of prefixes, names and overlapping port ranges', async () => {
+      const ns = await createNamespace(ORIGINAL);
+      cleanups.push(() => ns.remove());
+      const v4 = fc
+        .tuple(fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 0, max: 32 }))
+        .map(([n, bits]) => `${[24, 16, 8, 0].map((s) => (n >>> s) & 255).join('.')}/${bits}`);
+      const v6 = fc
+        .tuple(
+          fc.array(fc.integer({ min: 0, max: 0xffff }), { minLength: 8, maxLength: 8 }),
+          fc.integer({ min: 0, max: 128 }),
+        )
+        .map(([h, bits]) => `${h.map((x) => x.toString(16)).join(':')}/${bits}`);
+      const name = fc.constantFrom('*.corp', 'wiki.example', 'git.corp', '*.a.b.example');
+      const range = fc
+        .tuple(fc.integer({ min: 1, max: 65535 }), fc.integer({ min: 0, max: 2000 }))
+        .map(([low, span]) => ({ low, high: Math.min(65535, low + span) }));
+      const service = fc.record({
+        name: fc.string({ maxLength: 40 }),
+        intercept: fc.record({
+          protocols: fc.constant(['tcp' as const]),
+          addresses: fc.array(fc.oneof(v4, v6, name), { minLength: 1, maxLength: 6 }),
+          portRanges: fc.array(range, { minLength: 1, maxLength: 5 }),
+        }),
+      });
+      const ip = fc.oneof(
+        v4.map((c) => c.split('/')[0]!),
+        v6.map((c) => c.split('/')[0]!),
+      );
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(service, { maxLength: 6 }),
+          fc.array(ip, { maxLength: 4 }),
+          async (services, bypass) => {
+            const script = nftScript(buildSystemPlan({ services, bypass }), PORT);
+            // -c: checked by nft's own parser and the kernel's validation, nothing applied.
+            const checked = await runSystemCommand(
+              'ip',
+              ['netns', 'exec', ns.name, 'nft', '-c', '-f', '-'],
+              script,
+            );
+            expect(checked.stderr, script).toBe('');
+            expect(checked.code).toBe(0);
+          },
+        ),
+        { numRuns: 40 },
+      );
     });
   },
 );
