@@ -96,7 +96,7 @@ export function cidrContains(outer: Cidr, inner: Cidr): boolean {
 
 /**
  * The smallest list covering the same addresses: duplicates and prefixes inside another one dropped, sorted.
- * nft refuses a set whose intervals overlap, and one route per covered range is enough.
+ * nft refuses a named set (the bypass sets) whose intervals overlap, and one route per covered range is enough.
  */
 export function coveringCidrs(list: readonly Cidr[]): Cidr[] {
   const sorted = [...list].sort(
