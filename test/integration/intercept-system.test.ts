@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { TransportProtocol } from '../../src/api/data-plane.js';
 import { buildSystemPlan } from '../../src/agent/intercept/system/intercept-plan.js';
 import { nftScript } from '../../src/agent/intercept/system/nft-script.js';
 import { runSystemCommand } from '../../src/agent/intercept/system/system-command.js';
@@ -136,7 +137,8 @@ describe.skipIf(unavailable !== '')(
         applied: { pinned: string[]; resolver: { backend: string; upstreams: string[] } };
       };
       expect(applied.resolver).toEqual({ backend: 'resolv.conf', upstreams: ['10.9.9.9', 'fd00::53'] });
-      expect(applied.pinned).toEqual(['10.1.0.9']);
+      // 10.9.9.9, the namespace's DNS server, is inside 10.0.0.0/8 too: the resolver's forwarding must get out.
+      expect(applied.pinned).toEqual(['10.1.0.9', '10.9.9.9']);
 
       expect(await text(ns, 'ip', ['-o', 'link', 'show', 'dev', 'postern0'])).toMatch(
         /postern0: <[^>]*\bUP\b/,
@@ -148,11 +150,12 @@ describe.skipIf(unavailable !== '')(
       for (const route of ['10.0.0.0/8', '100.64.0.0/10', '172.20.0.0/16']) expect(routes4).toContain(route);
       expect(await text(ns, 'ip', ['-6', 'route', 'show', 'dev', 'postern0'])).toContain('fd00:9::/64');
       expect(await text(ns, 'ip', ['route', 'get', '10.1.0.9'])).toContain('via 192.168.7.1 dev lan0');
+      expect(await text(ns, 'ip', ['route', 'get', '10.9.9.9'])).toContain('via 192.168.7.1 dev lan0');
       expect(await text(ns, 'ip', ['route', 'get', '10.1.0.10'])).toContain('dev postern0');
 
       const table = await text(ns, 'nft', ['list', 'table', 'inet', 'postern']);
       expect(table).toContain('type nat hook output priority');
-      expect(table).toMatch(/elements = \{ 10\.1\.0\.9, 100\.64\.0\.2 \}/);
+      expect(table).toMatch(/elements = \{ 10\.1\.0\.9, 10\.9\.9\.9,\s+100\.64\.0\.2 \}/);
       expect(table).toContain(
         'ip daddr 100.64.0.0/10 tcp dport { 53, 443 } redirect to :15001 comment "wiki"',
       );
@@ -215,7 +218,7 @@ describe.skipIf(unavailable !== '')(
           '/etc/resolv.conf restored',
           'nft table inet postern',
           'link postern0 and its routes',
-          '1 pinned route(s) to the controller/routers',
+          '2 pinned route(s) to the controller/routers',
         ],
         failed: [],
       });
@@ -275,7 +278,7 @@ describe.skipIf(unavailable !== '')(
       const service = fc.record({
         name: fc.string({ maxLength: 40 }),
         intercept: fc.record({
-          protocols: fc.constant(['tcp' as const]),
+          protocols: fc.constant<TransportProtocol[]>(['tcp']),
           addresses: fc.array(fc.oneof(v4, v6, name), { minLength: 1, maxLength: 6 }),
           portRanges: fc.array(range, { minLength: 1, maxLength: 5 }),
         }),

@@ -5,6 +5,7 @@ import {
   type InterceptedService,
   buildSystemPlan,
   mergePortRanges,
+  withBypass,
 } from '../../../src/agent/intercept/system/intercept-plan.js';
 
 const service = (
@@ -182,6 +183,25 @@ describe('buildSystemPlan', () => {
       expect(plan.skipped[0]!.reason).toContain(reason);
       expect(plan.redirects.map((r) => r.services)).toEqual([['good']]);
     }
+  });
+
+  it('adds the upstream DNS servers to the bypass, pinning those an intercepted prefix covers', () => {
+    const plan = buildSystemPlan({
+      services: [service('lan', ['10.0.0.0/8', 'fd00::/16'], [{ low: 53, high: 53 }])],
+      bypass: ['192.0.2.1'],
+    });
+    const more = withBypass(plan, ['10.9.9.9', '192.0.2.53', 'fd00::53', 'fe80::1%eth0', 'not-an-address']);
+    expect(more.bypass).toEqual([
+      '10.9.9.9/32',
+      '100.64.0.2/32',
+      '192.0.2.1/32',
+      '192.0.2.53/32',
+      'fd00::53/128',
+      'fe80::1/128',
+    ]);
+    expect(more.pinned).toEqual(['10.9.9.9/32', 'fd00::53/128']);
+    expect(more.redirects).toEqual(plan.redirects);
+    expect(more.routes).toEqual(plan.routes);
   });
 
   it('refuses a bypass address that is not one', () => {

@@ -191,6 +191,30 @@ function routingDomains(targets: readonly ServiceTargets[]): string[] {
   return kept.sort();
 }
 
+function parseBypass(addresses: readonly string[]): Cidr[] {
+  return addresses.map((address) => {
+    const cidr = parseCidr(address);
+    if (!cidr) throw new Error(`bypass address "${address}" is not an IP address or prefix`);
+    return cidr;
+  });
+}
+
+/** The bypass list (the resolver's own address always in it) and the part of it a routed prefix covers. */
+function bypassAndPinned(
+  bypass: readonly Cidr[],
+  routes: readonly string[],
+): Pick<SystemPlan, 'bypass' | 'pinned'> {
+  const resolver = parseCidr(RESOLVER_ADDRESS)!;
+  const routed = routes.map((r) => parseCidr(r)!);
+  const covering = coveringCidrs([resolver, ...bypass]);
+  return {
+    bypass: covering.map(cidrText),
+    pinned: covering
+      .filter((b) => !cidrContains(b, resolver) && routed.some((r) => cidrContains(r, b)))
+      .map(cidrText),
+  };
+}
+
 export function buildSystemPlan(input: PlanInput): SystemPlan {
   const skipped: SystemPlan['skipped'] = [];
   const targets: ServiceTargets[] = [];
@@ -199,28 +223,30 @@ export function buildSystemPlan(input: PlanInput): SystemPlan {
     if ('reason' in t) skipped.push(t);
     else targets.push(t);
   }
-  const bypass: Cidr[] = [parseCidr(RESOLVER_ADDRESS)!];
-  for (const address of input.bypass) {
-    const cidr = parseCidr(address);
-    if (!cidr) throw new Error(`bypass address "${address}" is not an IP address or prefix`);
-    bypass.push(cidr);
-  }
+  const bypass = parseBypass(input.bypass);
   const redirects = groupRules(targets);
-  const routed = coveringCidrs([
+  const routes = coveringCidrs([
     parseCidr(NAME_POOL)!,
     ...redirects.flatMap((r) => r.destinations.map((d) => parseCidr(d)!)),
-  ]);
-  const bypassed = coveringCidrs(bypass);
-  const resolver = parseCidr(RESOLVER_ADDRESS)!;
+  ]).map(cidrText);
   return {
     link: { name: LINK_NAME, address: RESOLVER_ADDRESS },
-    routes: routed.map(cidrText),
+    routes,
     redirects,
-    bypass: bypassed.map(cidrText),
-    pinned: bypassed
-      .filter((b) => !cidrContains(b, resolver) && routed.some((r) => cidrContains(r, b)))
-      .map(cidrText),
+    ...bypassAndPinned(bypass, routes),
     resolver: { address: RESOLVER_ADDRESS, domains: routingDomains(targets) },
     skipped,
   };
+}
+
+/**
+ * The plan with more addresses never to redirect: the resolver's upstream DNS servers, known only once the
+ * system's resolver configuration is read. One inside an intercepted prefix would otherwise be captured, and
+ * every name the agent forwards would fail. A scoped IPv6 address (`fe80::1%eth0`) counts by its address.
+ */
+export function withBypass(plan: SystemPlan, addresses: readonly string[]): SystemPlan {
+  const extra = addresses
+    .map((a) => parseCidr(a.replace(/%.*$/, '')))
+    .filter((c): c is Cidr => c !== undefined);
+  return { ...plan, ...bypassAndPinned([...plan.bypass.map((b) => parseCidr(b)!), ...extra], plan.routes) };
 }

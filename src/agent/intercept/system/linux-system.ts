@@ -5,7 +5,7 @@
  * names, so a start after a kill -9 always begins from a clean system.
  */
 import { mkdir } from 'node:fs/promises';
-import { LINK_NAME, NFT_TABLE, type SystemPlan } from './intercept-plan.js';
+import { LINK_NAME, NFT_TABLE, type SystemPlan, withBypass } from './intercept-plan.js';
 import { NFT_DELETE_SCRIPT, nftScript } from './nft-script.js';
 import { createLink, deleteLink, linkExists, type RouteSync, syncRoutes } from './linux-routes.js';
 import {
@@ -15,6 +15,7 @@ import {
   type ResolverRegistration,
   chooseBackend,
   registerResolver,
+  resolverUpstreams,
   restoreResolvConf,
   revertResolved,
 } from './resolver-registration.js';
@@ -54,12 +55,22 @@ const TABLE = `inet ${NFT_TABLE}`;
  * the table is replaced in one nft transaction and the resolver registration rewritten. On a failure part-way
  * the caller restores (the journal already covers everything that may have been changed).
  */
-export async function applyInterceptSystem(plan: SystemPlan, options: ApplyOptions): Promise<AppliedSystem> {
+export async function applyInterceptSystem(
+  requested: SystemPlan,
+  options: ApplyOptions,
+): Promise<AppliedSystem> {
   const run = options.run ?? runSystemCommand;
   const resolvConf = options.resolvConf ?? RESOLV_CONF;
-  const script = nftScript(plan, options.listenPort);
   await mkdir(options.stateDir, { recursive: true, mode: 0o700 });
   const backend = options.backend ?? (await chooseBackend(run, resolvConf));
+  const paths = {
+    resolvConf,
+    resolvedUpstreams: options.resolvedUpstreams ?? RESOLVED_UPSTREAMS,
+    stateDir: options.stateDir,
+  };
+  // The upstream DNS servers are never redirected (and keep their way out if a prefix covers them).
+  const plan = withBypass(requested, await resolverUpstreams(backend, paths, requested.resolver.address));
+  const script = nftScript(plan, options.listenPort);
   await writeJournal(options.stateDir, {
     version: 1,
     pid: process.pid,
@@ -74,17 +85,7 @@ export async function applyInterceptSystem(plan: SystemPlan, options: ApplyOptio
   await createLink(run);
   const routes = await syncRoutes(run, plan.routes);
   await runChecked(run, 'nft', ['-f', '-'], script);
-  const resolver = await registerResolver(
-    run,
-    backend,
-    {
-      resolvConf,
-      resolvedUpstreams: options.resolvedUpstreams ?? RESOLVED_UPSTREAMS,
-      stateDir: options.stateDir,
-    },
-    plan.resolver.address,
-    plan.resolver.domains,
-  );
+  const resolver = await registerResolver(run, backend, paths, plan.resolver.address, plan.resolver.domains);
   return { routes, pinned, resolver };
 }
 

@@ -76,15 +76,32 @@ export function resolvedCommands(resolverAddress: string, domains: readonly stri
   ];
 }
 
+/**
+ * Where the resolver will forward what it does not intercept, read before anything changes (so the caller can
+ * keep those servers out of the redirect): resolved's upstreams, or resolv.conf's servers (the saved original's
+ * when the current file is Postern's).
+ */
+export async function resolverUpstreams(
+  backend: ResolverBackend,
+  paths: ResolverPaths,
+  resolverAddress: string,
+): Promise<string[]> {
+  let text: string;
+  if (backend === 'resolved') text = (await readText(paths.resolvedUpstreams)) ?? '';
+  else {
+    text = (await readText(paths.resolvConf)) ?? '';
+    if (writtenByPostern(text)) text = (await readText(join(paths.stateDir, SAVED_RESOLV_CONF))) ?? '';
+  }
+  return nameservers(text).filter((a) => a !== resolverAddress);
+}
+
 async function registerResolved(
   run: SystemCommand,
   paths: ResolverPaths,
   resolverAddress: string,
   domains: readonly string[],
 ): Promise<ResolverRegistration> {
-  const upstreams = nameservers((await readText(paths.resolvedUpstreams)) ?? '').filter(
-    (a) => a !== resolverAddress,
-  );
+  const upstreams = await resolverUpstreams('resolved', paths, resolverAddress);
   for (const args of resolvedCommands(resolverAddress, domains)) await runChecked(run, 'resolvectl', args);
   return { backend: 'resolved', upstreams };
 }
