@@ -57,14 +57,28 @@ describe.skipIf(unavailable !== null)('intercept mode (Linux, network namespaces
     ]);
     // Link counters and the order of the lines are not changes.
     return parts
-      .map((p) => p.stdout.split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).sort().join('\n'))
+      .map((p) =>
+        p.stdout
+          .split('\n')
+          .map((l) => l.replace(/\s+/g, ' ').trim())
+          .sort()
+          .join('\n'),
+      )
       .join('\n---\n');
   }
 
   const curlWiki = (maxTime = 60) =>
     world.runInClient(
       'curl',
-      ['--silent', '--show-error', '--max-time', String(maxTime), '--cacert', world.caFile, `https://${WIKI_NAME}/`],
+      [
+        '--silent',
+        '--show-error',
+        '--max-time',
+        String(maxTime),
+        '--cacert',
+        world.caFile,
+        `https://${WIKI_NAME}/`,
+      ],
       (maxTime + 30) * 1000,
     );
 
@@ -76,7 +90,11 @@ describe.skipIf(unavailable !== null)('intercept mode (Linux, network namespaces
       { protocol: 'tcp', address: SVC_ADDRESS, port: ECHO_PORT },
     );
     mac = (await world.runInClient('cat', ['/sys/class/net/veth0/address'])).stdout.trim();
-    checkId = await create(world.admin, 'posture-checks', { name: 'netns-mac', typeId: 'MAC', macAddresses: [mac] });
+    checkId = await create(world.admin, 'posture-checks', {
+      name: 'netns-mac',
+      typeId: 'MAC',
+      macAddresses: [mac],
+    });
     const patched = await world.admin.patch(`${MGMT}/service-policies/${world.policyId}`, {
       postureCheckRoles: [`@${checkId}`],
     });
@@ -120,21 +138,31 @@ describe.skipIf(unavailable !== null)('intercept mode (Linux, network namespaces
     const holder = world.spawnInClient(process.execPath, ['-e', HOLD_OPEN]);
     let said = '';
     holder.stdout!.on('data', (chunk: Buffer) => (said += chunk.toString()));
-    await waitUntil(() => said.includes('connected'), 60_000, () => `the echo connection never opened: ${said}`);
+    await waitUntil(
+      () => said.includes('connected'),
+      60_000,
+      () => `the echo connection never opened: ${said}`,
+    );
     const from = agent!.output().length;
     const changedAt = Date.now();
     const patched = await world.admin.patch(`${MGMT}/posture-checks/${checkId}`, {
       macAddresses: ['02:00:00:00:00:01'],
     });
     expect(patched.status).toBe(200);
-    await waitUntil(() => said.includes('closed') || said.includes('error'), 60_000, () => said);
+    await waitUntil(
+      () => said.includes('closed') || said.includes('error'),
+      60_000,
+      () => said,
+    );
     console.info(`intercept-mode: the open connection was cut ${Date.now() - changedAt} ms after the change`);
     const started = Date.now();
     const curl = await curlWiki(60);
     expect(curl.code).not.toBe(0);
     // 28 is curl's timeout: a refusal must come at once, never as a hang.
     expect(curl.code).not.toBe(28);
-    console.info(`intercept-mode: the next attempt failed after ${Date.now() - started} ms (curl ${curl.code})`);
+    console.info(
+      `intercept-mode: the next attempt failed after ${Date.now() - started} ms (curl ${curl.code})`,
+    );
     await agent!.waitFor(/tunnel (wiki|echo): refused: .*MAC/i, 60_000, from);
   }, 300_000);
 
@@ -151,7 +179,9 @@ describe.skipIf(unavailable !== null)('intercept mode (Linux, network namespaces
     expect(await agent.stop('SIGTERM')).toBe(0);
     agent = undefined;
     expect(await systemState()).toBe(before);
-    expect(readFileSync(`/etc/netns/${world.names.client}/resolv.conf`, 'utf8')).toMatch(/nameserver 10\.200\.1\.1/);
+    expect(readFileSync(`/etc/netns/${world.names.client}/resolv.conf`, 'utf8')).toMatch(
+      /nameserver 10\.200\.1\.1/,
+    );
   }, 600_000);
 });
 

@@ -16,7 +16,9 @@ export type OpenedInterceptHost = { host: InterceptHost } | { unavailable: strin
 
 export async function openInterceptHost(options: InterceptHostOptions): Promise<OpenedInterceptHost> {
   if (process.platform !== 'linux')
-    return { unavailable: `intercept mode runs on Linux for now (this is ${process.platform}); proxy mode works` };
+    return {
+      unavailable: `intercept mode runs on Linux for now (this is ${process.platform}); proxy mode works`,
+    };
   const native = nativeNet();
   if ('unavailable' in native) return { unavailable: native.unavailable };
   const { openLinuxInterceptHost } = await import('./linux/linux-intercept-host.js');

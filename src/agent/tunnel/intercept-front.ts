@@ -86,7 +86,13 @@ export class InterceptFront {
 
   private route(address: string, port: number): { serviceId: string; target: DialTarget } | undefined {
     const named = this.host.nameFor(address);
-    if (named) return { serviceId: named.serviceId, target: { address: named.name, port } };
+    if (named) {
+      // The whole name pool is redirected on every intercepted port, so the port is checked here: wiki.corp
+      // on a port only another service intercepts is no connection to either.
+      const service = this.services.find((s) => s.id === named.serviceId);
+      if (!service || !matchIntercept(service.intercept, named.name, port)) return undefined;
+      return { serviceId: service.id, target: { address: named.name, port } };
+    }
     const service = this.services.find((s) => matchIntercept(s.intercept, address, port));
     return service && { serviceId: service.id, target: { address, port } };
   }

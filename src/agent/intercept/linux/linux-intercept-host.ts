@@ -25,14 +25,22 @@ export async function openLinuxInterceptHost(options: InterceptHostOptions): Pro
 }
 
 class LinuxInterceptHost implements InterceptHost {
-  private readonly resolver = new InterceptResolver({ host: RESOLVER_ADDRESS, port: DNS_PORT, upstreams: [] });
+  private readonly resolver = new InterceptResolver({
+    host: RESOLVER_ADDRESS,
+    port: DNS_PORT,
+    upstreams: [],
+  });
   private resolverStarted = false;
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;
 
   constructor(private readonly options: InterceptHostOptions) {}
 
-  apply(services: readonly InterceptedService[], listenPort: number, bypass: readonly string[]): Promise<void> {
+  apply(
+    services: readonly InterceptedService[],
+    listenPort: number,
+    bypass: readonly string[],
+  ): Promise<void> {
     const next = this.queue.then(() => this.applyNow(services, listenPort, bypass));
     this.queue = next.catch(() => undefined);
     return next;
@@ -49,7 +57,9 @@ class LinuxInterceptHost implements InterceptHost {
     if (this.resolverStarted) await this.resolver.stop();
     const report = await restoreSystem({ stateDir: this.options.stateDir });
     if (report.failed.length)
-      this.options.log(`could not undo everything (tried again at the next start): ${report.failed.join('; ')}`);
+      this.options.log(
+        `could not undo everything (tried again at the next start): ${report.failed.join('; ')}`,
+      );
   }
 
   private async applyNow(
@@ -60,14 +70,17 @@ class LinuxInterceptHost implements InterceptHost {
     if (this.stopped) return;
     this.resolver.setNames(
       services.flatMap((s) =>
-        s.intercept.addresses.filter((a) => !isIP(a) && !a.includes('/')).map((pattern) => ({ pattern, service: s.id })),
+        s.intercept.addresses
+          .filter((a) => !isIP(a) && !a.includes('/'))
+          .map((pattern) => ({ pattern, service: s.id })),
       ),
     );
     const plan = buildSystemPlan({
       services: services.map((s) => ({ name: s.name, intercept: s.intercept })),
       bypass,
     });
-    for (const skipped of plan.skipped) this.options.log(`${skipped.service} is not intercepted: ${skipped.reason}`);
+    for (const skipped of plan.skipped)
+      this.options.log(`${skipped.service} is not intercepted: ${skipped.reason}`);
     const applied = await applyInterceptSystem(plan, { stateDir: this.options.stateDir, listenPort });
     this.resolver.setUpstreams(applied.resolver.upstreams);
     // The resolver's address lives on postern0, which the first apply creates.
