@@ -109,7 +109,8 @@ async function tableExists(run: SystemCommand): Promise<boolean> {
  * then the rules, then the device (its routes and address go with it). Never throws; a missing piece is not
  * a failure.
  */
-export async function restoreSystem(options: SystemOptions): Promise<RestoreReport> {
+export async function restoreSystem(stateDirOrOptions: string | SystemOptions): Promise<RestoreReport> {
+  const options = typeof stateDirOrOptions === 'string' ? { stateDir: stateDirOrOptions } : stateDirOrOptions;
   const run = options.run ?? runSystemCommand;
   const journal = await readJournal(options.stateDir);
   const report: RestoreReport = { removed: [], failed: [] };
