@@ -78,6 +78,7 @@ export async function applyInterceptSystem(
     link: LINK_NAME,
     nftTable: TABLE,
     routes: plan.routes,
+    pinned: plan.pinned,
     resolver: { backend, resolvConf },
   });
   // Before the routes: the agent's own connections never take the way through postern0, even for a moment.
