@@ -15,8 +15,17 @@ import {
   type ServiceEvent,
 } from './service-protocol.js';
 
-/** Where the service listens unless told otherwise (`--socket`, POSTERN_SERVICE_SOCKET). */
-export const DEFAULT_SERVICE_SOCKET = '/run/postern/agent.sock';
+/**
+ * Where the service listens unless told otherwise (`--socket`, POSTERN_SERVICE_SOCKET): the paths the
+ * packaged definitions use (packaging/linux, macos, windows).
+ */
+export function defaultServiceSocket(platform: NodeJS.Platform = process.platform): string {
+  if (platform === 'win32') return '\\\\.\\pipe\\postern-agent';
+  if (platform === 'darwin') return '/var/run/postern/agent.sock';
+  return '/run/postern/agent.sock';
+}
+
+export const DEFAULT_SERVICE_SOCKET = defaultServiceSocket();
 
 export function serviceSocketPath(env: NodeJS.ProcessEnv = process.env): string {
   return env.POSTERN_SERVICE_SOCKET || DEFAULT_SERVICE_SOCKET;

@@ -15,7 +15,7 @@ export interface ModeReport {
 }
 
 /** Where a package installs the service's definition; one present means "installed, not running". */
-const INSTALLED_MARKERS = [
+export const INSTALLED_MARKERS = [
   '/etc/systemd/system/postern-agent.service',
   '/lib/systemd/system/postern-agent.service',
   '/usr/lib/systemd/system/postern-agent.service',
