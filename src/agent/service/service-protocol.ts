@@ -138,8 +138,10 @@ export const serviceRequests = {
 
 export type ServiceRequests = typeof serviceRequests;
 export type RequestType = keyof ServiceRequests;
-export type ParamsOf<T extends RequestType> = NonNullable<ServiceRequests[T]['params']>;
-export type ResultOf<T extends RequestType> = NonNullable<ServiceRequests[T]['result']>;
+export type ParamsOf<T extends RequestType> =
+  ServiceRequests[T] extends RequestDeclaration<infer P, unknown> ? P : never;
+export type ResultOf<T extends RequestType> =
+  ServiceRequests[T] extends RequestDeclaration<unknown, infer R> ? R : never;
 
 export interface RequestFrame<T extends RequestType = RequestType> {
   id: number;

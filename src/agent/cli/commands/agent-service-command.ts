@@ -122,10 +122,15 @@ export function parseServiceArgs(argv: string[], env: NodeJS.ProcessEnv): Servic
 /** Where intercept mode's system module lives; loaded only when asked (it exists with intercept mode). */
 const LINUX_SYSTEM_MODULE = '../../intercept/system/linux-system.js';
 
-async function restoreOnly(stateDir: string, terminal: Terminal): Promise<ExitCode> {
+/** `--restore-only`: intercept mode's restore entry point (`module` replaceable in tests). */
+export async function restoreOnly(
+  stateDir: string,
+  terminal: Terminal,
+  module = LINUX_SYSTEM_MODULE,
+): Promise<ExitCode> {
   let restoreSystem: (stateDir: string) => Promise<unknown>;
   try {
-    const loaded = (await import(LINUX_SYSTEM_MODULE)) as { restoreSystem?: typeof restoreSystem };
+    const loaded = (await import(module)) as { restoreSystem?: typeof restoreSystem };
     if (typeof loaded.restoreSystem !== 'function') throw new Error('it has no restoreSystem function');
     restoreSystem = loaded.restoreSystem;
   } catch (error) {
