@@ -14,6 +14,8 @@ import { adminApi } from '../helpers/agent-setup.js';
 import { create, waitFor } from '../helpers/data-plane-world.js';
 import { ServiceClient, ServiceError } from '../../src/agent/service/service-client.js';
 import { MAX_FRAME_BYTES } from '../../src/agent/service/service-frames.js';
+import type { ServiceEvent } from '../../src/agent/service/service-protocol.js';
+import { enrollVerified, startMfaTestbed, type AuthenticatorApp, type MfaTestbed } from '../helpers/mfa.js';
 
 const CLI = join(import.meta.dirname, '..', '..', 'src', 'agent', 'cli.ts');
 const root = process.getuid?.() === 0;
@@ -323,5 +325,72 @@ describe.skipIf(!root)('the agent service (needs root: it refuses to run without
     const failure = await ServiceClient.connect(join(dir, 'none.sock')).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ServiceError);
     expect((failure as ServiceError).errno).toBe('ENOENT');
+  });
+});
+
+describe.skipIf(!root)("the agent service's code prompt (needs root)", () => {
+  let bed: MfaTestbed;
+  const dir = tempDir('postern-svc-mfa-');
+  const socket = join(dir, 'run', 'agent.sock');
+  let daemon: Awaited<ReturnType<typeof startDaemon>> | undefined;
+
+  beforeAll(async () => {
+    bed = await startMfaTestbed();
+    const { api } = await bed.newUser('mfa-svc-user');
+    const enrollment = await enrollVerified(api, bed.clock);
+    bed.clock.nextStep();
+    app = enrollment.app;
+  });
+  let app: AuthenticatorApp;
+
+  afterAll(async () => {
+    await daemon?.stop();
+    await bed?.tc.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('raises code-wanted to subscribers, and `service code` answers it: the service signs in', async () => {
+    daemon = await startDaemon(
+      [
+        '--socket',
+        socket,
+        '--proxy-only',
+        '--credential-store',
+        'memory',
+        '--config-dir',
+        join(dir, 'config'),
+        '--controller',
+        bed.tc.url,
+        '--username',
+        'mfa-svc-user',
+        '--socks-port',
+        '0',
+      ],
+      { POSTERN_PASSWORD: 'password-1' },
+    );
+    const client = await ServiceClient.connect(socket);
+    try {
+      const events: ServiceEvent[] = [];
+      client.events.on((e) => events.push(e));
+      await client.request('subscribe');
+      // The sign-in owes a code: the prompt goes to subscribers (also to one that arrives after it opened).
+      await waitFor(() => events.some((e) => e.event === 'code-wanted'), 30_000, 'code-wanted');
+      expect(events.find((e) => e.event === 'code-wanted')?.data).toMatchObject({ reason: 'login' });
+      const wrong = await finished(agentCli(['service', 'code', '000000', '--socket', socket]));
+      expect(wrong.code).toBe(5);
+      expect(wrong.stderr).toContain('the code was not accepted');
+      const code = await app.code(bed.clock.now());
+      const run = await finished(agentCli(['service', 'code', code, '--socket', socket]));
+      expect(run.stderr + run.stdout).toContain('Code accepted.');
+      expect(run.code).toBe(0);
+      await waitFor(
+        async () => (await client.request('status')).session?.state === 'active',
+        30_000,
+        'the service signed in',
+      );
+      expect(events.some((e) => e.event === 'code-prompt-closed')).toBe(true);
+    } finally {
+      client.close();
+    }
   });
 });

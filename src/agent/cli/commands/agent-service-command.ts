@@ -25,13 +25,16 @@ import { controllerCaFile } from '../../../common/controller-ca-option.js';
 import { errorMessage } from '../../../common/logger.js';
 import { SettingsFile } from '../../settings/agent-settings.js';
 import { AgentService } from '../../service/agent-service.js';
-import { DEFAULT_SERVICE_SOCKET } from '../../service/service-client.js';
+import { DEFAULT_SERVICE_SOCKET, ServiceClient, ServiceError } from '../../service/service-client.js';
 import { ServiceSocketServer } from '../../service/service-socket-server.js';
 
 export const SERVICE_HELP = `Usage: postern-agent service [options]
+       postern-agent service code [CODE]
 
 Runs the privileged Postern agent service: the agent in intercept mode (run --intercept), serving the
 desktop app and the CLI on a local socket that checks who connects. Needs root.
+'service code' answers the authenticator code the running service asks for (CODE, or typed when asked);
+any user the service allows may.
 
 Options:
   --socket PATH         the socket (default ${DEFAULT_SERVICE_SOCKET})
@@ -74,12 +77,17 @@ export interface ServiceArgs {
   allowUids: number[];
   proxyOnly: boolean;
   restoreOnly: boolean;
+  /** `service code [CODE]`: answer the running service's code prompt */
+  code: { given?: string } | undefined;
 }
 
 export function parseServiceArgs(argv: string[], env: NodeJS.ProcessEnv): ServiceArgs {
   const { values, positionals } = parseOptions(argv, SERVICE_OPTIONS);
-  if (positionals.length > 1)
-    throw new UsageError(`'service' takes no words, got '${positionals.slice(1).join(' ')}'`);
+  const [, word, given, ...rest] = positionals;
+  if (word !== undefined && (word !== 'code' || rest.length > 0))
+    throw new UsageError(
+      `'service' takes no words but 'code [CODE]', got '${positionals.slice(1).join(' ')}'`,
+    );
   const allowUids = (values['allow-uid'] ?? []).map((text) => {
     if (!/^\d+$/.test(text) || Number(text) > 0xfffffffe)
       throw new UsageError(`--allow-uid must be a numeric user id, got '${text}'`);
@@ -116,6 +124,7 @@ export function parseServiceArgs(argv: string[], env: NodeJS.ProcessEnv): Servic
     allowUids,
     proxyOnly: values['proxy-only'],
     restoreOnly: values['restore-only'],
+    code: word === 'code' ? { given } : undefined,
   };
 }
 
@@ -154,6 +163,7 @@ export async function agentServiceCommand(
     terminal.print(SERVICE_HELP);
     return EXIT.ok;
   }
+  if (args.code) return submitCode(args.socket, args.code.given, terminal);
   const stateDir = dirname(new SettingsFile(args.cli.configDir).path);
   if (args.restoreOnly) return restoreOnly(stateDir, terminal);
   if (process.getuid?.() !== 0)
@@ -162,6 +172,30 @@ export async function agentServiceCommand(
     );
   const ctx = await createCliContext(args.cli, env, terminal);
   return serve(ctx, args, stateDir);
+}
+
+/** `service code [CODE]`: a client of the running service, answering the prompt it raised. */
+async function submitCode(socket: string, given: string | undefined, terminal: Terminal): Promise<ExitCode> {
+  let client: ServiceClient;
+  try {
+    client = await ServiceClient.connect(socket);
+  } catch (error) {
+    throw new CliError(`cannot reach the Postern service on ${socket}: ${errorMessage(error)}`);
+  }
+  try {
+    const code =
+      given ?? (await terminal.ask('Authenticator code (or a recovery code): ', { hidden: true }))?.trim();
+    if (!code) throw new CliError('no code given', EXIT.usage);
+    const { accepted } = await client.request('submitCode', { code });
+    if (!accepted) throw new CliError('the code was not accepted; the service asks again', EXIT.mfa);
+    terminal.print('Code accepted.');
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof ServiceError) throw new CliError(`the Postern service: ${error.message}`, EXIT.mfa);
+    throw error;
+  } finally {
+    client.close();
+  }
 }
 
 async function serve(ctx: CliContext, args: ServiceArgs, stateDir: string): Promise<ExitCode> {
