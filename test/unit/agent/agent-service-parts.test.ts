@@ -100,9 +100,10 @@ describe('framing', () => {
     readFrames(server, (o) => got.push(o));
     const ok = `{"x":"${'a'.repeat(MAX_FRAME_BYTES - 20)}"}\n`;
     client.write(ok);
+    // No newline yet: the cap is met while the line is still arriving, not when it ends.
     client.write('b'.repeat(MAX_FRAME_BYTES + 1));
-    client.write('\n{"after":1}\n');
     await expect.poll(() => got.length).toBe(2);
+    client.write('\n{"after":1}\n');
     expect(got[0]).toMatchObject({ kind: 'frame' });
     expect(got[1]).toEqual({ kind: 'too-large' });
     await new Promise((r) => setTimeout(r, 100));
