@@ -302,8 +302,20 @@ describe.skipIf(!root)('the agent service (needs root: it refuses to run without
     holder.kill('SIGKILL');
     await new Promise((resolve) => holder.on('close', resolve));
     expect(existsSync(stale)).toBe(true);
-    const again = await startDaemon(['--socket', stale, '--proxy-only', '--config-dir', join(dir, 'c3')]);
+    // Only a group that exists (root's) may connect: the kernel gate, 0660 root:<group>.
+    const again = await startDaemon([
+      '--socket',
+      stale,
+      '--proxy-only',
+      '--allow-group',
+      'root',
+      '--config-dir',
+      join(dir, 'c3'),
+    ]);
     try {
+      expect(statSync(stale).mode & 0o777).toBe(0o660);
+      expect(statSync(stale).gid).toBe(0);
+      expect(await nobodyReads(stale)).toBe('error EACCES');
       const client = await ServiceClient.connect(stale);
       const status = await client.request('status');
       client.close();
