@@ -71,6 +71,7 @@ export interface CliArgs {
   socksPort?: number;
   /** `run` without local listeners */
   noTunnel: boolean;
+  /** `run --intercept` and the agent service: intercept mode (undefined: off) */ intercept?: boolean;
   regenerate: boolean;
   json: boolean;
   verbose: boolean;
