@@ -20,6 +20,7 @@ import type {
   EnrollmentView,
   EnrollRequest,
   MfaStatusView,
+  ModeView,
   ServicesView,
   SessionStatus,
   SessionView,
@@ -53,6 +54,8 @@ export class DesktopAgent {
   /** the fingerprint the current agent pins, remembered with its controller after a sign-in */
   private pinnedFingerprint: string | undefined;
   private updatedAt: number | null = null;
+  /** until the Postern service has been asked (desktop-app.ts asks at start) */
+  private mode: ModeView = { mode: 'proxy', why: 'checking for the Postern service…' };
   private readonly log: AgentLogger;
 
   constructor(private readonly options: DesktopAgentOptions) {
@@ -78,7 +81,13 @@ export class DesktopAgent {
   }
 
   services(): ServicesView {
-    return { services: withLocalAddresses(this.agent), updatedAt: this.updatedAt };
+    return { services: withLocalAddresses(this.agent), updatedAt: this.updatedAt, mode: this.mode };
+  }
+
+  /** What the Postern service said (or why it could not be asked); every window and the tray show it. */
+  setMode(mode: ModeView): void {
+    this.mode = { mode: mode.mode, why: mode.why };
+    this.serviceChanges.emit(this.services());
   }
 
   /**

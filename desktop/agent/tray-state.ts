@@ -3,7 +3,8 @@
  * tested without Electron): disconnected, MFA needed, some services blocked, or everything reachable.
  */
 import type { ServiceAccessView } from '../../src/api/service-access.js';
-import type { PromptView, SessionView } from '../ipc/views.js';
+import type { ModeView, PromptView, SessionView } from '../ipc/views.js';
+import { modeLine } from '../ipc/mode-line.js';
 
 export type TrayState = 'all-reachable' | 'some-blocked' | 'mfa-needed' | 'disconnected';
 
@@ -11,6 +12,8 @@ export interface TrayInput {
   session: Pick<SessionView, 'status' | 'reachable'>;
   services: readonly Pick<ServiceAccessView, 'access' | 'name'>[];
   prompt?: PromptView | null;
+  /** the tunnel's mode and why; shown under the state once known */
+  mode?: ModeView;
 }
 
 export function trayState({ session, services, prompt }: TrayInput): TrayState {
@@ -32,8 +35,13 @@ const SIGN_IN_STEPS: Partial<Record<SessionView['status'], string>> = {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** The tooltip: the state in a few words, with counts. */
+/** The tooltip: the state in a few words, with counts; the mode and why on a second line. */
 export function trayTooltip(input: TrayInput): string {
+  const state = stateTooltip(input);
+  return input.mode ? `${state}\n${modeLine(input.mode)}` : state;
+}
+
+function stateTooltip(input: TrayInput): string {
   const state = trayState(input);
   const total = input.services.length;
   const count = (access: ServiceAccessView['access']) =>

@@ -14,6 +14,7 @@ import type {
   SignInRequest,
   ViewName,
 } from './views.js';
+import { isCode } from '../../src/api/codes.js';
 
 export type Guard<T> = (payload: unknown) => payload is T;
 
@@ -36,9 +37,7 @@ function hasExactly(
 
 const text = (max: number) => (v: unknown) => typeof v === 'string' && v.length > 0 && v.length <= max;
 
-/** A TOTP (6-8 digits) or a recovery code (`ABCD-2345-WXYZ`, dashes and spaces tolerated). */
-export const isCode = (v: unknown): v is string =>
-  typeof v === 'string' && (/^\d{6,8}$/.test(v) || /^[A-Za-z0-9](?:[A-Za-z0-9 -]{6,22})[A-Za-z0-9]$/.test(v));
+export { isCode };
 
 /** http(s) only: the agent must never be pointed at file:, javascript: or the like. */
 export function isControllerUrl(v: unknown): v is string {

@@ -33,8 +33,20 @@ export interface ServiceRowView extends ServiceAccessView {
   localAddresses: string[];
 }
 
+/**
+ * Which mode this device's tunnel is in and why: intercept only through the Postern service (a privileged
+ * system service; the app never runs as root), proxy (local listeners and SOCKS5, as the app runs them)
+ * otherwise.
+ */
+export interface ModeView {
+  mode: 'intercept' | 'proxy';
+  /** why, in words: `the Postern service, pid 812`, `the Postern service is not installed`... */
+  why: string;
+}
+
 export interface ServicesView {
   services: ServiceRowView[];
+  mode: ModeView;
   /** Epoch ms of the last service list the controller sent; null before the first. */
   updatedAt: number | null;
 }

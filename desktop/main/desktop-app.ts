@@ -29,6 +29,8 @@ import { APP_ORIGIN, hardenSession, isTrustedSender } from './security.js';
 import { startAtLoginFor } from './start-at-login.js';
 import { AppTray } from './tray.js';
 import { syncViews } from '../agent/view-sync.js';
+import { serviceSocketPath } from '../../src/agent/service/service-client.js';
+import { serviceMode } from '../../src/agent/service/service-mode.js';
 import { AppWindows } from './windows.js';
 
 /** Seeds a fresh bundled controller with demo data; resolves the demo user's login, if it made one. */
@@ -61,6 +63,8 @@ export interface DesktopAppOptions {
   /** Overrides for the agent core (tests: a fake collector, a short interval). */
   agent?: Partial<Omit<AgentOptions, 'controllerUrl' | 'credentials' | 'prompt' | 'power'>>;
   power?: PowerEventSource;
+  /** The Postern service's socket (POSTERN_SERVICE_SOCKET, else /run/postern/agent.sock): asked for the mode. */
+  serviceSocket?: string;
   logger?: AgentLogger;
   onQuit?: () => void;
 }
@@ -131,10 +135,17 @@ export class DesktopApp {
         session: this.agent.session(),
         services: this.agent.services().services,
         prompt: this.prompts.current(),
+        mode: this.agent.services().mode,
       });
     this.unsync = syncViews(this.agent, this.prompts, this.events, refreshTray);
     refreshTray();
+    // Asked while signing in: the app runs its own proxy-mode agent either way, and says which mode is
+    // active and why (the service's reply has a bounded wait).
+    const mode = serviceMode(this.options.serviceSocket ?? serviceSocketPath()).then((report) =>
+      this.agent.setMode(report),
+    );
     const session = await this.signInAtLaunch();
+    await mode;
     if (!this.options.startHidden || session.status !== 'signed-in') this.windows.showMain();
   }
 

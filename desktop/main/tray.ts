@@ -6,6 +6,7 @@
 import { Menu, nativeImage, Tray, type MenuItemConstructorOptions } from 'electron';
 import type { ViewName } from '../ipc/views.js';
 import { drawTrayIcon } from './tray-icons.js';
+import { modeLine } from '../ipc/mode-line.js';
 import {
   serviceMenuLabel,
   trayState,
@@ -36,7 +37,8 @@ export function trayMenuTemplate(input: TrayInput, actions: TrayActions): MenuIt
     ? input.services.map((s) => ({ label: serviceMenuLabel(s), click: () => actions.open('services') }))
     : [{ label: emptyServicesLabel(input.session.status), enabled: false }];
   return [
-    { label: trayTooltip(input), enabled: false },
+    { label: trayTooltip({ ...input, mode: undefined }), enabled: false },
+    ...(input.mode ? [{ label: modeLine(input.mode), enabled: false }] : []),
     { type: 'separator' },
     ...(input.prompt ? [{ label: 'Enter authenticator code…', click: () => actions.openPrompt() }] : []),
     { label: 'Open Postern', click: () => actions.open() },

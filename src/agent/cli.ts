@@ -6,6 +6,7 @@
 import { parseCliArgs, USAGE, UsageError } from './cli/cli-args.js';
 import { createCliContext, type CliContext } from './cli/cli-context.js';
 import { EXIT, explainError, type ExitCode } from './cli/cli-errors.js';
+import { agentServiceCommand, isServiceCommandLine } from './cli/commands/agent-service-command.js';
 import { enrollCommand, unenrollCommand } from './cli/commands/enroll-commands.js';
 import { mfaCommand } from './cli/commands/mfa-commands.js';
 import { runCommand } from './cli/commands/run-command.js';
@@ -30,6 +31,8 @@ const COMMANDS: Record<string, (ctx: CliContext) => Promise<ExitCode>> = {
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<ExitCode> {
   const terminal = new Terminal();
   try {
+    // `service` has options of its own (the socket, who may connect): it reads its whole command line.
+    if (isServiceCommandLine(argv)) return await agentServiceCommand(argv, env, terminal);
     const args = parseCliArgs(argv, env);
     if (args.json) terminal.jsonOnStdout();
     if (args.help || args.command === 'help') {

@@ -38,6 +38,8 @@ export interface HarnessOptions {
   seedDemo?: DesktopAppOptions['seedDemo'];
   /** The controller agent.json names, as if the user had signed in to it before. */
   savedControllerUrl?: (controller: RecordingController) => string;
+  /** The Postern service's socket; by default a path where none listens (proxy mode, not installed). */
+  serviceSocket?: string;
   /** Runs before the app starts (to script the fake electron module). */
   beforeStart?: (controller: RecordingController) => void;
 }
@@ -73,6 +75,7 @@ export async function startDesktopHarness(options: HarnessOptions = {}): Promise
     platform: 'darwin',
     agent: { collector: fixedCollector, reportIntervalMs: 60_000, retry: { maxRetries: 0 } },
     seedDemo: options.seedDemo,
+    serviceSocket: options.serviceSocket ?? join(root, 'no-service.sock'),
   });
   await desktop.start();
   return {

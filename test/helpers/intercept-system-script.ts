@@ -55,7 +55,7 @@ async function main(): Promise<void> {
     console.log(JSON.stringify({ applied }));
     if (hold === '--hold') setInterval(() => {}, 60_000);
   } else if (command === 'restore') {
-    console.log(JSON.stringify({ restored: await restoreSystem({ stateDir: args[0]! }) }));
+    console.log(JSON.stringify({ restored: await restoreSystem(args[0]!) }));
   } else if (command === 'probe') {
     const [port, ...targets] = args;
     const accepted = new Set<string>();

@@ -13,6 +13,7 @@ import { ACCOUNTS } from '../session/credential-vault.js';
 import { clientCertificateOf, DeviceIdentityStore } from '../enrollment/device-identity.js';
 import type { PowerEvents } from '../power/power-events.js';
 import type { AgentOptions } from '../agent-parts.js';
+import type { PromptPort } from '../prompts/prompt-port.js';
 import type { AgentStatus } from '../agent.js';
 import { SettingsFile, type AgentSettings } from '../settings/agent-settings.js';
 import { silentLogger, stderrLogger, type AgentLogger } from '../../common/logger.js';
@@ -98,6 +99,8 @@ export async function createAgent(
     reportIntervalMs?: number;
     longRunning?: boolean;
     tunnel?: AgentOptions['tunnel'];
+    /** how codes are asked for and notices shown; the terminal unless given (the agent service's socket) */
+    prompt?: PromptPort;
   } = {},
 ): Promise<Agent> {
   const ca = await readCaBundle(ctx.args.ca ?? ctx.settings.caFile);
@@ -106,10 +109,12 @@ export async function createAgent(
   return new Agent({
     controllerUrl,
     credentials: ctx.store,
-    prompt: new TerminalPromptPort(ctx.terminal, {
-      connectionNotices: options.longRunning,
-      presetCode: ctx.env.POSTERN_TOTP_CODE,
-    }),
+    prompt:
+      options.prompt ??
+      new TerminalPromptPort(ctx.terminal, {
+        connectionNotices: options.longRunning,
+        presetCode: ctx.env.POSTERN_TOTP_CODE,
+      }),
     power: options.power,
     ca,
     controllerFingerprint: ctx.args.controllerFingerprint ?? ctx.settings.controllerFingerprint,

@@ -182,6 +182,7 @@ describe('applyInterceptSystem', () => {
       link: 'postern0',
       nftTable: 'inet postern',
       routes: ['100.64.0.0/10'],
+      pinned: [],
       resolver: { backend: 'resolv.conf', resolvConf },
     });
   });

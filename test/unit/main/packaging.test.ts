@@ -4,32 +4,11 @@
  * hardening fuses, the entry electron-vite builds, and icons of the sizes the targets need.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadBuilderConfig, ROOT, validateBuilderConfig } from '../../helpers/electron-builder-config.js';
 
-const ROOT = join(import.meta.dirname, '..', '..', '..');
-// electron-builder's own config loader and schema validation (CommonJS, from its app-builder-lib).
-const require = createRequire(join(ROOT, 'node_modules', 'electron-builder', 'package.json'));
-/** The parts of electron-builder's Configuration these tests read. */
-interface BuilderConfig {
-  appId: string;
-  files: unknown;
-  extraMetadata: { main: string };
-  asar: boolean;
-  asarUnpack: string[];
-  electronFuses: Record<string, boolean>;
-  win: { target: string[]; icon: string };
-  mac: { target: string[] };
-  linux: { target: string[]; icon: string };
-}
-const { getConfig, validateConfiguration } = require('app-builder-lib/out/util/config/config') as {
-  getConfig(projectDir: string, configPath: string | null, fromOptions: null): Promise<BuilderConfig>;
-  validateConfiguration(config: unknown, logger: unknown): Promise<void>;
-};
-const { DebugLogger } = require('builder-util') as { DebugLogger: new (enabled: boolean) => unknown };
-
-const config = await getConfig(ROOT, join(ROOT, 'electron-builder.yml'), null);
+const config = await loadBuilderConfig();
 
 /** Width and height from a PNG's IHDR chunk. */
 function pngSize(path: string): [number, number] {
@@ -40,7 +19,7 @@ function pngSize(path: string): [number, number] {
 
 describe('electron-builder.yml', () => {
   it("passes electron-builder's schema", async () => {
-    await expect(validateConfiguration(config, new DebugLogger(false))).resolves.toBeUndefined();
+    await expect(validateBuilderConfig(config)).resolves.toBeUndefined();
   });
 
   it('builds nsis, dmg, AppImage and deb for dev.postern.agent', () => {

@@ -6,6 +6,8 @@ import { CliError, EXIT, type ExitCode } from '../cli-errors.js';
 import { controllerUrlOf, createAgent, deviceIdentities, signIn, type CliContext } from '../cli-context.js';
 import { statusLines } from '../format.js';
 import { agentCommand } from '../command-name.js';
+import { serviceSocketPath } from '../../service/service-client.js';
+import { serviceMode } from '../../service/service-mode.js';
 
 async function askRequired(ctx: CliContext, question: string, hidden = false): Promise<string> {
   const answer = (await ctx.terminal.ask(question, { hidden }))?.trim();
@@ -68,6 +70,8 @@ export async function logoutCommand(ctx: CliContext): Promise<ExitCode> {
 /** Reports signed-out and unreachable as states (with their exit codes), not as errors. */
 export async function statusCommand(ctx: CliContext): Promise<ExitCode> {
   const agent = await createAgent(ctx);
+  // Asked while signing in: whether the Postern service answers (intercept mode) or not (proxy, and why).
+  const mode = serviceMode(serviceSocketPath(ctx.env));
   let exitCode: ExitCode = EXIT.ok;
   try {
     try {
@@ -93,9 +97,12 @@ export async function statusCommand(ctx: CliContext): Promise<ExitCode> {
         mfaNeeded: count('mfa-needed'),
         checking: count('checking'),
       };
-      ctx.terminal.json({ ...status, services: summary });
+      const { mode: name, why } = await mode;
+      ctx.terminal.json({ ...status, services: summary, mode: name, modeReason: why });
     } else {
       ctx.terminal.print(statusLines(status, services));
+      const { mode: name, why } = await mode;
+      ctx.terminal.print(`mode: ${name} (${why})`);
     }
     return exitCode;
   } finally {

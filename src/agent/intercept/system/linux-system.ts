@@ -78,6 +78,7 @@ export async function applyInterceptSystem(
     link: LINK_NAME,
     nftTable: TABLE,
     routes: plan.routes,
+    pinned: plan.pinned,
     resolver: { backend, resolvConf },
   });
   // Before the routes: the agent's own connections never take the way through postern0, even for a moment.
@@ -109,7 +110,8 @@ async function tableExists(run: SystemCommand): Promise<boolean> {
  * then the rules, then the device (its routes and address go with it). Never throws; a missing piece is not
  * a failure.
  */
-export async function restoreSystem(options: SystemOptions): Promise<RestoreReport> {
+export async function restoreSystem(stateDirOrOptions: string | SystemOptions): Promise<RestoreReport> {
+  const options = typeof stateDirOrOptions === 'string' ? { stateDir: stateDirOrOptions } : stateDirOrOptions;
   const run = options.run ?? runSystemCommand;
   const journal = await readJournal(options.stateDir);
   const report: RestoreReport = { removed: [], failed: [] };

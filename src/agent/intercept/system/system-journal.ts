@@ -18,6 +18,8 @@ export interface SystemJournal {
   /** `inet postern` */
   nftTable: string;
   routes: string[];
+  /** host routes kept for the controller, routers and DNS servers (`proto 147`) */
+  pinned: string[];
   resolver: { backend: ResolverBackend; resolvConf: string };
 }
 

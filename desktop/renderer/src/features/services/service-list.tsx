@@ -7,6 +7,7 @@
 import { checkInWords, type ServiceAccessView } from '../../../../../src/api/service-access.js';
 import { formatCountdown } from '../../../../../src/api/prompts.js';
 import type { ServiceRowView, SessionView } from '../../../../ipc/views.js';
+import { modeLine } from '../../../../ipc/mode-line.js';
 import { CodeForm } from '../../components/code-form.js';
 import { useAction, useNow, useServices } from '../../lib/hooks.js';
 import { postern } from '../../lib/postern.js';
@@ -46,6 +47,11 @@ export function ServiceList({ session }: { session: SessionView }) {
       {check.error && (
         <p className="error" role="alert">
           {check.error}
+        </p>
+      )}
+      {view?.mode && (
+        <p className="hint" data-testid="tunnel-mode">
+          {modeLine(view.mode)}
         </p>
       )}
       {!session.reachable && (

@@ -1,0 +1,123 @@
+/**
+ * What the agent service answers on its socket, over the agent it runs: hello (version, mode and why),
+ * status (session and services with the addresses each is reached at), subscribe (services, tunnel events,
+ * code prompts and notices pushed), submitCode (answers the prompt the agent raised). The mode is honest:
+ * `intercept` only once the agent's tunnel runs intercept mode; anything else is proxy, with the reason.
+ */
+import type { Agent } from '../agent.js';
+import { posternVersion } from '../../common/package-version.js';
+import type { TunnelEvent } from '../tunnel/tunnel-events.js';
+import { ServicePrompts } from './service-prompts.js';
+import type { RequestHandlers } from './service-socket-server.js';
+import {
+  PROTOCOL_VERSION,
+  type ServiceEntry,
+  type ServiceEvent,
+  type ServiceMode,
+  type StatusResult,
+} from './service-protocol.js';
+
+/** What intercept mode adds to the tunnel manager (src/agent/tunnel/): where each service is reached. */
+interface InterceptCapable {
+  /** service name → `wiki.corp:443`, `10.1.0.0/16:8000-8099`... */
+  interceptAddresses?(): Map<string, string[]>;
+}
+
+export class AgentService {
+  readonly prompts: ServicePrompts;
+  private agent: Agent | undefined;
+  private mode: ServiceMode = 'proxy';
+  private why = 'the service is starting';
+  private problem: string | null = null;
+  private readonly offs: (() => void)[] = [];
+
+  constructor(private readonly publish: (event: ServiceEvent) => void) {
+    this.prompts = new ServicePrompts(publish);
+  }
+
+  /** The agent the service runs; its changes go out as events from now on. */
+  attach(agent: Agent): void {
+    this.agent = agent;
+    this.prompts.watchAccepted(agent.prompter.accepted);
+    this.offs.push(agent.serviceChanges.on(() => this.publish({ event: 'services', data: this.entries() })));
+    const tunnel = agent.tunnel;
+    if (tunnel) {
+      const onTunnel = (event: TunnelEvent) => {
+        this.publish({ event: 'tunnel', data: event });
+        // A listener or intercept opened or closed: the addresses in the services changed.
+        if (event.type !== 'warning' && event.type !== 'error')
+          this.publish({ event: 'services', data: this.entries() });
+      };
+      tunnel.events.on('event', onTunnel);
+      this.offs.push(() => void tunnel.events.off('event', onTunnel));
+    }
+  }
+
+  /** Intercept mode is on only when the agent's tunnel does it: asked for and present in this build. */
+  settleMode(interceptAsked: boolean, whyNotAsked: string): void {
+    const capable =
+      typeof (this.agent?.tunnel as InterceptCapable | undefined)?.interceptAddresses === 'function';
+    if (interceptAsked && capable) {
+      this.mode = 'intercept';
+      this.why = 'intercept mode is active';
+    } else {
+      this.mode = 'proxy';
+      this.why = !interceptAsked
+        ? whyNotAsked
+        : this.agent?.tunnel
+          ? 'this build of the agent has no intercept mode'
+          : 'the agent runs without its tunnel';
+    }
+  }
+
+  /** No agent (nothing to sign in to) or no session: status says why. */
+  setProblem(problem: string | null, mode?: { mode: ServiceMode; why: string }): void {
+    this.problem = problem;
+    if (mode) ({ mode: this.mode, why: this.why } = mode);
+  }
+
+  detach(): void {
+    this.offs.splice(0).forEach((off) => off());
+  }
+
+  handlers(): RequestHandlers {
+    return {
+      hello: () => ({
+        version: posternVersion(import.meta.url),
+        protocol: PROTOCOL_VERSION,
+        mode: this.mode,
+        why: this.why,
+        pid: process.pid,
+      }),
+      status: () => this.status(),
+      subscribe: (_params, connection) => {
+        connection.subscribe();
+        // A prompt already open is news to a client that just arrived.
+        const open = this.prompts.current();
+        if (open) queueMicrotask(() => this.publish({ event: 'code-wanted', data: open }));
+        return { subscribed: true };
+      },
+      submitCode: async ({ code }) => ({ accepted: await this.prompts.submit(code) }),
+    };
+  }
+
+  status(): StatusResult {
+    const agent = this.agent;
+    let session: StatusResult['session'] = null;
+    if (agent) {
+      const { apiSessionId: _omitted, ...rest } = agent.status();
+      session = rest;
+    }
+    return { mode: this.mode, why: this.why, session, problem: this.problem, services: this.entries() };
+  }
+
+  private entries(): ServiceEntry[] {
+    const agent = this.agent;
+    if (!agent) return [];
+    const tunnel = agent.tunnel as (Agent['tunnel'] & InterceptCapable) | undefined;
+    const addresses =
+      (this.mode === 'intercept' ? tunnel?.interceptAddresses?.() : tunnel?.localAddresses()) ??
+      new Map<string, string[]>();
+    return agent.services().map((service) => ({ ...service, addresses: addresses.get(service.name) ?? [] }));
+  }
+}
