@@ -178,13 +178,18 @@ export async function runCommand(ctx: CliContext): Promise<ExitCode> {
  * Intercept mode's host, set up before anything else: a machine where it cannot run ends `run` with the
  * reason (exit 1), rather than an agent that quietly falls back to proxy mode the user did not ask for.
  */
-async function interceptMode(ctx: CliContext): Promise<TunnelOptions['intercept']> {
+export async function interceptMode(ctx: CliContext): Promise<TunnelOptions['intercept']> {
   const opened = await openInterceptHost({
-    stateDir: join(dirname(ctx.settingsFile.path), 'intercept'),
+    stateDir: interceptStateDir(ctx.settingsFile.path),
     log: (message) => ctx.terminal.print(`intercept: ${message}`),
   });
   if ('unavailable' in opened) throw new CliError(`intercept mode is not available: ${opened.unavailable}`);
   return { host: opened.host, exempt: [new URL(controllerUrlOf(ctx)).hostname.replace(/^\[|\]$/g, '')] };
+}
+
+/** Where intercept mode keeps its journal and the saved resolv.conf: beside agent.json. */
+export function interceptStateDir(settingsPath: string): string {
+  return join(dirname(settingsPath), 'intercept');
 }
 
 /** Which mode carries the services, and why: one line (one JSON event with `--json`). */
