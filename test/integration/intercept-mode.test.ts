@@ -163,7 +163,7 @@ describe.skipIf(unavailable !== null)('intercept mode (Linux, network namespaces
     console.info(
       `intercept-mode: the next attempt failed after ${Date.now() - started} ms (curl ${curl.code})`,
     );
-    await agent!.waitFor(/tunnel (wiki|echo): refused: .*MAC/i, 60_000, from);
+    await agent!.waitFor(/tunnel (wiki|echo): refused: .*(MAC|network adapter)/i, 60_000, from);
   }, 300_000);
 
   it('after kill -9 the next start undoes the changes; a normal stop leaves nothing behind', async () => {
@@ -183,6 +183,26 @@ describe.skipIf(unavailable !== null)('intercept mode (Linux, network namespaces
       /nameserver 10\.200\.1\.1/,
     );
   }, 600_000);
+
+  it("the service unit's stop step (`service --restore-only`) undoes a killed agent's changes", async () => {
+    agent = world.startAgent(['--intercept', '--interval', '2']);
+    await agent.waitFor(new RegExp(`intercept wiki: ${WIKI_NAME}:443`), 120_000);
+    await agent.stop('SIGKILL');
+    agent = undefined;
+    expect(await systemState()).not.toBe(before);
+    const restore = await world.runInClient(process.execPath, [
+      '--import',
+      'tsx',
+      'src/agent/cli.ts',
+      'service',
+      '--restore-only',
+      '--config-dir',
+      world.agentDir,
+    ]);
+    expect(restore.stdout + restore.stderr).toMatch(/Undid intercept mode's changes: .*postern0/);
+    expect(restore.code).toBe(0);
+    expect(await systemState()).toBe(before);
+  }, 300_000);
 });
 
 async function waitUntil(done: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
