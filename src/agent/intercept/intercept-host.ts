@@ -26,3 +26,13 @@ export interface InterceptHost {
   /** Undoes every change to the system (normal stop). */
   restore(): Promise<void>;
 }
+
+export interface InterceptHostOptions {
+  /** where the record of system changes is kept, so a crashed run's changes are undone at the next start */
+  stateDir: string;
+  /** a line for the log (what was restored from an earlier run) */
+  log: (message: string) => void;
+}
+
+/** A host for this machine, or why intercept mode cannot run here, in words a user can act on. */
+export type OpenedInterceptHost = { host: InterceptHost } | { unavailable: string };

@@ -24,6 +24,7 @@ export function interceptAddresses(service: InterceptedService): string[] {
 
 export class InterceptFront {
   private servers: Server[] = [];
+  private starting: Promise<void> | undefined;
   private port = 0;
   private services: readonly InterceptedService[] = [];
   private bypass = new Set<string>();
@@ -34,9 +35,13 @@ export class InterceptFront {
     private readonly warn: (message: string) => void,
   ) {}
 
-  /** Opens the listener the system will redirect to. */
-  async start(): Promise<void> {
-    if (this.servers.length) return;
+  /** Opens the listener the system will redirect to (once; later calls wait for the first). */
+  start(): Promise<void> {
+    this.starting ??= this.listen();
+    return this.starting;
+  }
+
+  private async listen(): Promise<void> {
     const bound = await new LoopbackBinder().listen({
       make: () => createServer((socket) => this.accept(socket)),
       port: 0,
@@ -49,6 +54,8 @@ export class InterceptFront {
 
   /** The services to intercept now; resolves once the system redirects exactly these. */
   async update(services: readonly InterceptedService[]): Promise<void> {
+    // The agent may list its services before the tunnel's start finished: the rules need the listener's port.
+    await this.start();
     this.services = services;
     await this.host.apply(services, this.port, [...this.bypass]);
   }
@@ -58,6 +65,7 @@ export class InterceptFront {
    * intercepted subnet covers them: resolves once the system knows the new ones.
    */
   async exempt(addresses: readonly string[]): Promise<void> {
+    await this.start();
     const fresh = addresses.filter((a) => !this.bypass.has(a));
     if (fresh.length === 0) return;
     for (const a of fresh) this.bypass.add(a);

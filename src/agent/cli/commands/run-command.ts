@@ -155,7 +155,7 @@ export async function runCommand(ctx: CliContext): Promise<ExitCode> {
         },
   });
   const offTunnel = printTunnelEvents(agent, ctx.terminal, ctx.args.json);
-  if (agent.tunnel) printMode(ctx, agent.tunnel.mode);
+  if (agent.tunnel) printMode(ctx.terminal, ctx.args.json, agent.tunnel.mode);
   try {
     // Before signing in: a `--socks-port` that is taken ends `run` with the port and who holds it, rather
     // than an agent that runs on without the listener the user asked for.
@@ -193,14 +193,18 @@ export function interceptStateDir(settingsPath: string): string {
 }
 
 /** Which mode carries the services, and why: one line (one JSON event with `--json`). */
-function printMode(ctx: CliContext, mode: 'intercept' | 'proxy'): void {
+export function printMode(
+  terminal: Terminal,
+  json: boolean,
+  mode: 'intercept' | 'proxy',
+  whyNot = 'run --intercept as root to reach them at their own names',
+): void {
   const why =
     mode === 'intercept'
       ? 'programs reach each service at its own name and address'
-      : 'programs reach services at the local addresses below or through SOCKS5; run --intercept as root ' +
-        'to reach them at their own names';
-  if (ctx.args.json) ctx.terminal.jsonLine(JSON.stringify({ event: 'mode', mode, why }));
-  else ctx.terminal.print(`mode: ${mode} (${why})`);
+      : `programs reach services at the local addresses below or through SOCKS5; ${whyNot}`;
+  if (json) terminal.jsonLine(JSON.stringify({ event: 'mode', mode, why }));
+  else terminal.print(`mode: ${mode} (${why})`);
 }
 
 /** `tunnel <service>: listening on <address>` per event, or one JSON object per line with `--json`. */

@@ -5,8 +5,12 @@
  * are applied one after another: each is the whole intercepted set, never a partial one.
  */
 import { isIP } from 'node:net';
-import type { InterceptHost, InterceptedService } from '../intercept-host.js';
-import type { InterceptHostOptions, OpenedInterceptHost } from '../open-intercept-host.js';
+import type {
+  InterceptHost,
+  InterceptHostOptions,
+  InterceptedService,
+  OpenedInterceptHost,
+} from '../intercept-host.js';
 import { InterceptResolver } from '../dns/intercept-resolver.js';
 import { RESOLVER_ADDRESS, buildSystemPlan } from '../system/intercept-plan.js';
 import { applyInterceptSystem, checkPrivileges, restoreSystem } from '../system/linux-system.js';
