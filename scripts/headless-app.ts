@@ -11,7 +11,9 @@ import { startBundle } from '../server/bundle.js';
 import { DemoSensor, sensorProgram, startDemoWeb } from './demo/demo-web.js';
 import { seedDemo } from '../controller/demo/seed-demo.js';
 import { Agent } from '../src/agent/agent.js';
-import { printTunnelEvents, runConsole } from '../src/agent/cli/commands/run-command.js';
+import { printMode, printTunnelEvents, runConsole } from '../src/agent/cli/commands/run-command.js';
+import { openInterceptHost } from '../src/agent/intercept/open-intercept-host.js';
+import type { TunnelOptions } from '../src/agent/tunnel/tunnel-manager.js';
 import { Terminal, TerminalPromptPort } from '../src/agent/cli/terminal.js';
 import { MemoryCredentialStore } from '../src/agent/credentials/memory-credential-store.js';
 import { createPowerEvents } from '../src/agent/power/create-power-events.js';
@@ -74,6 +76,7 @@ export async function runHeadless({ dataDir, port, intervalSeconds }: HeadlessOp
       `Try: 'sensor-stop' then 'sensor-start' (demo-web is cut, then back), 'unlock' (MFA prompt after an unlock), 'enroll', 'services', 'quit'.`,
     );
 
+    const intercept = await demoInterceptMode(dataDir, terminal);
     const agent = new Agent({
       controllerUrl: controller.url,
       // The demo must not touch the user's keychain; it signs in afresh on every run.
@@ -82,10 +85,13 @@ export async function runHeadless({ dataDir, port, intervalSeconds }: HeadlessOp
       power,
       reportIntervalMs: intervalSeconds === undefined ? undefined : intervalSeconds * 1000,
       logger: stderrLogger('warn'),
-      tunnel: { portsFile: join(dataDir, 'tunnel-ports.json') },
+      tunnel: { portsFile: join(dataDir, 'tunnel-ports.json'), intercept: intercept.options },
     });
     const offTunnel = printTunnelEvents(agent, terminal, false);
+    printMode(terminal, false, agent.tunnel!.mode, intercept.whyNot);
     agent.tunnel!.events.on('event', (event) => {
+      if (event.type === 'intercepting' && event.service === 'demo-web')
+        terminal.print(`Open http://${event.address}/ in any program on this machine (intercept mode)`);
       if (event.type === 'listening' && event.service === 'demo-web' && event.address.startsWith('127.'))
         terminal.print(
           `Open http://${event.address}/ (or curl --socks5-hostname <socks5 address> http://demo-web.internal:8080/)`,
@@ -116,4 +122,28 @@ export async function runHeadless({ dataDir, port, intervalSeconds }: HeadlessOp
     await web.close();
     await bundle.close();
   }
+}
+
+/** The environment variable that keeps the demo in proxy mode even with the privileges to intercept. */
+export const DEMO_PROXY_ENV = 'POSTERN_DEMO_PROXY';
+
+/**
+ * Intercept mode when this process may change the system (root on Linux), as the agent service would run;
+ * otherwise proxy mode and why. Its changes are undone when the demo stops (or at the next start after a
+ * crash: the record is in the demo's folder, and a kept folder keeps it).
+ */
+async function demoInterceptMode(
+  dataDir: string,
+  terminal: Terminal,
+): Promise<{ options?: TunnelOptions['intercept']; whyNot?: string }> {
+  if (process.env[DEMO_PROXY_ENV])
+    return { whyNot: `${DEMO_PROXY_ENV} is set, so the demo does not intercept` };
+  if (process.getuid?.() !== 0) return { whyNot: 'run the demo as root (on Linux) to see intercept mode' };
+  const opened = await openInterceptHost({
+    stateDir: join(dataDir, 'intercept'),
+    log: (message) => terminal.print(`intercept: ${message}`),
+  });
+  if ('unavailable' in opened) return { whyNot: `intercept mode is not available: ${opened.unavailable}` };
+  // The controller and its router are on loopback, which is never intercepted: nothing to exempt.
+  return { options: { host: opened.host, exempt: [] } };
 }

@@ -2,6 +2,7 @@
  * Builds the agent's components and hands each the others it needs at construction. The Agent facade
  * (agent.ts) owns them afterwards and adds the reactions between them.
  */
+import type { TunnelOptions } from './tunnel/tunnel-manager.js';
 import type { MfaState } from '../api/mfa.js';
 import { ControllerClient } from '../controller-client/controller-client.js';
 import type { ControllerTrust } from '../controller-client/controller-trust.js';
@@ -49,8 +50,11 @@ export interface AgentOptions {
   clock?: Clock;
   logger?: AgentLogger;
   platform?: NodeJS.Platform;
-  /** Proxy mode: local listeners and SOCKS5 for the services (the CLI's `run` and the desktop app). */
-  tunnel?: { portsFile?: string; socksPort?: number | null };
+  /**
+   * The tunnel (the CLI's `run` and the desktop app): proxy mode (local listeners and SOCKS5), or intercept
+   * mode when `intercept` is given.
+   */
+  tunnel?: Pick<TunnelOptions, 'portsFile' | 'socksPort' | 'intercept'>;
 }
 
 export interface AgentParts {

@@ -213,3 +213,12 @@ export type AgentEvent =
 export function normaliseFingerprint(fingerprint: string): string {
   return fingerprint.replace(/:/g, '').toLowerCase();
 }
+
+/**
+ * Where the program asked to go (intercept mode's original destination, a SOCKS5 request): sent with each
+ * stream so a `host.v1` with forwardAddress/forwardPort can dial it, within its allowed lists only.
+ */
+export interface DialTarget {
+  address: string;
+  port: number;
+}

@@ -94,6 +94,8 @@ export interface NetnsWorld {
   wiki: { serviceId: string; name: string };
   /** the role attribute the identity holds: a service with it is granted (see publishService) */
   grantedAttribute: string;
+  /** the Dial policy granting those services (a test adds posture checks to it) */
+  policyId: string;
   /** the client namespace's resolver (listening on 10.200.1.1:53 in the root namespace) */
   dns: TestDnsServer;
   /** runs a command in the client namespace to its end */
@@ -207,7 +209,7 @@ async function build(teardown: Teardown): Promise<NetnsWorld> {
   if (login.status !== 200) throw new Error(`admin login: ${login.status} ${JSON.stringify(login.body)}`);
 
   const grantedAttribute = `${tag}-granted`;
-  await create(admin, 'service-policies', {
+  const policyId = await create(admin, 'service-policies', {
     name: `${tag}-dial`,
     type: 'Dial',
     semantic: 'AnyOf',
@@ -267,6 +269,7 @@ async function build(teardown: Teardown): Promise<NetnsWorld> {
     identity,
     wiki,
     grantedAttribute,
+    policyId,
     dns,
     runInClient,
     spawnInClient,

@@ -43,6 +43,8 @@ Options:
   --interval SECONDS    report every SECONDS in 'run' (default 20; remembered)
   --socks-port P        'run': the local SOCKS5 port (default 1080 when free, else the one used last; 0 any)
   --no-tunnel           'run': report posture only, open no local listeners
+  --intercept           'run': intercept mode (Linux, as root): programs reach each service at its real
+                        name or address; without the privileges it needs, says why and exits 1
   --regenerate          with 'mfa codes': replace the recovery codes
   --json                only JSON on stdout, one value per line (text for people goes to stderr);
                         'run' prints each event so (services changed, tunnel listening or refused)
@@ -71,7 +73,8 @@ export interface CliArgs {
   socksPort?: number;
   /** `run` without local listeners */
   noTunnel: boolean;
-  /** `run --intercept` and the agent service: intercept mode (undefined: off) */ intercept?: boolean;
+  /** `run --intercept`: the services' real addresses are intercepted (needs privileges) */
+  intercept: boolean;
   regenerate: boolean;
   json: boolean;
   verbose: boolean;
@@ -99,6 +102,7 @@ const OPTIONS = {
   interval: { type: 'string' },
   'socks-port': { type: 'string' },
   'no-tunnel': { type: 'boolean', default: false },
+  intercept: { type: 'boolean', default: false },
   regenerate: { type: 'boolean', default: false },
   verbose: { type: 'boolean', default: false },
 } as const;
@@ -144,11 +148,14 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
         `--socks-port must be a port number from 0 to 65535, got '${values['socks-port']}'`,
       );
   }
+  if (values.intercept && values['no-tunnel'])
+    throw new UsageError('--intercept and --no-tunnel cannot be used together: intercepting is tunneling');
   return {
     command,
     words,
     socksPort,
     noTunnel: values['no-tunnel'],
+    intercept: values.intercept,
     controller: values.controller ?? env.POSTERN_CONTROLLER_URL,
     username: values.username ?? env.POSTERN_USERNAME,
     credentialStore: store,

@@ -12,6 +12,7 @@ import { FileCredentialStore, KeychainOrFile } from '../credentials/file-credent
 import { ACCOUNTS } from '../session/credential-vault.js';
 import { clientCertificateOf, DeviceIdentityStore } from '../enrollment/device-identity.js';
 import type { PowerEvents } from '../power/power-events.js';
+import type { AgentOptions } from '../agent-parts.js';
 import type { PromptPort } from '../prompts/prompt-port.js';
 import type { AgentStatus } from '../agent.js';
 import { SettingsFile, type AgentSettings } from '../settings/agent-settings.js';
@@ -97,7 +98,7 @@ export async function createAgent(
     power?: PowerEvents;
     reportIntervalMs?: number;
     longRunning?: boolean;
-    tunnel?: { portsFile?: string; socksPort?: number | null };
+    tunnel?: AgentOptions['tunnel'];
     /** how codes are asked for and notices shown; the terminal unless given (the agent service's socket) */
     prompt?: PromptPort;
   } = {},

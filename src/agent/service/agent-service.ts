@@ -17,12 +17,6 @@ import {
   type StatusResult,
 } from './service-protocol.js';
 
-/** What intercept mode adds to the tunnel manager (src/agent/tunnel/): where each service is reached. */
-interface InterceptCapable {
-  /** service name → `wiki.corp:443`, `10.1.0.0/16:8000-8099`... */
-  interceptAddresses?(): Map<string, string[]>;
-}
-
 export class AgentService {
   readonly prompts: ServicePrompts;
   private agent: Agent | undefined;
@@ -53,20 +47,15 @@ export class AgentService {
     }
   }
 
-  /** Intercept mode is on only when the agent's tunnel does it: asked for and present in this build. */
-  settleMode(interceptAsked: boolean, whyNotAsked: string): void {
-    const capable =
-      typeof (this.agent?.tunnel as InterceptCapable | undefined)?.interceptAddresses === 'function';
-    if (interceptAsked && capable) {
+  /** The mode is the tunnel's own; proxy mode says why not intercept (`whyNotIntercepting`). */
+  settleMode(whyNotIntercepting: string): void {
+    const tunnel = this.agent?.tunnel;
+    if (tunnel?.mode === 'intercept') {
       this.mode = 'intercept';
-      this.why = 'intercept mode is active';
+      this.why = 'programs reach each service at its own name and address';
     } else {
       this.mode = 'proxy';
-      this.why = !interceptAsked
-        ? whyNotAsked
-        : this.agent?.tunnel
-          ? 'this build of the agent has no intercept mode'
-          : 'the agent runs without its tunnel';
+      this.why = tunnel ? whyNotIntercepting : 'the agent runs without its tunnel';
     }
   }
 
@@ -114,10 +103,8 @@ export class AgentService {
   private entries(): ServiceEntry[] {
     const agent = this.agent;
     if (!agent) return [];
-    const tunnel = agent.tunnel as (Agent['tunnel'] & InterceptCapable) | undefined;
-    const addresses =
-      (this.mode === 'intercept' ? tunnel?.interceptAddresses?.() : tunnel?.localAddresses()) ??
-      new Map<string, string[]>();
+    // Local listeners in proxy mode, the real names and addresses when intercepting.
+    const addresses = agent.tunnel?.localAddresses() ?? new Map<string, string[]>();
     return agent.services().map((service) => ({ ...service, addresses: addresses.get(service.name) ?? [] }));
   }
 }

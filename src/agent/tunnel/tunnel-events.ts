@@ -1,6 +1,8 @@
 /** What the tunnel tells its user (the CLI prints these; the desktop shows them). */
 export type TunnelEvent =
   | { type: 'listening'; service: string; address: string }
+  /** intercept mode: programs reach the service at this real address (`wiki.corp:443`) */
+  | { type: 'intercepting'; service: string; address: string }
   | { type: 'closed'; service: string; address: string }
   | { type: 'refused'; service: string; reasons: string[] }
   | { type: 'revoked'; service: string }
@@ -18,6 +20,8 @@ export function describeTunnelEvent(event: TunnelEvent): string {
       return event.service === 'socks5'
         ? `socks5: listening on ${event.address}`
         : `tunnel ${event.service}: listening on ${event.address}`;
+    case 'intercepting':
+      return `intercept ${event.service}: ${event.address}`;
     case 'closed':
       return `tunnel ${event.service}: closed ${event.address}`;
     case 'refused':

@@ -9,12 +9,15 @@
  * with one local connection closes that connection only.
  */
 import { EventEmitter } from 'node:events';
-import { createServer, type Server, type Socket } from 'node:net';
+import { lookup } from 'node:dns/promises';
+import { createServer, isIP, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { INTERCEPT_V1, type DialTarget, type InterceptV1 } from '../../api/data-plane.js';
 import type { ServiceDetail, SessionDetail } from '../../api/services.js';
 import { isControllerError } from '../../controller-client/controller-error.js';
+import type { InterceptHost } from '../intercept/intercept-host.js';
 import { interceptedTarget, matchIntercept } from './intercept.js';
+import { InterceptFront, interceptAddresses } from './intercept-front.js';
 import { closeServer, LoopbackBinder, type LoopbackListeners } from './loopback-listeners.js';
 import { PortMemory } from './port-memory.js';
 import { RouterConnector } from './router-connector.js';
@@ -30,6 +33,12 @@ export interface TunnelOptions {
   portsFile?: string;
   /** SOCKS5 port: undefined tries 1080 then any free one; 0 any free one; null: no SOCKS5 listener */
   socksPort?: number | null;
+  /**
+   * Intercept mode: the system redirects each service's real addresses to the agent (the host does that);
+   * `exempt` are the agent's own destinations (its controller) that must never be redirected. Absent: proxy
+   * mode, a loopback listener per service.
+   */
+  intercept?: { host: InterceptHost; exempt: readonly string[] };
 }
 
 interface Published {
@@ -54,6 +63,7 @@ export class TunnelManager {
   private readonly ports: PortMemory;
   private readonly loopback = new LoopbackBinder();
   private socks: Server[] | undefined;
+  private readonly front: InterceptFront | undefined;
   private socksAddress: string | undefined;
   private stopped = false;
   /** Updates run one after another, so two service lists never race over the same ports. */
@@ -61,10 +71,29 @@ export class TunnelManager {
 
   constructor(private readonly options: TunnelOptions) {
     this.ports = new PortMemory(options.portsFile);
+    if (options.intercept)
+      this.front = new InterceptFront(
+        options.intercept.host,
+        (serviceId, socket, target) => {
+          const entry = this.published.get(serviceId);
+          if (entry) this.carry(entry.service, socket, target);
+          else socket.resetAndDestroy();
+        },
+        (message) => this.emit({ type: 'warning', service: 'intercept', message }),
+      );
+  }
+
+  /** Intercept mode (programs reach services at their real addresses) or proxy mode (loopback ports, SOCKS5). */
+  get mode(): 'intercept' | 'proxy' {
+    return this.front ? 'intercept' : 'proxy';
   }
 
   /** Opens the SOCKS5 listener; rejects when the port the user asked for (`socksPort`) is not free. */
   async start(): Promise<void> {
+    if (this.front) {
+      await this.front.start();
+      await this.front.exempt(await addressesOf(this.options.intercept?.exempt ?? []));
+    }
     if (this.options.socksPort === null || this.socks) return;
     const asked = this.options.socksPort;
     const { servers, port, addresses, moved } = await this.loopback.listen({
@@ -102,9 +131,14 @@ export class TunnelManager {
       );
   }
 
-  /** service name → local addresses (`127.0.0.1:8443`, `[::1]:8443`) */
+  /** service name → where programs reach it: local addresses (`127.0.0.1:8443`) or, intercepting, `wiki.corp:443` */
   localAddresses(): Map<string, string[]> {
     return new Map([...this.published.values()].map((p) => [p.service.name, p.addresses]));
+  }
+
+  /** service name → the addresses it is intercepted at (empty in proxy mode) */
+  interceptAddresses(): Map<string, string[]> {
+    return this.front ? this.localAddresses() : new Map();
   }
 
   get socksListening(): string | undefined {
@@ -117,6 +151,7 @@ export class TunnelManager {
     for (const id of [...this.published.keys()]) await this.unpublish(id);
     for (const server of this.socks ?? []) await closeServer(server);
     this.socks = undefined;
+    await this.front?.stop();
     this.connector.close();
   }
 
@@ -129,6 +164,7 @@ export class TunnelManager {
       if (intercept && dial && intercept.protocols?.includes('tcp'))
         wanted.set(service.id, { service, intercept });
     }
+    if (this.front) return this.intercept(wanted);
     for (const id of [...this.published.keys()]) if (!wanted.has(id)) await this.unpublish(id);
     for (const [id, { service, intercept }] of wanted) {
       const existing = this.published.get(id);
@@ -136,6 +172,44 @@ export class TunnelManager {
         existing.service = service;
         existing.intercept = intercept;
       } else await this.publish(service, intercept);
+    }
+  }
+
+  /**
+   * Intercept mode: the system is told the whole set at once (one atomic change), then each service's
+   * addresses are announced, those gone said closed.
+   */
+  private async intercept(
+    wanted: Map<string, { service: ServiceDetail; intercept: InterceptV1 }>,
+  ): Promise<void> {
+    const services = [...wanted.values()].map(({ service, intercept }) => ({
+      id: service.id,
+      name: service.name,
+      intercept,
+    }));
+    try {
+      await this.front!.update(services);
+    } catch (err) {
+      this.emit({ type: 'error', service: 'intercept', message: (err as Error).message });
+      return;
+    }
+    for (const [id, entry] of [...this.published])
+      if (!wanted.has(id)) {
+        this.published.delete(id);
+        this.sessions.delete(id);
+        for (const address of entry.addresses)
+          this.emit({ type: 'closed', service: entry.service.name, address });
+      }
+    for (const intercepted of services) {
+      const addresses = interceptAddresses(intercepted);
+      const { service, intercept } = wanted.get(intercepted.id)!;
+      const before = this.published.get(intercepted.id);
+      this.published.set(intercepted.id, { service, intercept, servers: [], addresses });
+      for (const address of before?.addresses ?? [])
+        if (!addresses.includes(address)) this.emit({ type: 'closed', service: service.name, address });
+      for (const address of addresses)
+        if (!before?.addresses.includes(address))
+          this.emit({ type: 'intercepting', service: service.name, address });
     }
   }
 
@@ -189,11 +263,11 @@ export class TunnelManager {
    * One local connection: a stream for it, or the refusal in the client's language, or it is closed; a failure
    * here ends this connection only.
    */
-  private carry(service: ServiceDetail, socket: Socket): void {
+  private carry(service: ServiceDetail, socket: Socket, target?: DialTarget): void {
     socket.on('error', () => undefined);
     socket.pause();
     let opened: Duplex | null = null;
-    void this.open(service, interceptedTarget(this.published.get(service.id)?.intercept))
+    void this.open(service, target ?? interceptedTarget(this.published.get(service.id)?.intercept))
       .then((result) => {
         if (result && 'refused' in result) return answerRefusal(socket, service.name, result.refused);
         const stream = result;
@@ -239,6 +313,8 @@ export class TunnelManager {
       this.emit({ type: 'error', service: service.name, message: (err as Error).message });
       return null;
     }
+    // Intercepting: the edge routers' own addresses must not be redirected back to the agent.
+    await this.front?.exempt(await addressesOf(routerHosts(session)));
     const result = await this.connector.dial(
       session.edgeRouters ?? [],
       session.token ?? '',
@@ -287,4 +363,28 @@ export class TunnelManager {
   private emit(event: TunnelEvent): void {
     this.events.emit('event', event);
   }
+}
+
+/** The hosts of a session's edge routers' URLs (`tls://router.corp:3022` → `router.corp`). */
+function routerHosts(session: SessionDetail): string[] {
+  const hosts: string[] = [];
+  for (const router of session.edgeRouters ?? [])
+    for (const url of Object.values(router.urls ?? {})) {
+      try {
+        hosts.push(new URL(url).hostname.replace(/^\[|\]$/g, ''));
+      } catch {
+        // not a URL: nothing to exempt
+      }
+    }
+  return hosts;
+}
+
+/** IP addresses for hosts (names resolved by the system; a name that does not resolve is skipped). */
+async function addressesOf(hosts: readonly string[]): Promise<string[]> {
+  const found = await Promise.all(
+    hosts.map(async (host) =>
+      isIP(host) ? [host] : (await lookup(host, { all: true }).catch(() => [])).map((a) => a.address),
+    ),
+  );
+  return [...new Set(found.flat())];
 }

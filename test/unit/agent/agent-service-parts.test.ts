@@ -1,11 +1,9 @@
 /**
  * The agent service's parts that need no root: the frame checks (every field named), the framing's cap on
  * a real socket pair, who may connect (a group file and /proc written here), the refusal log's rate, the
- * prompt bridge, the mode's reasons for each way of not reaching the service, and `--restore-only` without
- * intercept mode's system module.
+ * prompt bridge, and the mode's reasons for each way of not reaching the service.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { EventEmitter } from 'node:events';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,8 +15,6 @@ import { decideAccess, RefusalLog } from '../../../src/agent/service/peer-access
 import { ServicePrompts } from '../../../src/agent/service/service-prompts.js';
 import { serviceMode } from '../../../src/agent/service/service-mode.js';
 import { Listeners } from '../../../src/common/listeners.js';
-import { restoreOnly } from '../../../src/agent/cli/commands/agent-service-command.js';
-import { Terminal } from '../../../src/agent/cli/terminal.js';
 import { AgentService } from '../../../src/agent/service/agent-service.js';
 import type { Agent } from '../../../src/agent/agent.js';
 import type { ServiceEvent } from '../../../src/agent/service/service-protocol.js';
@@ -234,36 +230,13 @@ describe('the mode and why, without the service', () => {
   });
 });
 
-describe('service --restore-only', () => {
-  it("says clearly when intercept mode's system module is not in the build (exit 1)", async () => {
-    const missing = restoreOnly(temp(), new Terminal(), pathToFileURL(join(temp(), 'none.js')).href);
-    await expect(missing).rejects.toThrow(
-      /^cannot restore the system: intercept mode's system module \(src\/agent\/intercept\/system\/linux-system\) is not in this build/,
-    );
-    await expect(missing).rejects.toMatchObject({ exitCode: 1 });
-  });
-
-  it("calls the module's restoreSystem with the state folder", async () => {
-    const dir = temp();
-    const module = join(dir, 'linux-system.mjs');
-    writeFileSync(
-      module,
-      `import { writeFileSync } from 'node:fs';
-       export async function restoreSystem(stateDir) { writeFileSync(${JSON.stringify(join(dir, 'called'))}, stateDir); }`,
-    );
-    const state = join(dir, 'state');
-    expect(await restoreOnly(state, new Terminal(), pathToFileURL(module).href)).toBe(0);
-    expect(readFileSync(join(dir, 'called'), 'utf8')).toBe(state);
-  });
-});
-
 describe('the mode the service claims', () => {
-  /** The parts of an Agent the service reads; `intercept` adds what intercept mode gives the tunnel. */
+  /** The parts of an Agent the service reads, its tunnel in either mode. */
   function agentWith(intercept: boolean) {
     const tunnel = {
       events: new EventEmitter(),
-      localAddresses: () => new Map([['wiki', ['127.0.0.1:8443']]]),
-      ...(intercept ? { interceptAddresses: () => new Map([['wiki', ['wiki.corp:443']]]) } : {}),
+      mode: intercept ? 'intercept' : 'proxy',
+      localAddresses: () => new Map([['wiki', [intercept ? 'wiki.corp:443' : '127.0.0.1:8443']]]),
     };
     return {
       tunnel,
@@ -283,32 +256,29 @@ describe('the mode the service claims', () => {
     } as unknown as Agent;
   }
 
-  it('is intercept only when asked and the tunnel does it; the addresses follow the mode', async () => {
+  it("is intercept when the agent's tunnel intercepts; the addresses are the real ones", async () => {
     const service = new AgentService(() => undefined);
     service.attach(agentWith(true));
-    service.settleMode(true, 'unused');
+    service.settleMode('unused');
     const hello = await service.handlers().hello(undefined, { uid: 0, subscribe() {} });
-    expect(hello).toMatchObject({ mode: 'intercept', why: 'intercept mode is active', pid: process.pid });
+    expect(hello).toMatchObject({
+      mode: 'intercept',
+      why: 'programs reach each service at its own name and address',
+      pid: process.pid,
+    });
     const status = service.status();
     expect(status.services[0]!.addresses).toEqual(['wiki.corp:443']);
     expect(status.session).not.toHaveProperty('apiSessionId');
   });
 
-  it('is proxy, saying why, when intercept was not asked for or this build cannot do it', () => {
+  it('is proxy, saying why, when the tunnel does not intercept', () => {
     const notAsked = new AgentService(() => undefined);
-    notAsked.attach(agentWith(true));
-    notAsked.settleMode(false, 'the service was started with --proxy-only');
+    notAsked.attach(agentWith(false));
+    notAsked.settleMode('the service was started with --proxy-only');
     expect(notAsked.status()).toMatchObject({
       mode: 'proxy',
       why: 'the service was started with --proxy-only',
     });
     expect(notAsked.status().services[0]!.addresses).toEqual(['127.0.0.1:8443']);
-    const unable = new AgentService(() => undefined);
-    unable.attach(agentWith(false));
-    unable.settleMode(true, 'unused');
-    expect(unable.status()).toMatchObject({
-      mode: 'proxy',
-      why: 'this build of the agent has no intercept mode',
-    });
   });
 });

@@ -18,7 +18,8 @@ import {
 import { createAgent, createCliContext, signIn, type CliContext } from '../cli-context.js';
 import { CliError, EXIT, type ExitCode } from '../cli-errors.js';
 import type { Terminal } from '../terminal.js';
-import { printTunnelEvents, runConsole } from './run-command.js';
+import { interceptMode, interceptStateDir, printTunnelEvents, runConsole } from './run-command.js';
+import { restoreSystem } from '../../intercept/system/linux-system.js';
 import { createPowerEvents } from '../../power/create-power-events.js';
 import { PowerEventEmitter } from '../../power/power-events.js';
 import { controllerCaFile } from '../../../common/controller-ca-option.js';
@@ -128,28 +129,18 @@ export function parseServiceArgs(argv: string[], env: NodeJS.ProcessEnv): Servic
   };
 }
 
-/** Where intercept mode's system module lives; loaded only when asked (it exists with intercept mode). */
-const LINUX_SYSTEM_MODULE = '../../intercept/system/linux-system.js';
-
-/** `--restore-only`: intercept mode's restore entry point (`module` replaceable in tests). */
-export async function restoreOnly(
-  stateDir: string,
-  terminal: Terminal,
-  module = LINUX_SYSTEM_MODULE,
-): Promise<ExitCode> {
-  let restoreSystem: (stateDir: string) => Promise<unknown>;
-  try {
-    const loaded = (await import(module)) as { restoreSystem?: typeof restoreSystem };
-    if (typeof loaded.restoreSystem !== 'function') throw new Error('it has no restoreSystem function');
-    restoreSystem = loaded.restoreSystem;
-  } catch (error) {
-    throw new CliError(
-      `cannot restore the system: intercept mode's system module (src/agent/intercept/system/linux-system) is not in this build: ${errorMessage(error)}`,
-    );
-  }
-  await restoreSystem(stateDir);
-  terminal.print(`Restored the system state recorded in ${stateDir}.`);
-  return EXIT.ok;
+/** `--restore-only` (the unit's ExecStopPost): undoes what intercept mode changed, says what, and exits. */
+export async function restoreOnly(stateDir: string, terminal: Terminal): Promise<ExitCode> {
+  const report = await restoreSystem({ stateDir });
+  terminal.print(
+    report.removed.length
+      ? `Undid intercept mode's changes: ${report.removed.join(', ')}.`
+      : 'Nothing to undo: intercept mode left no changes on this system.',
+  );
+  if (report.failed.length === 0) return EXIT.ok;
+  throw new CliError(
+    `could not undo everything (tried again at the next start): ${report.failed.join('; ')}`,
+  );
 }
 
 export async function agentServiceCommand(
@@ -164,14 +155,14 @@ export async function agentServiceCommand(
     return EXIT.ok;
   }
   if (args.code) return submitCode(args.socket, args.code.given, terminal);
-  const stateDir = dirname(new SettingsFile(args.cli.configDir).path);
-  if (args.restoreOnly) return restoreOnly(stateDir, terminal);
+  if (args.restoreOnly)
+    return restoreOnly(interceptStateDir(new SettingsFile(args.cli.configDir).path), terminal);
   if (process.getuid?.() !== 0)
     throw new CliError(
       'the Postern service must run as root: intercept mode changes routes, firewall rules and the resolver, and the socket it serves is owned by root (install it as a system service, or run it with sudo)',
     );
   const ctx = await createCliContext(args.cli, env, terminal);
-  return serve(ctx, args, stateDir);
+  return serve(ctx, args, dirname(ctx.settingsFile.path));
 }
 
 /** `service code [CODE]`: a client of the running service, answering the prompt it raised. */
@@ -198,7 +189,7 @@ async function submitCode(socket: string, given: string | undefined, terminal: T
   }
 }
 
-async function serve(ctx: CliContext, args: ServiceArgs, stateDir: string): Promise<ExitCode> {
+async function serve(ctx: CliContext, args: ServiceArgs, configDir: string): Promise<ExitCode> {
   let server: ServiceSocketServer | undefined;
   const service = new AgentService((event) => server?.broadcast(event));
   try {
@@ -215,7 +206,7 @@ async function serve(ctx: CliContext, args: ServiceArgs, stateDir: string): Prom
   try {
     if (!(ctx.args.controller ?? ctx.settings.controllerUrl)) {
       service.setProblem(
-        `no controller configured: enroll or sign in with --config-dir ${stateDir}, or pass --controller`,
+        `no controller configured: enroll or sign in with --config-dir ${configDir}, or pass --controller`,
         { mode: 'proxy', why: 'the service has no controller to sign in to' },
       );
       await untilSignal();
@@ -232,6 +223,15 @@ async function runAgent(ctx: CliContext, args: ServiceArgs, service: AgentServic
   const power = new PowerEventEmitter();
   const source = createPowerEvents({ logger: ctx.logger });
   power.forward(source);
+  // A service that cannot intercept here still serves its users in proxy mode, and says why.
+  let whyNotIntercepting = 'the service was started with --proxy-only';
+  let intercept: Awaited<ReturnType<typeof interceptMode>>;
+  if (ctx.args.intercept)
+    intercept = await interceptMode(ctx).catch((error: unknown) => {
+      whyNotIntercepting = errorMessage(error);
+      ctx.terminal.print(`${whyNotIntercepting}; serving proxy mode`);
+      return undefined;
+    });
   const agent = await createAgent(ctx, {
     power,
     longRunning: true,
@@ -239,6 +239,7 @@ async function runAgent(ctx: CliContext, args: ServiceArgs, service: AgentServic
     tunnel: {
       portsFile: join(dirname(ctx.settingsFile.path), 'tunnel-ports.json'),
       socksPort: ctx.args.socksPort,
+      intercept,
     },
   });
   service.attach(agent);
@@ -247,7 +248,7 @@ async function runAgent(ctx: CliContext, args: ServiceArgs, service: AgentServic
     await agent.tunnel?.start().catch((err: unknown) => {
       throw new CliError(`socks5: ${errorMessage(err)}`);
     });
-    service.settleMode(ctx.args.intercept === true, 'the service was started with --proxy-only');
+    service.settleMode(whyNotIntercepting);
     try {
       await signIn(agent, ctx);
       service.setProblem(null);

@@ -8,7 +8,9 @@ import { createPowerEvents } from '../../power/create-power-events.js';
 import { PowerEventEmitter, type PowerEvent } from '../../power/power-events.js';
 import { errorMessage } from '../../../common/logger.js';
 import { CliError, EXIT, type ExitCode } from '../cli-errors.js';
-import { createAgent, signIn, type CliContext } from '../cli-context.js';
+import { controllerUrlOf, createAgent, signIn, type CliContext } from '../cli-context.js';
+import { openInterceptHost } from '../../intercept/open-intercept-host.js';
+import type { TunnelOptions } from '../../tunnel/tunnel-manager.js';
 import { describeResponse, servicesTable, statusLines } from '../format.js';
 import type { Terminal } from '../terminal.js';
 import { enrollInteractively } from './mfa-commands.js';
@@ -132,6 +134,7 @@ export async function runConsole(
 }
 
 export async function runCommand(ctx: CliContext): Promise<ExitCode> {
+  const intercept = ctx.args.intercept ? await interceptMode(ctx) : undefined;
   const seconds = ctx.args.intervalSeconds ?? ctx.settings.reportIntervalSeconds;
   if (ctx.args.intervalSeconds !== undefined)
     await ctx.settingsFile.update({ reportIntervalSeconds: ctx.args.intervalSeconds });
@@ -148,9 +151,11 @@ export async function runCommand(ctx: CliContext): Promise<ExitCode> {
       : {
           portsFile: join(dirname(ctx.settingsFile.path), 'tunnel-ports.json'),
           socksPort: ctx.args.socksPort,
+          intercept,
         },
   });
   const offTunnel = printTunnelEvents(agent, ctx.terminal, ctx.args.json);
+  if (agent.tunnel) printMode(ctx.terminal, ctx.args.json, agent.tunnel.mode);
   try {
     // Before signing in: a `--socks-port` that is taken ends `run` with the port and who holds it, rather
     // than an agent that runs on without the listener the user asked for.
@@ -167,6 +172,39 @@ export async function runCommand(ctx: CliContext): Promise<ExitCode> {
     source.close();
     await agent.stop();
   }
+}
+
+/**
+ * Intercept mode's host, set up before anything else: a machine where it cannot run ends `run` with the
+ * reason (exit 1), rather than an agent that quietly falls back to proxy mode the user did not ask for.
+ */
+export async function interceptMode(ctx: CliContext): Promise<TunnelOptions['intercept']> {
+  const opened = await openInterceptHost({
+    stateDir: interceptStateDir(ctx.settingsFile.path),
+    log: (message) => ctx.terminal.print(`intercept: ${message}`),
+  });
+  if ('unavailable' in opened) throw new CliError(`intercept mode is not available: ${opened.unavailable}`);
+  return { host: opened.host, exempt: [new URL(controllerUrlOf(ctx)).hostname.replace(/^\[|\]$/g, '')] };
+}
+
+/** Where intercept mode keeps its journal and the saved resolv.conf: beside agent.json. */
+export function interceptStateDir(settingsPath: string): string {
+  return join(dirname(settingsPath), 'intercept');
+}
+
+/** Which mode carries the services, and why: one line (one JSON event with `--json`). */
+export function printMode(
+  terminal: Terminal,
+  json: boolean,
+  mode: 'intercept' | 'proxy',
+  whyNot = 'run --intercept as root to reach them at their own names',
+): void {
+  const why =
+    mode === 'intercept'
+      ? 'programs reach each service at its own name and address'
+      : `programs reach services at the local addresses below or through SOCKS5; ${whyNot}`;
+  if (json) terminal.jsonLine(JSON.stringify({ event: 'mode', mode, why }));
+  else terminal.print(`mode: ${mode} (${why})`);
 }
 
 /** `tunnel <service>: listening on <address>` per event, or one JSON object per line with `--json`. */

@@ -108,7 +108,10 @@ export class InterceptResolver {
     this.upstreamTimeoutMs = options.upstreamTimeoutMs ?? UPSTREAM_TIMEOUT_MS;
     this.maxForwards = options.maxForwardsInFlight ?? MAX_FORWARDS_IN_FLIGHT;
     const local = new LocalSources();
-    this.acceptFrom = options.acceptFrom ?? ((address) => local.accepts(address));
+    // Its own address too: a query the machine sends to 100.64.0.2 comes from 100.64.0.2, and the device that
+    // address sits on (postern0, no carrier) is missing from Node's interface list. Linux drops a packet from the
+    // network that claims one of the machine's own addresses as its source, so this admits nothing remote.
+    this.acceptFrom = options.acceptFrom ?? ((address) => address === options.host || local.accepts(address));
   }
 
   /**
