@@ -14,6 +14,7 @@ const ONE_BACKEND = [
   // Network namespaces, one world at a time (a lock): what they test is the machine's routing, not the store.
   'test/integration/netns-world.test.ts',
   'test/integration/intercept-mode.test.ts',
+  'test/integration/intercept-cli.test.ts',
 ];
 
 export default defineConfig({
