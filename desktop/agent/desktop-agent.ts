@@ -56,6 +56,7 @@ export class DesktopAgent {
   private updatedAt: number | null = null;
   /** until the Postern service has been asked (desktop-app.ts asks at start) */
   private mode: ModeView = { mode: 'proxy', why: 'checking for the Postern service…' };
+  private interceptedAt: ReadonlyMap<string, string[]> | undefined;
   private readonly log: AgentLogger;
 
   constructor(private readonly options: DesktopAgentOptions) {
@@ -81,7 +82,17 @@ export class DesktopAgent {
   }
 
   services(): ServicesView {
-    return { services: withLocalAddresses(this.agent), updatedAt: this.updatedAt, mode: this.mode };
+    return {
+      services: withLocalAddresses(this.agent, this.interceptedAt),
+      updatedAt: this.updatedAt,
+      mode: this.mode,
+    };
+  }
+
+  /** Where the Postern service intercepts each service (its own names and ports); undefined: it does not. */
+  setInterceptedAddresses(addresses: ReadonlyMap<string, string[]> | undefined): void {
+    this.interceptedAt = addresses;
+    this.serviceChanges.emit(this.services());
   }
 
   /** What the Postern service said (or why it could not be asked); every window and the tray show it. */

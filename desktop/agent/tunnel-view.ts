@@ -12,11 +12,15 @@ import type { ServiceRowView } from '../ipc/views.js';
 /** A second notification about the same service within this long would only repeat the first. */
 export const NOTICE_QUIET_MS = 30_000;
 
-export function withLocalAddresses(agent: Agent | undefined): ServiceRowView[] {
+export function withLocalAddresses(
+  agent: Agent | undefined,
+  intercepted?: ReadonlyMap<string, string[]>,
+): ServiceRowView[] {
   const addresses = agent?.tunnel?.localAddresses() ?? new Map<string, string[]>();
   return (agent?.services() ?? []).map((service) => ({
     ...service,
-    localAddresses: addresses.get(service.name) ?? [],
+    // While the Postern service intercepts, a service is reached at its own name: that is what to show.
+    localAddresses: intercepted?.get(service.name) ?? addresses.get(service.name) ?? [],
   }));
 }
 

@@ -31,6 +31,7 @@ import { AppTray } from './tray.js';
 import { syncViews } from '../agent/view-sync.js';
 import { serviceSocketPath } from '../../src/agent/service/service-client.js';
 import { serviceMode } from '../../src/agent/service/service-mode.js';
+import { followInterceptedAddresses } from './service-addresses.js';
 import { AppWindows } from './windows.js';
 
 /** Seeds a fresh bundled controller with demo data; resolves the demo user's login, if it made one. */
@@ -81,6 +82,8 @@ export class DesktopApp {
   private controller: BundledController | undefined;
   private unbind: (() => void) | undefined;
   private unsync: (() => void) | undefined;
+  /** ends following the Postern service's intercepted addresses */
+  private unfollow: (() => void) | undefined;
   private quitting = false;
   /** agent.json, shared with the CLI: the controller the user signed in to last. */
   private readonly agentSettings: SettingsFile;
@@ -141,9 +144,18 @@ export class DesktopApp {
     refreshTray();
     // Asked while signing in: the app runs its own proxy-mode agent either way, and says which mode is
     // active and why (the service's reply has a bounded wait).
-    const mode = serviceMode(this.options.serviceSocket ?? serviceSocketPath()).then((report) =>
-      this.agent.setMode(report),
-    );
+    const socket = this.options.serviceSocket ?? serviceSocketPath();
+    const mode = serviceMode(socket).then(async (report) => {
+      this.agent.setMode(report);
+      if (report.mode !== 'intercept') return;
+      // The service's own view of where each service is reached; a failure leaves the local addresses.
+      this.unfollow = await followInterceptedAddresses(socket, (addresses) =>
+        this.agent.setInterceptedAddresses(addresses),
+      ).catch((error: unknown) => {
+        this.log.warn(`the Postern service's addresses: ${errorMessage(error)}`);
+        return undefined;
+      });
+    });
     const session = await this.signInAtLaunch();
     await mode;
     if (!this.options.startHidden || session.status !== 'signed-in') this.windows.showMain();
@@ -153,6 +165,7 @@ export class DesktopApp {
     this.quitting = true;
     this.unbind?.();
     this.unsync?.();
+    this.unfollow?.();
     await this.agent.stop();
     this.power.close();
     await this.controller

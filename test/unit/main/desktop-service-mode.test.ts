@@ -14,6 +14,7 @@ const fake = await import('../../fakes/electron.js');
 const { startDesktopHarness } = await import('../../helpers/desktop-app-harness.js');
 const { ServiceSocketServer } = await import('../../../src/agent/service/service-socket-server.js');
 const { silentLogger } = await import('../../../src/common/logger.js');
+const { withLocalAddresses } = await import('../../../desktop/agent/tunnel-view.js');
 type DesktopHarness = import('../../helpers/desktop-app-harness.js').DesktopHarness;
 type ServicesView = import('../../../desktop/ipc/views.js').ServicesView;
 type ModeView = import('../../../desktop/ipc/views.js').ModeView;
@@ -55,6 +56,7 @@ describe('the mode line', () => {
     const dir = mkdtempSync(join(tmpdir(), 'postern-desktop-svc-'));
     cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
     const path = join(dir, 'agent.sock');
+    const asked: string[] = [];
     const server = await ServiceSocketServer.listen({
       path,
       // The test's own user is the desktop's user here.
@@ -68,14 +70,20 @@ describe('the mode line', () => {
           why: 'intercept mode is active',
           pid: 4321,
         }),
-        status: () => ({
-          mode: 'intercept',
-          why: 'intercept mode is active',
-          session: null,
-          problem: null,
-          services: [],
-        }),
-        subscribe: () => ({ subscribed: true }),
+        status: () => {
+          asked.push('status');
+          return {
+            mode: 'intercept',
+            why: 'intercept mode is active',
+            session: null,
+            problem: null,
+            services: [],
+          };
+        },
+        subscribe: () => {
+          asked.push('subscribe');
+          return { subscribed: true };
+        },
         submitCode: () => ({ accepted: false }),
       },
     });
@@ -84,5 +92,29 @@ describe('the mode line', () => {
     const view = await servicesView();
     expect(view.mode).toEqual({ mode: 'intercept', why: 'the Postern service, pid 4321' });
     trayShows(h, view.mode, 'Intercept mode: the Postern service, pid 4321');
+    // and it follows where the service reaches each service, to show those names instead of local ports
+    await vi.waitFor(() => expect(asked).toEqual(['status', 'subscribe']), { timeout: 30_000 });
+  });
+
+  it("shows a service at the names the Postern service intercepts, else at the app's local ports", () => {
+    const agent = {
+      tunnel: {
+        localAddresses: () =>
+          new Map([
+            ['wiki', ['127.0.0.1:8443']],
+            ['crm', ['127.0.0.1:9443']],
+          ]),
+      },
+      services: () => [{ name: 'wiki' }, { name: 'crm' }],
+    } as unknown as Parameters<typeof withLocalAddresses>[0];
+    expect(withLocalAddresses(agent).map((r) => r.localAddresses)).toEqual([
+      ['127.0.0.1:8443'],
+      ['127.0.0.1:9443'],
+    ]);
+    const intercepted = new Map([['wiki', ['wiki.corp:443']]]);
+    expect(withLocalAddresses(agent, intercepted).map((r) => r.localAddresses)).toEqual([
+      ['wiki.corp:443'],
+      ['127.0.0.1:9443'],
+    ]);
   });
 });
