@@ -42,25 +42,14 @@ export function exchangeUdp(
   return new Promise((resolve) => {
     if (signal.aborted) return resolve(undefined);
     const socket = createSocket(upstream.family === 6 ? 'udp6' : 'udp4');
-    let done = false;
-    const finish = (answer?: Buffer) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      socket.close();
-      resolve(answer);
-    };
-    const onAbort = () => finish();
-    const timer = setTimeout(finish, timeoutMs);
-    signal.addEventListener('abort', onAbort);
+    const { finish, isDone } = settleOnce(timeoutMs, signal, () => socket.close(), resolve);
     // A connected socket only receives from the upstream, and learns of an ICMP refusal as an error.
     socket.on('error', () => finish());
     socket.on('message', (message) => {
       if (isAnswerTo(message, id)) finish(message);
     });
     socket.connect(upstream.port, upstream.host, () => {
-      if (!done) socket.send(query, (error) => error && finish());
+      if (!isDone()) socket.send(query, (error) => error && finish());
     });
   });
 }
@@ -77,18 +66,7 @@ export function exchangeTcp(
     const socket = connect({ host: upstream.host, port: upstream.port });
     socket.setNoDelay(true);
     let received = Buffer.alloc(0);
-    let done = false;
-    const finish = (answer?: Buffer) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      socket.destroy();
-      resolve(answer);
-    };
-    const onAbort = () => finish();
-    const timer = setTimeout(finish, timeoutMs);
-    signal.addEventListener('abort', onAbort);
+    const { finish } = settleOnce(timeoutMs, signal, () => socket.destroy(), resolve);
     socket.on('error', () => finish());
     socket.on('close', () => finish());
     socket.on('connect', () => {
@@ -105,4 +83,29 @@ export function exchangeTcp(
       finish(isAnswerTo(answer, id) ? answer : undefined);
     });
   });
+}
+
+/**
+ * One exchange's end, whichever comes first: the answer, the timeout, the abort or a socket error. The socket
+ * is closed and the promise settled exactly once.
+ */
+function settleOnce(
+  timeoutMs: number,
+  signal: AbortSignal,
+  close: () => void,
+  resolve: (answer: Buffer | undefined) => void,
+): { finish: (answer?: Buffer) => void; isDone: () => boolean } {
+  let done = false;
+  const finish = (answer?: Buffer) => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    signal.removeEventListener('abort', onAbort);
+    close();
+    resolve(answer);
+  };
+  const onAbort = () => finish();
+  const timer = setTimeout(finish, timeoutMs);
+  signal.addEventListener('abort', onAbort);
+  return { finish, isDone: () => done };
 }
