@@ -218,6 +218,17 @@ describe.skipIf(!root)('the agent service (needs root: it refuses to run without
     }
   });
 
+  it('closes a refused connection for good, even when the client keeps its own side open', async () => {
+    // After its refusal, a client that never closes would hold one of the service's descriptors forever: it
+    // writes until the service's side is gone (EPIPE), which must come well within the bound.
+    const script = `const s=require('net').createConnection({path:${JSON.stringify(socket)},allowHalfOpen:true});
+let d='';s.on('data',c=>d+=c);s.on('error',e=>{process.stdout.write('closed '+e.code+' '+d);process.exit(0)});
+s.on('end',()=>setInterval(()=>s.write('x'),100));
+setTimeout(()=>{process.stdout.write('still open '+d);process.exit(0)},15000)`;
+    const run = await finished(spawn(process.execPath, ['-e', script], { uid: 65534, gid: 65534 }));
+    expect(run.stdout).toMatch(/^closed EPIPE .*"NOT_ALLOWED"/);
+  });
+
   it('answers a malformed frame with an error naming the field, and keeps the connection', async () => {
     const client = await ServiceClient.connect(socket);
     const frames: unknown[] = [];
