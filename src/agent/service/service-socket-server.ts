@@ -44,6 +44,13 @@ export interface SocketServerOptions {
   files?: SystemFiles;
 }
 
+/**
+ * Connections open at once (allowed ones, and refused ones in their closing grace); beyond it Node closes a new
+ * connection before anything is read or written. The desktop app holds one and each CLI command one for a
+ * moment; the cap keeps a local loop of connections from taking the descriptors the service's tunnels need.
+ */
+export const MAX_SERVICE_CONNECTIONS = 128;
+
 /** How long a connection being closed (refused, or past the frame cap) may keep its own side open. */
 export const CLOSING_GRACE_MS = 1000;
 
@@ -79,6 +86,7 @@ export class ServiceSocketServer {
     prepareFolder(options.path);
     await clearStaleSocket(options.path);
     const server = createServer();
+    server.maxConnections = MAX_SERVICE_CONNECTIONS;
     const instance = new ServiceSocketServer(server, options);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
