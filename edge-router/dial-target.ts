@@ -66,6 +66,9 @@ export function decideDialTarget(host: HostV1, asked: AskedDestination): DialDec
       return notAllowed('the asked address is not an IP address or a host name');
     // Judged and dialed in one spelling, so a mapped IPv6 address is checked as the IPv4 address it reaches.
     const wanted = canonicalAddress(asked.address);
+    // Connecting to the unspecified address reaches the router's own host, whatever range it was allowed in.
+    if (wanted === '0.0.0.0' || wanted === '::')
+      return notAllowed('the unspecified address (this host) is not a destination');
     if (!host.allowedAddresses?.some((pattern) => addressMatches(pattern, wanted)))
       return notAllowed(`${wanted} is not in allowedAddresses`);
     address = wanted;

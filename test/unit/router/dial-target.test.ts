@@ -123,6 +123,14 @@ describe('the dial target', () => {
     });
   });
 
+  it('refuses the unspecified address, which connects to the router itself, whatever range allows it', () => {
+    const wide: HostV1 = { ...forwarding, allowedAddresses: ['0.0.0.0/1', '::/1'] };
+    for (const address of ['0.0.0.0', '::', '0:0::0', '::ffff:0.0.0.0'])
+      expect(reason(wide, asked(address, '80')), address).toBe(
+        'the unspecified address (this host) is not a destination',
+      );
+  });
+
   it('refuses a forwarded part that was not asked or is malformed', () => {
     expect(reason(forwarding, asked(undefined, '80'))).toMatch(/no address was asked/);
     expect(reason(forwarding, asked('10.1.0.1', undefined))).toMatch(/no port was asked/);
