@@ -11,7 +11,7 @@ import {
   STREAM_DIAL_PROTOCOL_HEADER,
   type HostV1,
 } from '../src/api/data-plane.js';
-import { addressMatches, isDialAddress } from '../src/common/address-pattern.js';
+import { addressMatches, canonicalAddress, isDialAddress } from '../src/common/address-pattern.js';
 
 /** What the client asked, as it came: each part absent or text, nothing trusted yet. */
 export interface AskedDestination {
@@ -64,7 +64,11 @@ export function decideDialTarget(host: HostV1, asked: AskedDestination): DialDec
     if (asked.address === undefined) return notAllowed('no address was asked (the service forwards it)');
     if (asked.address.length > MAX_ASKED_CHARS || !isDialAddress(asked.address))
       return notAllowed('the asked address is not an IP address or a host name');
-    const wanted = asked.address;
+    // Judged and dialed in one spelling, so a mapped IPv6 address is checked as the IPv4 address it reaches.
+    const wanted = canonicalAddress(asked.address);
+    // Connecting to the unspecified address reaches the router's own host, whatever range it was allowed in.
+    if (wanted === '0.0.0.0' || wanted === '::')
+      return notAllowed('the unspecified address (this host) is not a destination');
     if (!host.allowedAddresses?.some((pattern) => addressMatches(pattern, wanted)))
       return notAllowed(`${wanted} is not in allowedAddresses`);
     address = wanted;

@@ -21,6 +21,21 @@ export const isHostName = (name: string): boolean => HOST_NAME.test(name) && !NU
 export const isDialAddress = (address: string): boolean =>
   (isIP(address) !== 0 && !address.includes('%')) || isHostName(address);
 
+/**
+ * The one spelling of an IP for comparing and dialing: IPv6 in its canonical text (`FD00:0::1` → `fd00::1`), and
+ * an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`, `::ffff:7f00:1`) as the IPv4 address it is. A mapped address
+ * connects to its IPv4 address, so it must be judged against the IPv4 lists: left as IPv6 it would pass a broad
+ * IPv6 allowance (`::/0`) and reach any IPv4 address, the router's loopback included. A name is returned as is.
+ */
+export function canonicalAddress(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  if (!mapped) return canonical;
+  const [high, low] = [parseInt(mapped[1] ?? '', 16), parseInt(mapped[2] ?? '', 16)];
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+}
+
 function subnet(pattern: string): { list: BlockList; family: 'ipv4' | 'ipv6' } | undefined {
   const [base = '', bits = '', ...rest] = pattern.split('/');
   const family = isIP(base);
@@ -47,7 +62,7 @@ export function isAddressPattern(pattern: string): boolean {
 /** Does `host` (an IP, bracketed or not, or a name) fall within `pattern`? */
 export function addressMatches(pattern: string, host: string): boolean {
   const p = pattern.toLowerCase();
-  const h = host.toLowerCase().replace(/^\[|\]$/g, '');
+  const h = canonicalAddress(host.toLowerCase().replace(/^\[|\]$/g, ''));
   if (p.includes('/')) {
     const range = subnet(p);
     const family = isIP(h);
@@ -55,5 +70,5 @@ export function addressMatches(pattern: string, host: string): boolean {
     return range.list.check(h, range.family);
   }
   if (p.startsWith('*.')) return h.endsWith(p.slice(1)) && h.length > p.length - 1;
-  return p === h;
+  return canonicalAddress(p) === h;
 }

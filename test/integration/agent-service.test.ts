@@ -14,6 +14,7 @@ import { adminApi } from '../helpers/agent-setup.js';
 import { create, waitFor } from '../helpers/data-plane-world.js';
 import { ServiceClient, ServiceError } from '../../src/agent/service/service-client.js';
 import { MAX_FRAME_BYTES } from '../../src/agent/service/service-frames.js';
+import { MAX_SERVICE_CONNECTIONS } from '../../src/agent/service/service-socket-server.js';
 import type { ServiceEvent } from '../../src/agent/service/service-protocol.js';
 import { enrollVerified, startMfaTestbed, type AuthenticatorApp, type MfaTestbed } from '../helpers/mfa.js';
 
@@ -215,6 +216,57 @@ describe.skipIf(!root)('the agent service (needs root: it refuses to run without
       expect((await client.request('hello')).pid).toBe(daemon.child.pid);
     } finally {
       client.close();
+    }
+  });
+
+  it('closes a refused connection for good, even when the client keeps its own side open', async () => {
+    // After its refusal, a client that never closes would hold one of the service's descriptors forever: it
+    // writes until the service's side is gone (EPIPE), which must come well within the bound.
+    const script = `const s=require('net').createConnection({path:${JSON.stringify(socket)},allowHalfOpen:true});
+let d='';s.on('data',c=>d+=c);s.on('error',e=>{process.stdout.write('closed '+e.code+' '+d);process.exit(0)});
+s.on('end',()=>setInterval(()=>s.write('x'),100));
+setTimeout(()=>{process.stdout.write('still open '+d);process.exit(0)},15000)`;
+    const run = await finished(spawn(process.execPath, ['-e', script], { uid: 65534, gid: 65534 }));
+    expect(run.stdout).toMatch(/^closed EPIPE .*"NOT_ALLOWED"/);
+  });
+
+  it('holds at most its cap of connections at once: one more is closed unread, and a freed place is taken again', async () => {
+    const open = () =>
+      new Promise<Socket>((resolve, reject) => {
+        const s = createConnection(socket, () => resolve(s));
+        s.on('error', reject);
+      });
+    const closed = (s: Socket) => new Promise<void>((resolve) => s.once('close', () => resolve()));
+    const held: Socket[] = [];
+    try {
+      for (let i = 0; i < MAX_SERVICE_CONNECTIONS; i++) held.push(await open());
+      const outcome = await Promise.race([
+        (async () => {
+          const s = await open();
+          await closed(s);
+          return s.bytesRead === 0 ? 'closed unread' : 'closed after bytes';
+        })(),
+        new Promise((resolve) => setTimeout(() => resolve('still open'), 15_000)),
+      ]);
+      expect(outcome).toBe('closed unread');
+      held.pop()!.destroy();
+      await expect
+        .poll(
+          async () => {
+            const c = await ServiceClient.connect(socket);
+            try {
+              return (await c.request('hello')).pid;
+            } catch {
+              return undefined;
+            } finally {
+              c.close();
+            }
+          },
+          { timeout: 15_000 },
+        )
+        .toBe(daemon.child.pid);
+    } finally {
+      held.forEach((s) => s.destroy());
     }
   });
 

@@ -24,6 +24,9 @@ Commands:
   mfa verify [CODE]     finish setting up with a code from the app
   mfa remove [CODE]     remove MFA (a code or recovery code; none to abandon an unfinished setup)
   mfa codes [CODE]      show your recovery codes (--regenerate to replace them)
+  service               the privileged agent service (root): intercept mode for the desktop app and the CLI
+                        over a local socket ('service --help' for its options)
+  service code [CODE]   answer the authenticator code the running service asks for
 
 Options:
   --controller URL      controller address (or POSTERN_CONTROLLER_URL; remembered after login)

@@ -44,6 +44,30 @@ export interface SocketServerOptions {
   files?: SystemFiles;
 }
 
+/**
+ * Connections open at once (allowed ones, and refused ones in their closing grace); beyond it Node closes a new
+ * connection before anything is read or written. The desktop app holds one and each CLI command one for a
+ * moment; the cap keeps a local loop of connections from taking the descriptors the service's tunnels need.
+ */
+export const MAX_SERVICE_CONNECTIONS = 128;
+
+/** How long a connection being closed (refused, or past the frame cap) may keep its own side open. */
+export const CLOSING_GRACE_MS = 1000;
+
+/**
+ * Sends what is queued and closes the connection for good. `end()` alone only half-closes it: a peer that
+ * keeps its own side open would hold one of the service's descriptors for as long as it likes, and a loop of
+ * such peers would take them all, so the connection is destroyed once the peer ends it or after the grace.
+ * What the peer still sends is read and dropped meanwhile: a Unix socket closed with unread data resets its
+ * peer, which could then lose the refusal it has not read yet.
+ */
+function closeAfterFlush(socket: Socket): void {
+  socket.on('data', () => undefined);
+  socket.resume();
+  socket.end();
+  setTimeout(() => socket.destroy(), CLOSING_GRACE_MS).unref();
+}
+
 export class ServiceSocketServer {
   private readonly subscribers = new Set<Socket>();
   private readonly sockets = new Set<Socket>();
@@ -62,6 +86,7 @@ export class ServiceSocketServer {
     prepareFolder(options.path);
     await clearStaleSocket(options.path);
     const server = createServer();
+    server.maxConnections = MAX_SERVICE_CONNECTIONS;
     const instance = new ServiceSocketServer(server, options);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -103,8 +128,7 @@ export class ServiceSocketServer {
       if (!decision.allowed) {
         this.refusals.refused(peer.uid, decision.reason);
         this.send(socket, { id: null, error: { code: 'NOT_ALLOWED', message: decision.reason } });
-        socket.end();
-        return;
+        return closeAfterFlush(socket);
       }
       uid = peer.uid;
     } catch (error) {
@@ -125,8 +149,7 @@ export class ServiceSocketServer {
           field: 'frame',
           message: 'the frame is larger than the 64 KiB cap; closing the connection',
         });
-        socket.end();
-        return;
+        return closeAfterFlush(socket);
       }
       if (outcome.kind === 'not-json') {
         this.fail(socket, null, {

@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseAdminArgs } from '../../../src/admin/admin-args.js';
 import { parseCliArgs } from '../../../src/agent/cli/cli-args.js';
-import { UsageError } from '../../../src/agent/cli/cli-args.js';
+import { USAGE, UsageError } from '../../../src/agent/cli/cli-args.js';
+import { SERVICE_HELP } from '../../../src/agent/cli/commands/agent-service-command.js';
 
 function usage(action: () => unknown): string {
   try {
@@ -36,5 +37,14 @@ describe('option errors', () => {
     [['login', '--username'], '--username needs a value'],
   ])('agent %j', (argv, text) => {
     expect(usage(() => parseCliArgs(argv, {}))).toBe(text);
+  });
+});
+
+describe("the agent's --help", () => {
+  it('lists every command the README tells a newcomer to run, `service` and `service code` included', () => {
+    for (const command of ['login', 'services', 'status', 'run', 'mfa enroll', 'service', 'service code'])
+      expect(USAGE, command).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+    expect(USAGE).toContain('--intercept');
+    expect(SERVICE_HELP).toContain('--restore-only');
   });
 });

@@ -86,6 +86,14 @@ describe('resolv.conf backend', () => {
     expect(await restoreResolvConf(paths)).toBeUndefined();
   });
 
+  it('restores over an empty file: a write in place killed between truncating and writing', async () => {
+    const paths = setup(ORIGINAL);
+    await registerResolver(fakeSystem().run, 'resolv.conf', paths, '100.64.0.2', []);
+    writeFileSync(paths.resolvConf, '');
+    expect(await restoreResolvConf(paths)).toBe(`${paths.resolvConf} restored`);
+    expect(readFileSync(paths.resolvConf).equals(ORIGINAL)).toBe(true);
+  });
+
   it('leaves a file changed since Postern wrote it (a DHCP client rewrote it) and drops the stale copy', async () => {
     const paths = setup(ORIGINAL);
     await registerResolver(fakeSystem().run, 'resolv.conf', paths, '100.64.0.2', []);

@@ -75,6 +75,13 @@ async function closedPort(): Promise<string> {
   return `127.0.0.1:${port}`;
 }
 
+/** A DNS message with its TCP length prefix. */
+function framed(message: Buffer): Buffer {
+  const length = Buffer.alloc(2);
+  length.writeUInt16BE(message.length);
+  return Buffer.concat([length, message]);
+}
+
 describe('intercept resolver', () => {
   it('answers A for an intercepted name with its pool address, authoritatively, with the same id', async () => {
     const { r, port, answers } = await resolver([(await upstream()).address]);
@@ -286,6 +293,43 @@ describe('intercept resolver', () => {
       })
       .toBe(1);
   });
+
+  it('stops reading from a TCP client that does not read its answers, and goes on once it does', async () => {
+    const { port, answers } = await resolver([(await upstream()).address], { tcpIdleMs: 60_000 });
+    const total = 300_000;
+    const client = await new Promise<Socket>((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port }, () => resolve(socket));
+      socket.on('error', reject);
+    });
+    cleanups.push(async () => client.destroy());
+    client.pause();
+    client.write(Buffer.concat(Array.from({ length: total }, () => framed(query('wiki.corp')))));
+    // Answered until what the kernel holds between the two is full, then no more: wait for that to settle.
+    let settled = -1;
+    await expect
+      .poll(
+        () => {
+          const [before, now] = [settled, answers.length];
+          settled = now;
+          return now > 0 && now === before;
+        },
+        { timeout: 60_000, interval: 500 },
+      )
+      .toBe(true);
+    expect(answers.length).toBeLessThan(total);
+    // Reading again, the client gets every answer.
+    let received = 0;
+    let bytes = Buffer.alloc(0);
+    client.on('data', (chunk: Buffer) => {
+      bytes = Buffer.concat([bytes, chunk]);
+      while (bytes.length >= 2 && bytes.length >= 2 + bytes.readUInt16BE(0)) {
+        bytes = bytes.subarray(2 + bytes.readUInt16BE(0));
+        received++;
+      }
+    });
+    client.resume();
+    await expect.poll(() => received, { timeout: 60_000 }).toBe(total);
+  }, 150_000);
 
   it('drops queries from sources it does not serve', async () => {
     const { port } = await resolver([(await upstream()).address], { acceptFrom: () => false });

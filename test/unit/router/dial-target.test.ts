@@ -99,6 +99,38 @@ describe('the dial target', () => {
     );
   });
 
+  it('judges an IPv4-mapped IPv6 address as the IPv4 address it connects to, and dials that', () => {
+    // An IPv6 allowance must not be a way to the router's IPv4 loopback or any IPv4 outside the IPv4 lists.
+    const anyIpv6: HostV1 = { ...forwarding, allowedAddresses: ['10.1.0.0/16', '::/0'] };
+    for (const address of [
+      '::ffff:127.0.0.1',
+      '::FFFF:7f00:1',
+      '0:0:0:0:0:ffff:a9fe:a9fe',
+      '::ffff:10.2.0.1',
+    ])
+      expect(reason(anyIpv6, asked(address, '80')), address).toMatch(/is not in allowedAddresses/);
+    expect(decideDialTarget(anyIpv6, asked('::ffff:10.1.2.3', '80'))).toEqual({
+      kind: 'dial',
+      address: '10.1.2.3',
+      port: 80,
+    });
+    // Another spelling of an allowed IPv6 address is that address.
+    const exact: HostV1 = { ...forwarding, allowedAddresses: ['fd00::1'] };
+    expect(decideDialTarget(exact, asked('FD00:0:0::1', '80'))).toEqual({
+      kind: 'dial',
+      address: 'fd00::1',
+      port: 80,
+    });
+  });
+
+  it('refuses the unspecified address, which connects to the router itself, whatever range allows it', () => {
+    const wide: HostV1 = { ...forwarding, allowedAddresses: ['0.0.0.0/1', '::/1'] };
+    for (const address of ['0.0.0.0', '::', '0:0::0', '::ffff:0.0.0.0'])
+      expect(reason(wide, asked(address, '80')), address).toBe(
+        'the unspecified address (this host) is not a destination',
+      );
+  });
+
   it('refuses a forwarded part that was not asked or is malformed', () => {
     expect(reason(forwarding, asked(undefined, '80'))).toMatch(/no address was asked/);
     expect(reason(forwarding, asked('10.1.0.1', undefined))).toMatch(/no port was asked/);

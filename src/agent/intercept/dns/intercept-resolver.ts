@@ -195,6 +195,7 @@ export class InterceptResolver {
     socket.on('close', () => this.tcpClients.delete(socket));
     socket.setNoDelay(true);
     socket.setTimeout(this.options.tcpIdleMs ?? TCP_IDLE_MS, () => socket.destroy());
+    socket.on('drain', () => socket.resume());
     let buffered = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {
       buffered = Buffer.concat([buffered, chunk]);
@@ -209,7 +210,10 @@ export class InterceptResolver {
         const query = Buffer.from(buffered.subarray(2, 2 + size));
         buffered = buffered.subarray(2 + size);
         void this.answer(query, 'tcp').then((reply) => {
-          if (reply && !socket.destroyed) socket.write(framed(reply));
+          if (!reply || socket.destroyed) return;
+          // A client that sends queries and never reads the answers must not make the agent buffer them all:
+          // reading stops until the answers already written have drained to it.
+          if (!socket.write(framed(reply))) socket.pause();
         });
       }
     });

@@ -147,8 +147,8 @@ export async function registerResolver(
 }
 
 /**
- * Puts resolv.conf back from the saved copy, if there is one. Only over a file Postern wrote: one that changed
- * since (a DHCP client, a person) is newer than the copy and stays. Returns what happened, in words, or undefined.
+ * Puts resolv.conf back from the saved copy, if there is one. Only over a file Postern wrote (or an empty one: a
+ * write cut short): one that changed since (a DHCP client, a person) is newer than the copy and stays. Returns what happened, in words, or undefined.
  */
 export async function restoreResolvConf(
   paths: Pick<ResolverPaths, 'resolvConf' | 'stateDir'>,
@@ -158,7 +158,9 @@ export async function restoreResolvConf(
   if (!saved) return undefined;
   const current = await readText(paths.resolvConf);
   let outcome: string;
-  if (current === undefined || writtenByPostern(current)) {
+  // Empty is a write of Postern's cut short: writing a file in place truncates it first, so a kill -9 between
+  // the truncation and the write (here, or registering) leaves it empty; the saved copy is the only original.
+  if (current === undefined || current === '' || writtenByPostern(current)) {
     await writeFile(paths.resolvConf, saved);
     outcome = `${paths.resolvConf} restored`;
   } else {
