@@ -87,4 +87,30 @@ describe('intercept address pool', () => {
     expect(after.allocate('new1.corp')).toBe('100.64.0.3');
     expect(after.allocate('new2.corp')).toBe('100.64.0.6');
   });
+
+  it('bounds the live names: at the bound, the least recently answered name gives up its address once idle', () => {
+    let now = 0;
+    const pool = new AddressPool({ cidr: '10.9.0.0/24', maxLive: 3, idleMs: 120_000, now: () => now });
+    const a = pool.allocate('a.corp');
+    pool.allocate('b.corp');
+    now = 10_000;
+    pool.allocate('c.corp');
+    now = 100_000;
+    // a lookup of a name counts as an answer: a.corp is now the most recent, b.corp the least
+    expect(pool.allocate('a.corp')).toBe(a);
+    // a flood of new names while every live one was answered within the idle time: refused, nothing reused
+    expect(() => pool.allocate('d.corp')).toThrow(/3 names were answered in the last 120 s/);
+    expect(pool.nameOf(a)).toBe('a.corp');
+    now = 121_000; // b.corp idle for 121 s
+    const d = pool.allocate('d.corp');
+    expect(pool.addressOf('b.corp')).toBeUndefined();
+    expect(pool.nameOf(d)).toBe('d.corp');
+    expect(pool.size).toBe(3);
+    // c.corp (answered at 10 s) is next; a.corp (100 s) is not idle yet at 200 s
+    now = 200_000;
+    pool.allocate('e.corp');
+    expect(pool.addressOf('c.corp')).toBeUndefined();
+    expect(() => pool.allocate('f.corp')).toThrow(AddressPoolExhaustedError);
+    expect(pool.addressOf('a.corp')).toBe(a);
+  });
 });

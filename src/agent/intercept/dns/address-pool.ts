@@ -16,6 +16,16 @@ import { normalizeName } from './dns-name.js';
 export const DEFAULT_POOL_CIDR = '100.64.0.0/10';
 /** .1 is the link (postern0) and .2 the resolver's own address. */
 export const DEFAULT_RESERVED = 2;
+/**
+ * Names holding an address at once. Any local program can look up endless names under an intercepted
+ * `*.domain`; without a bound each would keep an address (and memory in a root process) for the agent's life.
+ */
+export const MAX_LIVE_NAMES = 65_536;
+/**
+ * A name not answered for this long may give its address to a new one once the live names are at their bound:
+ * four times the answers' 30 s TTL, so no client still holds the old answer in its cache.
+ */
+export const IDLE_BEFORE_REUSE_MS = 120_000;
 
 export interface PoolEntry {
   name: string;
@@ -23,8 +33,8 @@ export interface PoolEntry {
 }
 
 export class AddressPoolExhaustedError extends Error {
-  constructor(cidr: string, capacity: number) {
-    super(`address pool ${cidr} is exhausted: all ${capacity} addresses are allocated to names`);
+  constructor(cidr: string, capacity: number, why?: string) {
+    super(why ?? `address pool ${cidr} is exhausted: all ${capacity} addresses are allocated to names`);
     this.name = 'AddressPoolExhaustedError';
   }
 }
@@ -49,8 +59,18 @@ export class AddressPool {
   private readonly released: number[] = [];
   private readonly byName = new Map<string, number>();
   private readonly byAddress = new Map<number, string>();
+  /** name → when it was last answered, least recent first (an entry moves to the end when answered) */
+  private readonly answeredAt = new Map<string, number>();
+  private readonly maxLive: number;
+  private readonly idleMs: number;
+  private readonly now: () => number;
 
-  constructor(options: { cidr?: string; reserved?: number } = {}) {
+  constructor(
+    options: { cidr?: string; reserved?: number; maxLive?: number; idleMs?: number; now?: () => number } = {},
+  ) {
+    this.maxLive = options.maxLive ?? MAX_LIVE_NAMES;
+    this.idleMs = options.idleMs ?? IDLE_BEFORE_REUSE_MS;
+    this.now = options.now ?? (() => performance.now());
     const cidr = options.cidr ?? DEFAULT_POOL_CIDR;
     const reserved = options.reserved ?? DEFAULT_RESERVED;
     const [base = '', bitsText = ''] = cidr.split('/');
@@ -71,11 +91,19 @@ export class AddressPool {
     this.next = this.first;
   }
 
-  /** The name's address, allocated on first use. Throws AddressPoolExhaustedError when none is free. */
+  /**
+   * The name's address, allocated on first use; each call counts as an answer. Throws
+   * AddressPoolExhaustedError when none is free: every address taken, or the live names at their bound and
+   * none idle long enough to give its address up.
+   */
   allocate(name: string): string {
     const key = normalizeName(name);
     const known = this.byName.get(key);
-    if (known !== undefined) return toAddress(known);
+    if (known !== undefined) {
+      this.answered(key);
+      return toAddress(known);
+    }
+    if (this.byName.size >= this.maxLive) this.reuseIdle();
     let n: number | undefined;
     // skip the addresses `restore` handed out
     while (this.next <= this.last && this.byAddress.has(this.next)) this.next++;
@@ -84,7 +112,26 @@ export class AddressPool {
     if (n === undefined) throw new AddressPoolExhaustedError(this.cidr, this.capacity);
     this.byName.set(key, n);
     this.byAddress.set(n, key);
+    this.answered(key);
     return toAddress(n);
+  }
+
+  private answered(key: string): void {
+    this.answeredAt.delete(key);
+    this.answeredAt.set(key, this.now());
+  }
+
+  /** Frees the least recently answered name's address, if it has been idle long enough; else throws. */
+  private reuseIdle(): void {
+    const [oldest, at] = this.answeredAt.entries().next().value ?? [];
+    if (oldest === undefined || at === undefined || this.now() - at < this.idleMs)
+      throw new AddressPoolExhaustedError(
+        this.cidr,
+        this.capacity,
+        `address pool ${this.cidr}: ${this.maxLive} names were answered in the last ` +
+          `${Math.round(this.idleMs / 1000)} s; no address is free for another`,
+      );
+    this.release(oldest);
   }
 
   /**
@@ -111,6 +158,7 @@ export class AddressPool {
       if (released !== -1) this.released.splice(released, 1);
       this.byName.set(key, n);
       this.byAddress.set(n, key);
+      this.answered(key);
     }
     return skipped;
   }
@@ -138,6 +186,7 @@ export class AddressPool {
     if (n === undefined) return false;
     this.byName.delete(key);
     this.byAddress.delete(n);
+    this.answeredAt.delete(key);
     this.released.push(n);
     return true;
   }
