@@ -12,6 +12,7 @@ import { Api, createUser, MGMT } from '../helpers/api.js';
 import { ADMIN_PASSWORD, startTestController, tempDir, type TestController } from '../helpers/controller.js';
 import { enrollVerified, FakeClock } from '../helpers/mfa.js';
 import { withoutProgress } from '../helpers/cli-progress.js';
+import { startSlowController } from '../helpers/slow-controller.js';
 
 const configDir = tempDir('postern-admin-cli-');
 /** Most tests work through a session `login` kept here, as a CI job running many commands would. */
@@ -458,6 +459,24 @@ describe('postern-admin', { timeout: 120_000 }, () => {
       ok(await kept('enroll', 'reissue', 'erin', '--updb', 'erin-new', '--json')).stdout,
     );
     expect(issued).toMatchObject({ method: 'updb', username: 'erin-new' });
+  });
+
+  it('names a controller slow to answer once, with the address tried, as the agent does', async () => {
+    // Every request is answered after 4 s, twice the 2 s after which the line is due, with a 503 the client
+    // tries again: the line is said during the first wait and not again.
+    const slow = await startSlowController(4_000);
+    try {
+      const run = await admin(['services', 'list', '--controller', slow.url]);
+      expect(slow.requests).toBeGreaterThan(1);
+      const said = run.stderr
+        .split('\n')
+        .filter((line) => line === `postern-admin warning: still waiting for the controller at ${slow.url}`);
+      expect(said, run.stderr).toHaveLength(1);
+      // withoutProgress takes out exactly that line: the failure is the one line left
+      expect(failed(run, 1)).toBe('postern-admin: the controller answered SERVER_BUSY: slow on purpose');
+    } finally {
+      await slow.close();
+    }
   });
 
   it('runs as `npm run admin` runs it, through tsx', async () => {
