@@ -20,7 +20,7 @@ export async function checkPassword(
   from: { ip: string; log: FastifyBaseLogger },
 ): Promise<{ authenticator: Authenticator; identity: Identity }> {
   const held = await ctx.loginLimits.reserve(username, from.ip);
-  if ('retryAfterMs' in held) throw rateLimited(held.retryAfterMs / 1000);
+  if ('retryAfterMs' in held) throw rateLimited(held.retryAfterMs / 1000, 'Too many failed sign-ins');
   // A sign-in the gate turned away was never tried: it gives its place back without counting.
   let outcome: AttemptOutcome = 'failed';
   try {

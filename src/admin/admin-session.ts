@@ -11,6 +11,7 @@ import { MANAGEMENT_API_PREFIX, PATHS } from '../api/paths.js';
 import { normaliseControllerUrl } from '../agent/cli/cli-args.js';
 import { CliError, EXIT } from '../agent/cli/cli-errors.js';
 import type { Terminal } from '../agent/cli/terminal.js';
+import { stderrLogger } from '../common/logger.js';
 import { ControllerClient } from '../controller-client/controller-client.js';
 import { isControllerError } from '../controller-client/controller-error.js';
 import type { AdminArgs } from './admin-args.js';
@@ -65,6 +66,8 @@ export async function clientFor(
     allowPlainHttp: connection.insecure,
     // One command gives up on an unreachable controller after a few seconds, not a minute.
     retry: { maxRetries: 2 },
+    // No silent waits: a slow controller and a long retry wait are said on standard error, as the agent does.
+    logger: stderrLogger('warn', undefined, 'postern-admin'),
   });
 }
 

@@ -15,14 +15,18 @@ export const silentLogger: AgentLogger = { debug() {}, info() {}, warn() {}, err
 const LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LEVELS)[number] | 'silent';
 
-/** Writes `level` and above to stderr, one line each, prefixed so they stand apart from command output. */
+/**
+ * Writes `level` and above to stderr, one line each, prefixed with the program's name and the level so they
+ * stand apart from command output (`postern-agent warning: …`).
+ */
 export function stderrLogger(
   level: LogLevel = 'warn',
   write: (line: string) => void = (l) => process.stderr.write(l),
+  program = 'postern-agent',
 ): AgentLogger {
   const min = level === 'silent' ? LEVELS.length : LEVELS.indexOf(level);
   const at = (i: number, name: string) => (message: string) => {
-    if (i >= min) write(`postern-agent ${name}: ${message}\n`);
+    if (i >= min) write(`${program} ${name}: ${message}\n`);
   };
   return { debug: at(0, 'debug'), info: at(1, 'info'), warn: at(2, 'warning'), error: at(3, 'error') };
 }

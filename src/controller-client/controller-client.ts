@@ -18,6 +18,20 @@ import { assertTransportAllowed } from './plain-http.js';
 import { controllerHttpsAgent, type ControllerTrust } from './controller-trust.js';
 import { DEFAULT_RETRY, parseRetryAfter, retryDelay, type RetryOptions } from './retry-policy.js';
 
+/** A wait longer than this is said (how long and why); a controller silent for twice this is named. */
+export const SAY_WAITS_OVER_MS = 1_000;
+
+/** `too many failed sign-ins; wait 30 s, then trying again`: how long, and why. */
+function waitReason(path: string, error: ControllerError, delayMs: number, baseUrl: string): string {
+  const why =
+    error.status === 429
+      ? path.startsWith('/authenticate')
+        ? 'too many failed sign-ins'
+        : 'the controller asks to slow down'
+      : `no answer from the controller at ${baseUrl} (${error.message})`;
+  return `${why}; wait ${Math.ceil(delayMs / 1000)} s, then trying again`;
+}
+
 export interface ControllerClientOptions {
   /** `https://controller:1280`, without the API prefix. */
   baseUrl: string;
@@ -65,6 +79,8 @@ export class ControllerClient {
   private readonly clock: Clock;
   private readonly random: () => number;
   private readonly log: AgentLogger;
+  /** "still waiting for the controller" was said: once is enough */
+  private slowSaid = false;
 
   constructor(options: ControllerClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -156,6 +172,7 @@ export class ControllerClient {
         if (!(error instanceof ControllerError) || options.retry === false) throw error;
         const delay = retryDelay(retry, error, this.retry, this.random);
         if (delay === undefined) throw error;
+        if (delay > SAY_WAITS_OVER_MS) this.log.warn(waitReason(path, error, delay, this.baseUrl));
         this.log.debug(`${method} ${path} failed (${error.code}); retry ${retry + 1} in ${delay} ms`);
         await sleep(this.clock, delay);
       }
@@ -169,6 +186,12 @@ export class ControllerClient {
     token?: string,
   ): Promise<Envelope<T>> {
     let response: AxiosResponse<unknown>;
+    // A controller slow to answer is named once, with the address tried, rather than waited on in silence.
+    const slow = setTimeout(() => {
+      if (this.slowSaid) return;
+      this.slowSaid = true;
+      this.log.warn(`still waiting for the controller at ${this.baseUrl}`);
+    }, SAY_WAITS_OVER_MS * 2);
     try {
       response = await this.http.request({
         method,
@@ -181,6 +204,8 @@ export class ControllerClient {
       const failure = transportError(error, this.baseUrl);
       if (failure.isUnreachable) this.setReachable(false);
       throw failure;
+    } finally {
+      clearTimeout(slow);
     }
     this.setReachable(true);
     return this.interpret<T>(method, path, response, options.unwrapped);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../helpers/api.js';
 import { startTestController, tempDir, type TestController } from '../helpers/controller.js';
 import { adminApi, guardedService, machineFacts } from '../helpers/agent-setup.js';
+import { withoutProgress } from '../helpers/cli-progress.js';
 
 const CLI = join(import.meta.dirname, '..', '..', 'src', 'agent', 'cli.ts');
 const configDir = tempDir('postern-cli-config-');
@@ -63,7 +64,7 @@ afterAll(async () => {
 describe.runIf(process.platform === 'linux')('postern-agent CLI', () => {
   it('logs in and remembers the controller and user, but no secret, in agent.json', async () => {
     const run = await cli(['--controller', controller.url, 'login', 'cli-user']);
-    expect(run.stderr).toBe('');
+    expect(withoutProgress(run.stderr)).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`Signed in to ${controller.url} as cli-user.`);
     const saved = readFileSync(join(configDir, 'agent.json'), 'utf8');
@@ -115,7 +116,7 @@ describe.runIf(process.platform === 'linux')('postern-agent CLI', () => {
   it('says "wrong username or password" in one line, exit 4', async () => {
     const run = await cli(['services'], { POSTERN_PASSWORD: 'not-the-password' });
     expect(run.code).toBe(4);
-    expect(run.stderr.trim()).toBe('postern-agent: wrong username or password');
+    expect(withoutProgress(run.stderr).trim()).toBe('postern-agent: wrong username or password');
   });
 
   it('refuses plain http:// to a controller that is not on loopback, before sending anything', async () => {
@@ -132,7 +133,7 @@ describe.runIf(process.platform === 'linux')('postern-agent CLI', () => {
     expect(run.code).toBe(3);
     const down = await cli(['--controller', 'http://127.0.0.1:9', 'services']);
     expect(down.code).toBe(3);
-    expect(down.stderr.trim()).toMatch(
+    expect(withoutProgress(down.stderr).trim()).toMatch(
       /^postern-agent: cannot reach the controller at http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\)$/,
     );
   });
@@ -142,7 +143,7 @@ describe.runIf(process.platform === 'linux')('postern-agent CLI', () => {
     // and an enrollment is finished by the session that started it: one command here)
     const run = await cli(['mfa', 'enroll'], {}, '000000\n');
     expect(run.code).toBe(5);
-    expect(run.stderr.trim()).toBe(
+    expect(withoutProgress(run.stderr).trim()).toBe(
       'postern-agent: wrong code: enter the current code from your authenticator app',
     );
     expect((await cli(['mfa', 'remove'])).stdout).toContain('abandoned');

@@ -17,6 +17,7 @@ import { decodeEnrollmentJwt } from '../../src/api/enrollment.js';
 import { Api, CLIENT, MGMT } from '../helpers/api.js';
 import { ADMIN_PASSWORD, startTestController, tempDir, type TestController } from '../helpers/controller.js';
 import { guardedService, machineFacts } from '../helpers/agent-setup.js';
+import { withoutProgress } from '../helpers/cli-progress.js';
 
 const CLI = join(import.meta.dirname, '..', '..', 'src', 'agent', 'cli.ts');
 const dirs: string[] = [];
@@ -126,7 +127,7 @@ describe.runIf(process.platform === 'linux')('postern-agent enroll with a one-ti
 
   it('enrolls from a token file: the key made here stays here, the certificate certifies it, and it signs in', async () => {
     const run = await cli(dir, ['enroll', '--token', tokenFile(dir, device.jwt)]);
-    expect(run.stderr).toBe('');
+    expect(withoutProgress(run.stderr)).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout.trim()).toBe(
       `Enrolled ${device.name} with ${controller.url}; signed in with this device's certificate.`,
@@ -161,7 +162,7 @@ describe.runIf(process.platform === 'linux')('postern-agent enroll with a one-ti
 
   it('later commands sign in with the certificate, with no password anywhere, and the device shows its posture', async () => {
     const services = await cli(dir, ['services', '--json']);
-    expect(services.stderr).toBe('');
+    expect(withoutProgress(services.stderr)).toBe('');
     expect(services.code).toBe(0);
     const access = (run: Run) =>
       (JSON.parse(run.stdout) as { name: string; access: string }[]).map((s) => [s.name, s.access]);
@@ -196,7 +197,7 @@ describe.runIf(process.platform === 'linux')('postern-agent enroll with a one-ti
     for (const s of sessions.body.data as { id: string }[])
       await admin.delete(`${MGMT}/api-sessions/${s.id}`);
     const run = await cli(dir, ['services']);
-    expect(run.stderr).toBe('');
+    expect(withoutProgress(run.stderr)).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/enrolled-wiki\s+yes/);
   });
@@ -205,7 +206,9 @@ describe.runIf(process.platform === 'linux')('postern-agent enroll with a one-ti
     const other = newConfigDir();
     const run = await cli(other, ['enroll', '--token', tokenFile(other, device.jwt)]);
     expect(run.code).toBe(4);
-    expect(run.stderr).toBe('postern-agent: the controller refused this enrollment token: already used\n');
+    expect(withoutProgress(run.stderr)).toBe(
+      'postern-agent: the controller refused this enrollment token: already used\n',
+    );
     expect(credentialsOf(other)['agent-device']).toBeUndefined();
     expect(existsSync(join(other, 'device-certificate.json'))).toBe(false);
   });
@@ -214,7 +217,7 @@ describe.runIf(process.platform === 'linux')('postern-agent enroll with a one-ti
     const second = await identityWithToken({ ott: true });
     const run = await cli(dir, ['enroll', '--token', tokenFile(newConfigDir(), second.jwt)]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe(
+    expect(withoutProgress(run.stderr)).toBe(
       `postern-agent: this device is already enrolled with ${controller.url}; run \`npm run agent -- unenroll\` first\n`,
     );
     const detail = (await admin.get(`${MGMT}/identities/${second.id}`)).body.data;
@@ -236,7 +239,7 @@ describe.runIf(process.platform === 'linux')('postern-agent enroll with a one-ti
     expect(existsSync(join(dir, 'device-certificate.json'))).toBe(false);
     const after = await cli(dir, ['services']);
     expect(after.code).toBe(4);
-    expect(after.stderr).toMatch(/^postern-agent: not signed in/);
+    expect(withoutProgress(after.stderr)).toMatch(/^postern-agent: not signed in/);
   });
 });
 
@@ -268,14 +271,14 @@ describe.runIf(process.platform === 'linux')('tokens refused before they are sen
     const altered = withClaims(jwt, { exp: decodeEnrollmentJwt(jwt).claims.exp + 86_400 });
     const run = await cli(dir, ['enroll', '--token', tokenFile(dir, altered)]);
     expect(run.code).toBe(4);
-    expect(run.stderr).toBe(
+    expect(withoutProgress(run.stderr)).toBe(
       `postern-agent: this enrollment token's signature does not verify with the key of ${controller.url}; it was altered or not issued there\n`,
     );
     expect(existsSync(join(dir, 'credentials.json'))).toBe(false);
 
     // Spent, it would say "already used": it was never sent.
     const genuine = await cli(dir, ['enroll', '--token', '-'], {}, `${jwt}\n`);
-    expect(genuine.stderr).toBe('');
+    expect(withoutProgress(genuine.stderr)).toBe('');
     expect(genuine.stdout).toContain(`Enrolled ${name} with ${controller.url};`);
   });
 
@@ -346,7 +349,7 @@ describe.runIf(process.platform === 'linux')('tokens refused before they are sen
       const dir = newConfigDir();
       const run = await cli(dir, ['enroll', '--token', tokenFile(dir, detail.enrollment.ott.jwt)]);
       expect(run.code).toBe(4);
-      expect(run.stderr).toBe(
+      expect(withoutProgress(run.stderr)).toBe(
         `postern-agent: this token enrolls a certificate with ${plain.url}, which serves plain HTTP, where a ` +
           'certificate cannot sign in; the token was not used: ask your administrator to start the controller ' +
           'with --https and to send the token again\n',
@@ -374,7 +377,9 @@ describe.runIf(process.platform === 'linux')('postern-agent enroll with a passwo
       'first-password\nsecond-password\n',
     );
     expect(differ.code).toBe(2);
-    expect(differ.stderr).toBe('postern-agent: the two passwords differ; nothing was sent\n');
+    expect(withoutProgress(differ.stderr)).toBe(
+      'postern-agent: the two passwords differ; nothing was sent\n',
+    );
 
     const run = await cli(
       dir,
@@ -382,7 +387,7 @@ describe.runIf(process.platform === 'linux')('postern-agent enroll with a passwo
       {},
       `${username}\ncarol-password\ncarol-password\n`,
     );
-    expect(run.stderr).toBe('');
+    expect(withoutProgress(run.stderr)).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Username (from your administrator): ');
     expect(run.stdout).toContain(
@@ -408,13 +413,15 @@ describe.runIf(process.platform === 'linux')('postern-agent enroll with a passwo
       ],
       { POSTERN_PASSWORD: 'carol-password' },
     );
-    expect(login.stderr).toBe('');
+    expect(withoutProgress(login.stderr)).toBe('');
     expect(login.code).toBe(0);
 
     const again = await cli(newConfigDir(), ['enroll', '--token', file, '--username', username], {
       POSTERN_PASSWORD: 'another-password',
     });
     expect(again.code).toBe(4);
-    expect(again.stderr).toBe('postern-agent: the controller refused this enrollment token: already used\n');
+    expect(withoutProgress(again.stderr)).toBe(
+      'postern-agent: the controller refused this enrollment token: already used\n',
+    );
   });
 });

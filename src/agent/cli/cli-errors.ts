@@ -64,9 +64,13 @@ export function controllerFailure(
         exitCode: EXIT.mfa,
       };
     case ERROR_CODES.rateLimited: {
+      // How long and why: the controller's reason ("Too many failed sign-ins; try again in 300 seconds").
+      const why = error.message.split(';')[0]?.trim() || 'Too many attempts';
       const wait =
-        error.retryAfterMs === undefined ? 'later' : `in ${Math.ceil(error.retryAfterMs / 1000)} s`;
-      return { message: `too many attempts; try again ${wait}`, exitCode: EXIT.error };
+        error.retryAfterMs === undefined
+          ? 'try again later'
+          : `wait ${Math.ceil(error.retryAfterMs / 1000)} s before trying again`;
+      return { message: `${why.charAt(0).toLowerCase()}${why.slice(1)}; ${wait}`, exitCode: EXIT.error };
     }
     default: {
       // A field error says what is wrong with which field ("username: must be at least 4 characters"): that,
