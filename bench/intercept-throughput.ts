@@ -32,12 +32,20 @@ import { spawnListening, type Child } from './lib/children.js';
 import { figure, median, type Figure } from './lib/figure.js';
 import type { BenchOptions } from './lib/options.js';
 import { BenchSkipped } from './lib/skipped.js';
+import { LINK_MTU } from '../src/agent/intercept/system/linux-routes.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const AGENT_CLI = join(ROOT, 'src', 'agent', 'cli.ts');
 const ECHO_NAME = 'echo.bench';
 /** RFC 2544's benchmarking range: routed to the bench's own TUN device, far from the agent's 100.64.0.0/10 */
-const REDIRECTED = { address: '198.18.0.1', port: 7000, device: 'pbench0', table: 'postern_bench' };
+const REDIRECTED = {
+  address: '198.18.0.1',
+  /** the device's own address, as postern0 has the resolver's */
+  local: '198.18.0.2',
+  port: 7000,
+  device: 'pbench0',
+  table: 'postern_bench',
+};
 
 export async function interceptThroughputFigures(options: BenchOptions): Promise<Figure[]> {
   const unavailable = netnsUnavailable();
@@ -91,7 +99,7 @@ export async function interceptThroughputFigures(options: BenchOptions): Promise
     const proxyPort = /tunnel echo: listening on 127\.0\.0\.1:(\d+)/.exec(listening)![1]!;
 
     const mib = options.quick ? 32 : 256;
-    const rounds = options.quick ? 1 : 5;
+    const rounds = options.quick ? 1 : 7;
     const run = await world.runInClient(
       process.execPath,
       [
@@ -122,15 +130,16 @@ export async function interceptThroughputFigures(options: BenchOptions): Promise
 }
 
 /**
- * In the client namespace: `REDIRECTED.address` routed to a TUN device no process reads (so a connect finds a
- * route, as intercept mode's `postern0` gives), and an nftables table redirecting it to the relay's port.
- * Both go with the namespace.
+ * In the client namespace: `REDIRECTED.address` routed to a TUN device no process reads, set up as intercept
+ * mode's `postern0` is (same MTU, a /32 of its own: a connect finds a route and takes its MSS from it), and
+ * an nftables table redirecting it to the relay's port. Both go with the namespace.
  */
 async function redirectToRelay(world: NetnsWorld, relayPort: number): Promise<void> {
   const { address, port, device, table } = REDIRECTED;
   const steps: string[][] = [
     ['ip', 'tuntap', 'add', 'dev', device, 'mode', 'tun'],
-    ['ip', 'link', 'set', device, 'up'],
+    ['ip', 'link', 'set', device, 'mtu', String(LINK_MTU), 'up'],
+    ['ip', 'address', 'add', `${REDIRECTED.local}/32`, 'dev', device],
     ['ip', 'route', 'add', `${address}/32`, 'dev', device],
     ['nft', 'add', 'table', 'ip', table],
     ['nft', 'add', 'chain', 'ip', table, 'output', '{ type nat hook output priority -100 ; }'],
