@@ -5,7 +5,8 @@
  * `bench/results.quick.json`). Loopback only; servers under load run in child processes.
  *
  * A bench that fails is reported and the others still run; the exit code is 1 if any failed (a missed
- * target is a finding, not a failure, and exits 0).
+ * target is a finding, not a failure, and exits 0). A bench whose prerequisite the machine lacks (root,
+ * network namespaces) says so and is skipped, not failed.
  */
 import { join } from 'node:path';
 import { agentCycleFigures } from './agent-cycle.js';
@@ -14,10 +15,12 @@ import { consoleIdentitiesFigures } from './console-identities.js';
 import { controllerMemoryFigures } from './controller-memory.js';
 import { dataPlaneFigures } from './data-plane.js';
 import { interceptDnsFigures } from './intercept-dns.js';
+import { interceptThroughputFigures } from './intercept-throughput.js';
 import type { Figure } from './lib/figure.js';
 import { parseBenchArgs, type BenchOptions } from './lib/options.js';
 import { describeMachine, table, writeResults } from './lib/report.js';
 import { mfaTimeoutFigures } from './mfa-timeout.js';
+import { BenchSkipped } from './lib/skipped.js';
 import { servicesScalingFigures } from './services-scaling.js';
 import { tunnelThroughputFigures } from './tunnel-throughput.js';
 import { postgresThroughputFigures, throughputFigures } from './throughput.js';
@@ -34,6 +37,7 @@ const BENCHES: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
   'tunnel-throughput': tunnelThroughputFigures,
   'console-identities': consoleIdentitiesFigures,
   'intercept-dns': interceptDnsFigures,
+  'intercept-throughput': interceptThroughputFigures,
 };
 
 async function main(): Promise<number> {
@@ -55,6 +59,10 @@ async function main(): Promise<number> {
       figures.push(...result);
       console.log(`done in ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
     } catch (error) {
+      if (error instanceof BenchSkipped) {
+        console.log(`skipped: ${error.message}`);
+        continue;
+      }
       failed.push(name);
       console.log(`FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     }

@@ -12,6 +12,7 @@
 import { join } from 'node:path';
 import { connectTcp, startBenchDataPlane, type Tunnel } from './lib/data-plane-world.js';
 import { spawnListening } from './lib/children.js';
+import { echoMiBps } from './lib/echo-throughput.js';
 import { figure, median, type Figure } from './lib/figure.js';
 import type { BenchOptions } from './lib/options.js';
 import { startTlsForwarder } from './lib/tls-forwarder.js';
@@ -35,26 +36,6 @@ export async function tunnelThroughputFigures(options: BenchOptions): Promise<Fi
   }
 }
 
-/** Echo throughput: write `bytes` while reading them back; MiB/s of payload. */
-async function echoMiBps(tunnel: Tunnel, bytes: number): Promise<number> {
-  const stream = await tunnel.open();
-  const chunk = Buffer.alloc(256 * 1024, 7);
-  const started = performance.now();
-  const done = new Promise<void>((resolve) => {
-    let received = 0;
-    stream.on('data', (c: Buffer) => {
-      received += c.length;
-      if (received >= bytes) resolve();
-    });
-  });
-  for (let sent = 0; sent < bytes; sent += chunk.length)
-    if (!stream.write(chunk)) await new Promise((r) => stream.once('drain', r));
-  await done;
-  const seconds = (performance.now() - started) / 1000;
-  stream.destroy();
-  return bytes / (1024 * 1024) / seconds;
-}
-
 async function throughputFigures(
   tunnel: Tunnel,
   direct: Tunnel,
@@ -67,11 +48,11 @@ async function throughputFigures(
   const bareTcp: number[] = [];
   const bareTls: number[] = [];
   // One unmeasured round warms every path (JIT, TLS session, socket buffers) before anything counts.
-  for (const path of [direct, relay, tunnel]) await echoMiBps(path, 16 * 1024 * 1024);
+  for (const path of [direct, relay, tunnel]) await echoMiBps(() => path.open(), 16 * 1024 * 1024);
   for (let i = 0; i < rounds; i++) {
-    bareTcp.push(await echoMiBps(direct, bytes));
-    bareTls.push(await echoMiBps(relay, bytes));
-    through.push(await echoMiBps(tunnel, bytes));
+    bareTcp.push(await echoMiBps(() => direct.open(), bytes));
+    bareTls.push(await echoMiBps(() => relay.open(), bytes));
+    through.push(await echoMiBps(() => tunnel.open(), bytes));
   }
   const samples = (values: number[]) => values.map((v) => v.toFixed(0)).join(', ');
   const rounding = `${bytes / 1024 / 1024} MiB echoed per round, median of ${rounds} interleaved rounds`;

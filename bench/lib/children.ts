@@ -40,9 +40,14 @@ export async function adminOf(url: string): Promise<Api> {
   return admin;
 }
 
-/** Runs a TypeScript file in a child Node (through tsx) and resolves once it prints `listening on URL`. */
-export function spawnListening(script: string, args: string[] = []): Promise<Child> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+/**
+ * Runs a TypeScript file in a child Node (through tsx) and resolves once it prints `listening on URL`.
+ * `launcher` prefixes the command (`['ip', 'netns', 'exec', NS]` runs it in a network namespace; `ip` execs
+ * Node in its place, so the child is still Node itself).
+ */
+export function spawnListening(script: string, args: string[] = [], launcher: string[] = []): Promise<Child> {
+  const command = [...launcher, process.execPath, '--import', 'tsx', script, ...args];
+  const child: ChildProcess = spawn(command[0]!, command.slice(1), {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -23,13 +23,14 @@ const tempDir = () => {
 };
 
 describe('postern0 and its routes', () => {
-  it('creates the device only when missing, then brings it up with the resolver address', async () => {
+  it('creates the device only when missing, then brings it up at loopback MTU with the resolver address', async () => {
     const fresh = fakeSystem((line) => (line === 'ip link show dev postern0' ? { code: 1 } : undefined));
     await createLink(fresh.run);
+    // The MTU: a redirected connection takes its MSS from postern0's route (1448 at TUN's default 1500).
     expect(fresh.lines).toEqual([
       'ip link show dev postern0',
       'ip tuntap add dev postern0 mode tun',
-      'ip link set dev postern0 up',
+      'ip link set dev postern0 mtu 65535 up',
       'ip address replace 100.64.0.2/32 dev postern0',
     ]);
     const existing = fakeSystem();
