@@ -109,6 +109,7 @@ export class MfaService {
     return this.ctx.store.transaction(async () => {
       if (!(await this.ctx.store.mfa.create(enrollment, codes))) throw mfaExists();
       await this.audit(actor, 'enroll', 'success');
+      this.ctx.events.emit('mfa.changed', identity.id);
       return this.statusNow(identity, actor.session.id);
     });
   }
@@ -124,6 +125,7 @@ export class MfaService {
         verifying: true,
       });
       await this.passMfa(actor.session, true);
+      this.ctx.events.emit('mfa.changed', actor.identity.id);
       // Sessions opened before MFA was on never proved a second factor: they end.
       await endApiSessionsOf(this.ctx, actor.identity.id, actor.session.id);
     });
@@ -153,6 +155,7 @@ export class MfaService {
         });
       }
       if (!(await this.ctx.store.mfa.delete(actor.identity.id))) return;
+      this.ctx.events.emit('mfa.changed', actor.identity.id);
       if (!enrollment.isVerified)
         await this.audit(actor, 'remove', 'success', { reason: 'unverified-abandoned' });
       else await endApiSessionsOf(this.ctx, actor.identity.id, actor.session.id);
@@ -172,6 +175,7 @@ export class MfaService {
         reason: removed ? null : 'nothing-enrolled',
       });
       if (!removed) return;
+      this.ctx.events.emit('mfa.changed', identityId);
       // The account may be in someone else's hands (the usual reason for a reset): every session ends.
       await endApiSessionsOf(
         this.ctx,

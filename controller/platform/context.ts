@@ -30,6 +30,12 @@ export interface ControllerEvents {
   /** the identity's MFA enrollment was removed (by the user or an admin): MFA checks fail for all its sessions */
   'mfa.removed': [identityId: string];
   /**
+   * the identity's MFA enrollment was started, verified or removed (by the user anywhere, or an admin's
+   * reset): its agents re-read their MFA state. Emitted before the change ends any API session, so a
+   * stream of an ending session still hears it.
+   */
+  'mfa.changed': [identityId: string];
+  /**
    * Published after commit by the session outbox (never inside a transaction): edge sessions that were
    * created or removed, whatever code path did it. Routers cut the removed sessions' streams.
    */

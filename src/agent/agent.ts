@@ -103,8 +103,19 @@ export class Agent {
 
   /** The controller said access changed: re-read at once instead of waiting for the next poll. */
   private onPushed(event: AgentEvent): void {
+    if (event.event === 'mfa-changed') return void this.onMfaChangedElsewhere();
     if (event.event === 'sessions-removed') this.tunnel?.forgetSessions(event.data.sessionIds);
     if (this.sessions.status().state === 'active') void this.directory.refresh().catch(() => undefined);
+  }
+
+  /**
+   * MFA was set up or reset elsewhere: the session may now owe a code (or have ended), the enrollment state
+   * and the services' MFA checks changed. Re-read all three so every surface shows it without a restart.
+   */
+  private async onMfaChangedElsewhere(): Promise<void> {
+    await this.sessions.refresh().catch(() => undefined);
+    await this.noticeMfaChange();
+    if (this.sessions.status().state === 'active') await this.directory.refresh().catch(() => undefined);
   }
 
   status(): AgentStatus {

@@ -207,7 +207,9 @@ export type AgentEvent =
   /** what one of the identity's services grants changed: re-read /services */
   | { event: 'service-updates'; data: { lastChangeAt: string } }
   /** these sessions of the caller's API session were removed: their tunnels are cut */
-  | { event: 'sessions-removed'; data: { sessionIds: string[] } };
+  | { event: 'sessions-removed'; data: { sessionIds: string[] } }
+  /** the identity's MFA was set up or removed (anywhere, or reset by an administrator): re-read it */
+  | { event: 'mfa-changed'; data: Record<string, never> };
 
 /** The SHA-256 fingerprint format agents compare: lowercase hex, no colons. */
 export function normaliseFingerprint(fingerprint: string): string {

@@ -2,8 +2,13 @@
  * `GET /edge/client/v1/current-api-session/events`: pushed updates for an agent, as server-sent events, so
  * its service table, tray and tunnels change as soon as access does (the 20 s poll of service-updates stays
  * as the backstop). Events: `service-updates` when what the identity's services grant changed, and
- * `sessions-removed` when sessions of this API session were removed (their tunnels are being cut). The
- * stream ends when the API session does. How many may be open per API session and identity: EventStreamCaps.
+ * `sessions-removed` when sessions of this API session were removed (their tunnels are being cut), and
+ * `mfa-changed` when the identity's MFA was set up or removed anywhere (another device, the console, an
+ * administrator's reset). The stream ends when the API session does. How many may be open per API session
+ * and identity: EventStreamCaps.
+ *
+ * A partial session (one that still owes a TOTP code) may listen too: an agent waiting for a code must hear
+ * that MFA was reset, and the events carry nothing about the identity beyond "look again".
  */
 import type { Api } from '../../http/typed-app.js';
 import type { ServerResponse } from 'node:http';
@@ -26,9 +31,11 @@ export function registerAgentEvents(app: Api, ctx: ControllerContext, caps: Even
   app.get(
     AGENT_EVENTS_PATH,
     {
+      config: { access: 'partial' },
       schema: {
         tags: ['Current API Session'],
-        description: 'Server-sent events for the caller: service-updates and sessions-removed (Postern)',
+        description:
+          'Server-sent events for the caller: service-updates, sessions-removed and mfa-changed (Postern)',
         response: errorResponses(401, 429, 503),
       },
     },
@@ -56,6 +63,9 @@ export function registerAgentEvents(app: Api, ctx: ControllerContext, caps: Even
         const sessionIds = removed.filter((s) => s.apiSessionId === session.id).map((s) => s.id);
         if (sessionIds.length > 0) send({ event: 'sessions-removed', data: { sessionIds } });
       };
+      const onMfaChanged = (identityId: string) => {
+        if (identityId === identity.id) send({ event: 'mfa-changed', data: {} });
+      };
       const onApiSessionDeleted = (apiSessionId: string) => {
         if (apiSessionId === session.id) response.end();
       };
@@ -63,6 +73,7 @@ export function registerAgentEvents(app: Api, ctx: ControllerContext, caps: Even
       heartbeat.unref();
       ctx.events.on('access.changed', onAccess);
       ctx.events.on('sessions.removed', onRemoved);
+      ctx.events.on('mfa.changed', onMfaChanged);
       ctx.events.on('apiSession.deleted', onApiSessionDeleted);
       open.add(response);
       response.on('close', () => {
@@ -71,6 +82,7 @@ export function registerAgentEvents(app: Api, ctx: ControllerContext, caps: Even
         open.delete(response);
         ctx.events.off('access.changed', onAccess);
         ctx.events.off('sessions.removed', onRemoved);
+        ctx.events.off('mfa.changed', onMfaChanged);
         ctx.events.off('apiSession.deleted', onApiSessionDeleted);
       });
     },

@@ -124,5 +124,7 @@ export function agentEventOf(raw: StreamEvent): AgentEvent | undefined {
   const ids = fields.sessionIds;
   if (raw.event === 'sessions-removed' && Array.isArray(ids) && ids.every((id) => typeof id === 'string'))
     return { event: raw.event, data: { sessionIds: ids as string[] } };
+  if (raw.event === 'mfa-changed' && Object.keys(fields).length === 0 && !Array.isArray(data))
+    return { event: raw.event, data: {} };
   return undefined;
 }
