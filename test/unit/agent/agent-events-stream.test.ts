@@ -23,6 +23,7 @@ function documented(event: AgentEvent): boolean {
       Array.isArray(data.sessionIds) &&
       data.sessionIds.every((id) => typeof id === 'string')
     );
+  if (event.event === 'mfa-changed') return !Array.isArray(data) && Object.keys(data).length === 0;
   return false;
 }
 
@@ -97,10 +98,16 @@ describe('the agent reading the controller event stream', () => {
     await waitFor(() => connections > before, 15_000, 'a connection');
     for (const data of ['5', 'null', '"text"', '[]', '{"sessionIds":5}', '{"sessionIds":[1,{}]}', '{'])
       open!.write(`event: sessions-removed\ndata: ${data}\n\n`);
+    for (const data of ['5', 'null', '"text"', '[]', '{"identityId":"someone-else"}', '{'])
+      open!.write(`event: mfa-changed\ndata: ${data}\n\n`);
     open!.write('event: service-updates\ndata: {"lastChangeAt":7}\n\nevent: unknown\ndata: {}\n\n');
+    open!.write('event: mfa-changed\ndata: {}\n\n');
     open!.write(marker('shape'));
     await arrived('shape');
-    expect(received).toEqual([{ event: 'service-updates', data: { lastChangeAt: 'shape' } }]);
+    expect(received).toEqual([
+      { event: 'mfa-changed', data: {} },
+      { event: 'service-updates', data: { lastChangeAt: 'shape' } },
+    ]);
   });
 
   it('survives random bytes on one stream, and a good event after them still arrives', async () => {
