@@ -5,7 +5,8 @@
  * the name, anything else is matched against the services' intercepted addresses and ports. A connection
  * that matches nothing (a stale rule, someone dialing the listener directly) is reset at once.
  */
-import { createServer, type Server, type Socket } from 'node:net';
+import { lookup } from 'node:dns/promises';
+import { createServer, isIP, type Server, type Socket } from 'node:net';
 import type { DialTarget } from '../../api/data-plane.js';
 import { originalDestination } from '../../common/native-net.js';
 import type { InterceptedService, InterceptHost } from '../intercept/intercept-host.js';
@@ -28,6 +29,8 @@ export class InterceptFront {
   private port = 0;
   private services: readonly InterceptedService[] = [];
   private bypass = new Set<string>();
+  /** hosts whose addresses are in `bypass` already */
+  private readonly exemptedHosts = new Set<string>();
 
   constructor(
     private readonly host: InterceptHost,
@@ -64,7 +67,18 @@ export class InterceptFront {
    * The agent's own destinations (its controller, its edge routers) are never redirected, even when an
    * intercepted subnet covers them: resolves once the system knows the new ones.
    */
-  async exempt(addresses: readonly string[]): Promise<void> {
+  async exemptHosts(hosts: readonly string[]): Promise<void> {
+    // Asked on every connection (its session's routers): only hosts not seen yet are looked up.
+    const fresh = hosts.filter((h) => !this.exemptedHosts.has(h));
+    if (fresh.length === 0) return;
+    const found = await Promise.all(
+      fresh.map(async (host) => ({ host, addresses: await addressesOf(host) })),
+    );
+    for (const { host, addresses } of found) if (addresses.length) this.exemptedHosts.add(host);
+    await this.exempt(found.flatMap((f) => f.addresses));
+  }
+
+  private async exempt(addresses: readonly string[]): Promise<void> {
     await this.start();
     const fresh = addresses.filter((a) => !this.bypass.has(a));
     if (fresh.length === 0) return;
@@ -104,4 +118,10 @@ export class InterceptFront {
     const service = this.services.find((s) => matchIntercept(s.intercept, address, port));
     return service && { serviceId: service.id, target: { address, port } };
   }
+}
+
+/** A host's IP addresses (a name resolved by the system; one that does not resolve has none). */
+async function addressesOf(host: string): Promise<string[]> {
+  if (isIP(host)) return [host];
+  return (await lookup(host, { all: true }).catch(() => [])).map((a) => a.address);
 }

@@ -9,8 +9,7 @@
  * with one local connection closes that connection only.
  */
 import { EventEmitter } from 'node:events';
-import { lookup } from 'node:dns/promises';
-import { createServer, isIP, type Server, type Socket } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { INTERCEPT_V1, type DialTarget, type InterceptV1 } from '../../api/data-plane.js';
 import type { ServiceDetail, SessionDetail } from '../../api/services.js';
@@ -92,7 +91,7 @@ export class TunnelManager {
   async start(): Promise<void> {
     if (this.front) {
       await this.front.start();
-      await this.front.exempt(await addressesOf(this.options.intercept?.exempt ?? []));
+      await this.front.exemptHosts(this.options.intercept?.exempt ?? []);
     }
     if (this.options.socksPort === null || this.socks) return;
     const asked = this.options.socksPort;
@@ -314,7 +313,7 @@ export class TunnelManager {
       return null;
     }
     // Intercepting: the edge routers' own addresses must not be redirected back to the agent.
-    await this.front?.exempt(await addressesOf(routerHosts(session)));
+    await this.front?.exemptHosts(routerHosts(session));
     const result = await this.connector.dial(
       session.edgeRouters ?? [],
       session.token ?? '',
@@ -377,14 +376,4 @@ function routerHosts(session: SessionDetail): string[] {
       }
     }
   return hosts;
-}
-
-/** IP addresses for hosts (names resolved by the system; a name that does not resolve is skipped). */
-async function addressesOf(hosts: readonly string[]): Promise<string[]> {
-  const found = await Promise.all(
-    hosts.map(async (host) =>
-      isIP(host) ? [host] : (await lookup(host, { all: true }).catch(() => [])).map((a) => a.address),
-    ),
-  );
-  return [...new Set(found.flat())];
 }
