@@ -1,10 +1,11 @@
 /**
  * A throw-away certificate authority made with openssl (EC P-256, one day) and a server certificate it
- * issues for the given DNS names: what a private company CA gives an internal web server. Clients trust it
+ * issues for the given names and IP addresses: what a private company CA gives an internal web server. Clients trust it
  * with `--cacert <caFile>`, so a test proves the real certificate verifies under its real name.
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 
 export interface TestCa {
@@ -25,7 +26,7 @@ export function hasOpenssl(): boolean {
 }
 
 /** Writes ca.pem, server.pem and server.key into `dir` (which must exist). */
-export function issueServerCertificate(dir: string, dnsNames: readonly string[]): TestCa {
+export function issueServerCertificate(dir: string, names: readonly string[]): TestCa {
   const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
   ssl(
@@ -41,10 +42,10 @@ export function issueServerCertificate(dir: string, dnsNames: readonly string[])
     '-subj',
     '/CN=Postern Test CA',
   );
-  ssl('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', `/CN=${dnsNames[0]}`);
+  ssl('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', `/CN=${names[0]}`);
   writeFileSync(
     join(dir, 'server.ext'),
-    `subjectAltName=${dnsNames.map((n) => `DNS:${n}`).join(',')}\n` +
+    `subjectAltName=${names.map((n) => (isIP(n) ? `IP:${n}` : `DNS:${n}`)).join(',')}\n` +
       'extendedKeyUsage=serverAuth\nbasicConstraints=CA:FALSE\n',
   );
   ssl(

@@ -2,24 +2,15 @@
  * The client's CA bundle and pinned-fingerprint options against a loopback HTTPS server whose certificate
  * comes from a throw-away private CA (made with openssl; skipped where openssl is missing).
  */
-import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControllerClient } from '../../../src/controller-client/controller-client.js';
-
-function hasOpenssl(): boolean {
-  try {
-    execFileSync('openssl', ['version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { hasOpenssl, issueServerCertificate } from '../../helpers/test-ca.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'postern-tls-'));
 let server: https.Server | undefined;
@@ -30,52 +21,7 @@ let requestsServed = 0;
 
 beforeAll(async () => {
   if (!hasOpenssl()) return;
-  const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-  ssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'ca.key',
-    '-out',
-    'ca.pem',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=Postern Test CA',
-  );
-  ssl(
-    'req',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    'server.key',
-    '-out',
-    'server.csr',
-    '-subj',
-    '/CN=127.0.0.1',
-  );
-  writeFileSync(join(dir, 'san.ext'), 'subjectAltName=IP:127.0.0.1\n');
-  ssl(
-    'x509',
-    '-req',
-    '-in',
-    'server.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'server.pem',
-    '-days',
-    '1',
-    '-extfile',
-    'san.ext',
-  );
+  issueServerCertificate(dir, ['127.0.0.1']);
   ca = readFileSync(join(dir, 'ca.pem'), 'utf8');
   fingerprint = new X509Certificate(readFileSync(join(dir, 'server.pem'))).fingerprint256;
   server = https.createServer(
