@@ -270,6 +270,9 @@ test('an agent enrolls with that token; the device appears with its posture', as
     timeout: 15_000,
   });
   await expect(section('API sessions').getByRole('button', { name: 'End session' })).toHaveCount(1);
+  // Enrolled with a password: its sign-in methods say so, and that no device holds a certificate for it.
+  await expect(section('Sign-in methods')).toContainText('Password login: bob-laptop-user');
+  await expect(section('Sign-in methods')).toContainText('No certificate login');
   const services = section('Services');
   await expect(services.locator('tr[data-service="Team wiki"]')).toContainText('granted');
   const payroll = services.locator('tr[data-service="Payroll"]');

@@ -10,7 +10,7 @@
 import type { BaseEntity, EntityRef } from '../../../src/api/envelopes.js';
 import type { IdentityEnrollment } from '../../../src/api/enrollment.js';
 import type { CheckExplanation, PolicyExplanation } from '../../../src/api/access-explanation.js';
-import type { IdentityWire } from '../../../src/api/resources/identities.js';
+import type { AuthenticatorWire, IdentityWire } from '../../../src/api/resources/identities.js';
 import type { ServiceWire } from '../../../src/api/resources/services.js';
 import type { ConfigTypeWire, ConfigWire } from '../../../src/api/resources/configs.js';
 import type { AuthPolicyWire, ServicePolicyWire } from '../../../src/api/resources/policies.js';
@@ -124,6 +124,9 @@ export type RouterEnrollment = Pick<RouterEnrollmentWire, 'id' | 'enrollmentToke
 
 export type ApiSession = BaseEntity &
   Pick<ApiSessionWire, 'identityId' | 'ipAddress' | 'isMfaRequired' | 'isMfaComplete' | 'lastActivityAt'>;
+
+export type Authenticator = BaseEntity &
+  Pick<AuthenticatorWire, 'method' | 'identityId' | 'username' | 'fingerprint' | 'expiresAt'>;
 
 export type PostureData = PostureDataWire;
 

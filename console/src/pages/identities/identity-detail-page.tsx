@@ -17,6 +17,7 @@ import { IdentitySummary } from './sections/identity-summary.js';
 import { MfaSection } from './sections/mfa-section.js';
 import { PostureDataSection } from './sections/posture-data-section.js';
 import { ServiceAccessSection } from './sections/service-access-section.js';
+import { SignInMethodsSection } from './sections/sign-in-methods-section.js';
 
 const REFRESH_MS = 5_000;
 
@@ -54,6 +55,7 @@ export function IdentityDetailPage({ id }: { id: string }) {
       <EnrollmentSection identity={value} onChanged={refresh} />
       <ServiceAccessSection identity={value} tick={tick} />
       <PostureDataSection identityId={id} tick={tick} />
+      <SignInMethodsSection identityId={id} identityName={value.name} tick={tick} onChanged={refresh} />
       <ApiSessionsSection identityId={id} tick={tick} onChanged={refresh} />
       <MfaSection identity={value} onChanged={refresh} />
       <FailedRequestsSection identityId={id} tick={tick} />
