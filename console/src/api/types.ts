@@ -53,7 +53,7 @@ export type Identity = Named &
   > & {
     authPolicy?: EntityRef;
     // Free-form objects in the schema; what the controller puts in them.
-    authenticators: { updb?: { id: string; username: string } };
+    authenticators: { updb?: { id: string; username: string }; cert?: { id: string; fingerprint: string } };
     enrollment?: { [M in keyof IdentityWire['enrollment']]?: PendingEnrollment | null } | null;
     envInfo: Record<string, string>;
     sdkInfo: Record<string, string>;
