@@ -218,6 +218,7 @@ test("creates a posture check through its form, showing the API's error at the f
   await versions.fill('>=99.0.0');
   await page.getByRole('button', { name: 'Create check' }).click();
   await expect(page.getByRole('heading', { name: 'Posture check linux-99' })).toBeVisible();
+  await expect(page.getByRole('status').filter({ hasText: 'Created the check.' })).toBeVisible();
   const checks = await admin.get(`${MGMT}/posture-checks?filter=${encodeURIComponent('name = "linux-99"')}`);
   expect(checks.body.data[0]).toMatchObject({
     typeId: 'OS',
@@ -235,6 +236,9 @@ test('creates an identity with an enrollment token, shown as a QR code with its 
   await page.getByLabel('Username', { exact: true }).fill('bob-laptop-user');
   await page.getByRole('button', { name: 'Create identity' }).click();
   await expect(page.getByRole('heading', { name: 'laptop-bob' })).toBeVisible();
+  await expect(
+    page.getByRole('status').filter({ hasText: 'Created the identity laptop-bob.' }),
+  ).toContainText('Send its enrollment token');
   ids.bob = page.url().split('/').pop()!;
   const enrollment = section('Enrollment');
   await expect(enrollment.getByRole('img', { name: 'Enrollment token for laptop-bob' })).toBeVisible();

@@ -31,6 +31,11 @@ export function FormFooter<T>({
         </p>
       ))}
       {editor.errors.length === 0 && <ErrorNote error={editor.failure} />}
+      {editor.created && (
+        <p className="success" role="status">
+          Created the {noun}. Change it below, or go back to the list.
+        </p>
+      )}
       {editor.saved && (
         <p className="success" role="status">
           Saved.

@@ -6,6 +6,7 @@
 import { useState } from 'react';
 import { api } from '../api/client.js';
 import { fieldErrorsOf, type FieldErrors } from './field-errors.js';
+import { consumeCreated, markCreated } from './just-created.js';
 import { navigate } from './router.js';
 import { useLoad, type Loaded } from './use-load.js';
 
@@ -18,6 +19,8 @@ export interface EntityEditor<T> {
   busy: boolean;
   /** set after a change was saved, until the next edit */
   saved: boolean;
+  /** set when this form opened on the entity the console just created, until the next edit */
+  created: boolean;
   save(body: Record<string, unknown>): Promise<void>;
   remove(cascade: boolean): Promise<void>;
 }
@@ -31,12 +34,14 @@ export function useEntityEditor<T>(collection: string, id: string | undefined): 
   const [failure, setFailure] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
+  const [created, setCreated] = useState(() => consumeCreated(id));
 
   const attempt = async (action: () => Promise<void>) => {
     setBusy(true);
     setErrors([]);
     setFailure(null);
     setSaved(false);
+    setCreated(false);
     try {
       await action();
     } catch (err) {
@@ -56,6 +61,7 @@ export function useEntityEditor<T>(collection: string, id: string | undefined): 
     failure,
     busy,
     saved,
+    created,
     save: (body) =>
       attempt(async () => {
         if (id) {
@@ -63,8 +69,9 @@ export function useEntityEditor<T>(collection: string, id: string | undefined): 
           setSaved(true);
           existing.reload();
         } else {
-          const created = await api.post<{ id: string }>(`/${collection}`, body);
-          navigate(`/${collection}/${created.data.id}`);
+          const made = await api.post<{ id: string }>(`/${collection}`, body);
+          markCreated(made.data.id);
+          navigate(`/${collection}/${made.data.id}`);
         }
       }).catch(() => undefined),
     remove: (cascade) =>
