@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { binaryName, explainQuery, explainReason } from '../../../src/api/explain-failure.js';
 import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
-import { describeTotpPrompt, formatCountdown, servicesPhrase } from '../../../src/api/prompts.js';
+import {
+  describeTotpPrompt,
+  formatCountdown,
+  promptTitle,
+  servicesPhrase,
+} from '../../../src/api/prompts.js';
 import { describeServiceAccess, describeServices } from '../../../src/api/service-access.js';
 import { planCollection } from '../../../src/agent/posture/query-plan.js';
 import { query, service } from './fakes.js';
@@ -217,6 +222,16 @@ describe('prompt wording', () => {
     );
     expect(describeTotpPrompt({ reason: 'login', services: [] }, 0)).toBe(
       'Your account needs an authenticator code to finish signing in.',
+    );
+  });
+
+  it('titles a timeout prompt "has expired" once the deadline passed and "about to expire" before', () => {
+    const timeout = { ...unlock(['wiki']), reason: 'timeout' as const };
+    expect(promptTitle(timeout, 0)).toBe('Your authenticator code is about to expire');
+    expect(promptTitle(timeout, 300_000)).toBe('Your authenticator code has expired');
+    // A prompt without a deadline has not passed one.
+    expect(promptTitle({ reason: 'timeout', deadline: null }, 300_000)).toBe(
+      'Your authenticator code is about to expire',
     );
   });
 
