@@ -170,7 +170,7 @@ test('an administrator who owes an authenticator app is told how to set one up, 
   await page.getByLabel('Password', { exact: true }).fill('danas-password');
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByRole('alert')).toContainText('must set up an authenticator app');
-  await expect(page.getByRole('alert')).toContainText('npm run agent -- mfa enroll');
+  await expect(page.getByRole('alert')).toContainText('npm run agent -- mfa setup');
   await page.getByRole('button', { name: 'Back to sign-in' }).click();
   await expect(page.getByLabel('Password', { exact: true })).toHaveValue('');
   await page.getByLabel('Username', { exact: true }).fill('');

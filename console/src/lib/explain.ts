@@ -32,8 +32,8 @@ const dateInWords = (iso: string) =>
 
 /**
  * Why an identity with no way to sign in reaches nothing, in words, or null when it has one (a password, a
- * certificate from enrollment, or a session now). Before any policy or check: blaming a posture check for a
- * device that never enrolled sends the administrator to the wrong place.
+ * certificate from enrollment, or a session now). Said instead of its failing posture checks: blaming a check
+ * for a device that never enrolled sends the administrator to the wrong place.
  */
 export function cannotSignIn(identity: VerdictIdentity, now = new Date()): string | null {
   const { authenticators, enrollment } = identity;
@@ -50,9 +50,10 @@ export function cannotSignIn(identity: VerdictIdentity, now = new Date()): strin
 export function verdictOf(access: ServiceAccess, identity: VerdictIdentity, now = new Date()): Verdict {
   const dial = access.policies.filter((p) => p.type === 'Dial');
   const passing = dial.find((p) => p.isPassing);
-  const notSignedIn = cannotSignIn(identity, now);
-  if (notSignedIn) return { granted: false, words: notSignedIn };
   if (passing) return { granted: true, words: `by the policy “${passing.name}”.` };
+  // Checks fail on a device that never reported anything: say what is really missing.
+  const notSignedIn = cannotSignIn(identity, now);
+  if (dial.length > 0 && notSignedIn) return { granted: false, words: notSignedIn };
   if (dial.length > 0) {
     return {
       granted: false,

@@ -20,7 +20,7 @@ Commands:
   run                   keep reporting, open the tunnels (a local port per service, and SOCKS5);
                         prompt for codes on wake/unlock/timeouts (Ctrl-C to stop)
   mfa status            whether an authenticator app is set up
-  mfa enroll            set up an authenticator app (QR code, recovery codes, then a code to verify)
+  mfa setup             set up an authenticator app (QR code, recovery codes, then a code to verify)
   mfa verify [CODE]     finish setting up with a code from the app
   mfa remove [CODE]     remove MFA (a code or recovery code; none to abandon an unfinished setup)
   mfa codes [CODE]      show your recovery codes (--regenerate to replace them)

@@ -31,7 +31,7 @@ export interface ControllerFailureAdvice {
 
 const AGENT_ADVICE: ControllerFailureAdvice = {
   signInAgain: `sign in again with ${agentCommand('login')}`,
-  setUpMfa: `run ${agentCommand('mfa enroll')}`,
+  setUpMfa: `run ${agentCommand('mfa setup')}`,
 };
 
 /** A controller's refusal as one line and an exit code; shared by the agent's and the admin's CLIs. */

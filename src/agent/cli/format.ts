@@ -53,7 +53,7 @@ export function statusLines(status: AgentStatus, services: readonly ServiceAcces
   const state = {
     'signed-out': 'signed out',
     'needs-totp': 'signed in, waiting for an authenticator code',
-    'needs-enrollment': 'signed in, must set up an authenticator app (mfa enroll)',
+    'needs-enrollment': 'signed in, must set up an authenticator app (mfa setup)',
     active: 'signed in',
   }[status.state];
   const mfa = {

@@ -42,7 +42,7 @@ describe('option errors', () => {
 
 describe("the agent's --help", () => {
   it('lists every command the README tells a newcomer to run, `service` and `service code` included', () => {
-    for (const command of ['login', 'services', 'status', 'run', 'mfa enroll', 'service', 'service code'])
+    for (const command of ['login', 'services', 'status', 'run', 'mfa setup', 'service', 'service code'])
       expect(USAGE, command).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     expect(USAGE).toContain('--intercept');
     expect(SERVICE_HELP).toContain('--restore-only');

@@ -36,15 +36,16 @@ describe('an identity that cannot sign in', () => {
     expect(verdict.words).not.toMatch(/posture|policy/);
   });
 
-  it('not enrolled yet: refused even by a policy without checks, saying until when the token works', () => {
+  it('not enrolled yet: says until when the token works; a policy without checks still grants on arrival', () => {
     const identity = {
       name: 'laptop-eve',
       authenticators: {},
       enrollment: { ott: token('2026-03-11T09:00:00Z') },
     };
-    const verdict = verdictOf(grantedWithoutChecks, identity, now);
+    const verdict = verdictOf(refusedByCheck, identity, now);
     expect(verdict).toMatchObject({ granted: false });
     expect(verdict.words).toMatch(/has not enrolled yet \(its token is valid until .*\)/);
+    expect(verdictOf(grantedWithoutChecks, identity, now)).toMatchObject({ granted: true });
   });
 
   it('no enrollment and no password: says how to give it a way in', () => {

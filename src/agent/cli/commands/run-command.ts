@@ -17,7 +17,7 @@ import { enrollInteractively } from './mfa-commands.js';
 import { dirname, join } from 'node:path';
 import { describeTunnelEvent, tunnelEventJson, type TunnelEvent } from '../../tunnel/tunnel-events.js';
 
-const HELP = `Commands: services, status, report, check, code, enroll, wake, unlock, help, quit`;
+const HELP = `Commands: services, status, report, check, code, setup-mfa, wake, unlock, help, quit`;
 
 const SIMULATED: Record<string, PowerEvent> = {
   wake: 'resume',
@@ -87,6 +87,8 @@ export async function runConsole(
     },
     check: async () => t.print(servicesTable((await agent.checkAgain()).services)),
     code: () => agent.promptForCode(),
+    'setup-mfa': () => enrollInteractively(agent, t),
+    // the word's first name, kept for those used to it
     enroll: () => enrollInteractively(agent, t),
     quit: () => finish(),
     ...options.commands,
@@ -103,7 +105,7 @@ export async function runConsole(
       // The prompt after an unlock is for an authenticator app this identity does not have yet.
       t.print(
         `No code will be asked: this identity has no authenticator app set up yet, so there is no code to ` +
-          `ask for. Type 'enroll' to set one up, then '${word}' asks for a code.`,
+          `ask for. Type 'setup-mfa' to set one up, then '${word}' asks for a code.`,
       );
     const action = simulated ? () => agent.simulatePowerEvent(simulated) : commands[word];
     if (!action) {
@@ -164,7 +166,7 @@ export async function runCommand(ctx: CliContext): Promise<ExitCode> {
     });
     const status = await signIn(agent, ctx);
     if (status.state === 'needs-enrollment')
-      ctx.terminal.print('Set up an authenticator app first: type `enroll`.');
+      ctx.terminal.print('Set up an authenticator app first: type `setup-mfa`.');
     await runConsole(agent, ctx.terminal, { json: ctx.args.json });
     return EXIT.ok;
   } finally {

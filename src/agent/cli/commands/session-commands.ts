@@ -41,7 +41,7 @@ export async function loginCommand(ctx: CliContext): Promise<ExitCode> {
     }
     if (status.state === 'needs-enrollment') {
       t.print(
-        `This account must set up an authenticator app before it can reach services: run ${agentCommand('mfa enroll')}.`,
+        `This account must set up an authenticator app before it can reach services: run ${agentCommand('mfa setup')}.`,
       );
     }
     if (status.state === 'needs-totp')
