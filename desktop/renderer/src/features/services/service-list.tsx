@@ -15,6 +15,7 @@ import { LocalAddresses } from './local-addresses.js';
 
 const ACCESS_LABELS: Record<ServiceAccessView['access'], string> = {
   granted: 'Reachable',
+  warned: 'Reachable until a deadline',
   blocked: 'Blocked',
   'mfa-needed': 'Needs your code',
   checking: 'Checking…',
