@@ -45,6 +45,10 @@ export type PostureQuery = Pick<
     reason?: PostureFailureReason;
     /** the administrator's own advice for this check, shown to the user as written */
     remediation?: string;
+    /** passing only because the check is in `warn` mode until this moment (`reason` says what fails) */
+    warning?: { enforceFrom: string };
+    /** passing only because of an exception granted to this identity, until it expires (`reason` says what fails) */
+    exception?: { expiresAt: string };
   };
 
 /** The checks of one service policy that grants the service; the policy passes when all of them do. */

@@ -93,6 +93,7 @@ export async function statusCommand(ctx: CliContext): Promise<ExitCode> {
       const summary = {
         total: services.length,
         granted: count('granted'),
+        warned: count('warned'),
         blocked: count('blocked'),
         mfaNeeded: count('mfa-needed'),
         checking: count('checking'),
