@@ -7,6 +7,7 @@ import { parseAdminArgs } from '../../../src/admin/admin-args.js';
 import { parseCliArgs } from '../../../src/agent/cli/cli-args.js';
 import { USAGE, UsageError } from '../../../src/agent/cli/cli-args.js';
 import { SERVICE_HELP } from '../../../src/agent/cli/commands/agent-service-command.js';
+import { explainError } from '../../../src/agent/cli/cli-errors.js';
 
 function usage(action: () => unknown): string {
   try {
@@ -37,6 +38,17 @@ describe('option errors', () => {
     [['login', '--username'], '--username needs a value'],
   ])('agent %j', (argv, text) => {
     expect(usage(() => parseCliArgs(argv, {}))).toBe(text);
+  });
+});
+
+describe('the line a usage error prints', () => {
+  it('points at --help once, also when the message already does', () => {
+    expect(explainError(new UsageError("unknown option '--bogus'; see --help")).message).toBe(
+      "unknown option '--bogus'; see --help",
+    );
+    expect(explainError(new UsageError('--port must be a number')).message).toBe(
+      '--port must be a number (see --help)',
+    );
   });
 });
 
