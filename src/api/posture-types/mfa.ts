@@ -5,7 +5,7 @@ import { OS_TYPES } from './os-types.js';
 
 export const mfa = definePostureType({
   id: 'MFA',
-  displayName: 'MFA',
+  displayName: 'MFA (authenticator code)',
   apiName: 'MFA Check',
   openZiti: true,
   operatingSystems: OS_TYPES,

@@ -61,7 +61,7 @@ export const processDescriptor = definePostureType({
 
 export const processMultiDescriptor = definePostureType({
   id: 'PROCESS_MULTI',
-  displayName: 'Multiple processes',
+  displayName: 'Several processes',
   apiName: 'Process Multi Check',
   openZiti: true,
   operatingSystems: PROCESS_OS,
