@@ -80,7 +80,21 @@ export interface MfaCheck extends CheckBase {
   ignoreLegacyEndpoints: boolean;
 }
 
-export type PostureCheck = OsCheck | MacCheck | DomainCheck | ProcessCheck | ProcessMultiCheck | MfaCheck;
+/** OpenZiti's types: each has its model here and its module written by hand (they keep OpenZiti's quirks). */
+export type OpenZitiCheckType = 'OS' | 'MAC' | 'DOMAIN' | 'PROCESS' | 'PROCESS_MULTI' | 'MFA';
+/** Postern's types, defined by their descriptor (src/api/posture-types) and an evaluation module alone. */
+export type DescribedCheckType = Exclude<PostureCheckType, OpenZitiCheckType>;
+
+/**
+ * A check of a described type: its option fields, validated against the descriptor's schemas, kept apart from
+ * the base fields (`options`), and shown back flat on the wire as OpenZiti shows a type's fields.
+ */
+export type DescribedCheck<K extends DescribedCheckType = DescribedCheckType> = K extends unknown
+  ? CheckBase & { typeId: K; options: Readonly<Record<string, unknown>> }
+  : never;
+
+export type PostureCheck =
+  OsCheck | MacCheck | DomainCheck | ProcessCheck | ProcessMultiCheck | MfaCheck | DescribedCheck;
 
 /** The type-specific part of a check, as validated from a create/update body. */
 export type PostureCheckSpec<T extends PostureCheck = PostureCheck> = Omit<T, keyof CheckBase>;
@@ -101,6 +115,13 @@ export interface MacData extends DataSlot {
 }
 export interface DomainData extends DataSlot {
   domain: string;
+}
+/**
+ * A described type's fact as the agent reported it (`POST /posture-response-bulk` with the type's `typeId`),
+ * validated against the descriptor's fact schema: stored generically, one per identity and type.
+ */
+export interface ReportedFactData extends DataSlot {
+  value: Readonly<Record<string, unknown>>;
 }
 export interface ProcessData extends DataSlot {
   path: string;
@@ -142,6 +163,8 @@ export interface IdentityPostureData {
   domain: DomainData | null;
   /** latest report per binary path */
   processes: ProcessData[];
+  /** the described types' facts by type id (absent: none reported) */
+  facts?: Record<string, ReportedFactData>;
   apiSessions: Record<string, ApiSessionPostureData>;
 }
 

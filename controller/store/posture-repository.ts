@@ -16,6 +16,7 @@ import type {
   OsData,
   PostureSnapshot,
   ProcessData,
+  ReportedFactData,
 } from '../posture-model.js';
 
 /** The API-session half of posture data; only the fields given are written. */
@@ -23,8 +24,9 @@ export type ApiSessionPatch = Partial<
   Pick<ApiSessionPostureData, 'mfaPassedAt' | 'wokenAt' | 'unlockedAt' | 'sdkInfo'>
 >;
 
-/** One stored fact of an identity: a fact kind, or one binary's report. */
-export type FactSlotRef = { kind: 'os' | 'mac' | 'domain' } | { kind: 'process'; path: string };
+/** One stored fact of an identity: an OpenZiti fact kind, one binary's report, or a described type's fact. */
+export type FactSlotRef =
+  { kind: 'os' | 'mac' | 'domain' } | { kind: 'process'; path: string } | { kind: 'fact'; typeId: string };
 
 export interface SyncPostureDataRepository {
   /** Everything known about the identity's device(s) and API sessions; empty slots when nothing was reported. */
@@ -32,6 +34,11 @@ export interface SyncPostureDataRepository {
   setOs(identityId: string, os: OsData): void;
   setMac(identityId: string, mac: MacData): void;
   setDomain(identityId: string, domain: DomainData): void;
+  /**
+   * A described type's fact (src/api/posture-types), stored generically: one JSON value per identity and type,
+   * in the same table as the OpenZiti facts (kind = the type id), the latest report winning.
+   */
+  setReportedFact(identityId: string, typeId: string, fact: ReportedFactData): void;
   /** one row per binary path: a newer report for the same path replaces the older */
   setProcess(identityId: string, process: ProcessData): void;
   /**

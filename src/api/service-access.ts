@@ -4,6 +4,7 @@
  */
 import { explainQuery } from './explain-failure.js';
 import type { PostureFailureCode } from './posture-reasons.js';
+import { POSTURE_TYPE_DESCRIPTORS } from './posture-types/index.js';
 import type { PolicyPostureQueries, PolicyType, PostureQuery, ServiceDetail } from './services.js';
 
 /**
@@ -39,14 +40,9 @@ export interface ExceptedCheck extends FailingCheck {
 }
 
 /** A posture query's type as a user names the check (the tray, the CLI and a refused tunnel's page). */
-export const CHECK_NAMES: Record<string, string> = {
-  OS: 'operating system',
-  MAC: 'network adapter',
-  DOMAIN: 'Windows domain',
-  PROCESS: 'running program',
-  PROCESS_MULTI: 'running programs',
-  MFA: 'authenticator code',
-};
+export const CHECK_NAMES: Record<string, string> = Object.fromEntries(
+  POSTURE_TYPE_DESCRIPTORS.map((d) => [d.id, d.userNoun]),
+);
 
 /** `network adapter check`, or the type itself for one this version does not know. */
 export const checkInWords = (queryType: string) => `${CHECK_NAMES[queryType] ?? queryType} check`;

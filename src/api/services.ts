@@ -13,8 +13,10 @@ import type {
 } from './schemas.js';
 import type { BaseEntity, EntityRef } from './envelopes.js';
 import type { PostureFailureReason } from './posture-reasons.js';
+import { POSTURE_TYPE_IDS } from './posture-types/index.js';
 
-export const POSTURE_QUERY_TYPES = ['OS', 'MAC', 'DOMAIN', 'PROCESS', 'PROCESS_MULTI', 'MFA'] as const;
+/** A posture query's type is its check's type: every type the registry describes (posture-types/). */
+export const POSTURE_QUERY_TYPES = POSTURE_TYPE_IDS;
 
 /** `Invalid`: OpenZiti's name for a policy of neither type (Postern's are Dial or Bind). */
 export type PolicyType = Static<typeof DialBindSchema> | 'Invalid';

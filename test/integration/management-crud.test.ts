@@ -356,12 +356,16 @@ describe('identities, authenticators and auth policies', () => {
     const res = await admin.get(`${MGMT}/posture-check-types`);
     schemas.assert('GET', `${MGMT}/posture-check-types`, res);
     expect(res.body.data.map((t: { id: string }) => t.id).sort()).toEqual([
+      'AGENT_VERSION',
+      'DISK_ENCRYPTION',
       'DOMAIN',
+      'FIREWALL',
       'MAC',
       'MFA',
       'OS',
       'PROCESS',
       'PROCESS_MULTI',
+      'SCREEN_LOCK',
     ]);
     expect((await admin.get(`${MGMT}/posture-check-types/OS`)).body.data.name).toBe('Operating System Check');
   });

@@ -14,7 +14,14 @@ import type {
   PostureDataRepository,
   PostureRepository,
 } from '../posture-repository.js';
-import type { DomainData, IdentityPostureData, MacData, OsData, ProcessData } from '../../posture-model.js';
+import type {
+  DomainData,
+  IdentityPostureData,
+  MacData,
+  OsData,
+  ProcessData,
+  ReportedFactData,
+} from '../../posture-model.js';
 import {
   PgEdgeSessionRepository,
   PgFailedRequestRepository,
@@ -24,10 +31,10 @@ import {
   API_SESSION_COLUMNS as COLUMNS,
   apiSessionOf,
   processOf as processFromRow,
+  kindOfSlot,
   putFact,
   text,
   type ApiSessionRow,
-  type FactKind,
   type FactRow,
   type ProcessRow as ProcessRowOf,
 } from '../rows/posture-rows.js';
@@ -86,6 +93,10 @@ class PgPostureDataRepository implements PostureDataRepository {
     return this.setFact(identityId, 'domain', domain, { domain: domain.domain });
   }
 
+  setReportedFact(identityId: string, typeId: string, fact: ReportedFactData): Promise<void> {
+    return this.setFact(identityId, typeId, fact, fact.value);
+  }
+
   async setProcess(identityId: string, p: ProcessData): Promise<void> {
     await this.db.run(
       `INSERT INTO posture_processes
@@ -108,7 +119,7 @@ class PgPostureDataRepository implements PostureDataRepository {
 
   /** Written at once, each time: the other instances read these rows, not this one's memory. */
   async refreshReported(identityId: string, slots: readonly FactSlotRef[], at: Date): Promise<void> {
-    const kinds = slots.flatMap((s) => (s.kind === 'process' ? [] : [s.kind]));
+    const kinds = slots.flatMap((s) => (s.kind === 'process' ? [] : [kindOfSlot(s)]));
     const paths = slots.flatMap((s) => (s.kind === 'process' ? [s.path] : []));
     const time = at.toISOString();
     if (kinds.length > 0)
@@ -212,7 +223,7 @@ class PgPostureDataRepository implements PostureDataRepository {
   /** Upserts in place, as SQLite's: a report rewrites its row instead of deleting and inserting one. */
   private async setFact(
     identityId: string,
-    kind: FactKind,
+    kind: string,
     slot: { postureCheckId: string; lastUpdatedAt: Date },
     value: object,
   ): Promise<void> {

@@ -12,6 +12,7 @@ import type {
   OsData,
   PostureSnapshot,
   ProcessData,
+  ReportedFactData,
 } from '../../posture-model.js';
 import {
   SqliteEdgeSessionRepository,
@@ -22,10 +23,10 @@ import {
   API_SESSION_COLUMNS as COLUMNS,
   apiSessionOf,
   processOf as processFromRow,
+  kindOfSlot,
   putFact,
   text,
   type ApiSessionRow,
-  type FactKind,
   type FactRow,
   type ProcessRow as ProcessRowOf,
 } from '../rows/posture-rows.js';
@@ -56,10 +57,13 @@ const REPEATED_FACT_WRITE_MS = 60_000;
  */
 const REPEATED_FACT_RESOLUTION_MS = 1_000;
 
-const slotKey = (slot: FactSlotRef) => (slot.kind === 'process' ? `process:${slot.path}` : slot.kind);
+const slotKey = (slot: FactSlotRef) => (slot.kind === 'process' ? `process:${slot.path}` : kindOfSlot(slot));
 
 function slotIn(data: PostureSnapshot, slot: FactSlotRef): { lastUpdatedAt: Date } | null | undefined {
-  return slot.kind === 'process' ? data.processes.find((p) => p.path === slot.path) : data[slot.kind];
+  if (slot.kind === 'process') return data.processes.find((p) => p.path === slot.path);
+  if (slot.kind === 'fact')
+    return data.facts && Object.hasOwn(data.facts, slot.typeId) ? data.facts[slot.typeId] : undefined;
+  return data[slot.kind];
 }
 
 /** Whether the slot is held with a time less than the resolution before `at` (so it need not move). */
@@ -73,6 +77,8 @@ function moveTime(data: IdentityPostureData, slot: FactSlotRef, at: Date): void 
   if (slot.kind === 'os' && data.os) data.os = { ...data.os, lastUpdatedAt: at };
   else if (slot.kind === 'mac' && data.mac) data.mac = { ...data.mac, lastUpdatedAt: at };
   else if (slot.kind === 'domain' && data.domain) data.domain = { ...data.domain, lastUpdatedAt: at };
+  else if (slot.kind === 'fact' && data.facts?.[slot.typeId])
+    data.facts = { ...data.facts, [slot.typeId]: { ...data.facts[slot.typeId]!, lastUpdatedAt: at } };
   else if (slot.kind === 'process') {
     const i = data.processes.findIndex((p) => p.path === slot.path);
     if (i >= 0) data.processes[i] = { ...data.processes[i]!, lastUpdatedAt: at };
@@ -218,6 +224,10 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
     this.setFact(identityId, 'domain', domain, { domain: domain.domain });
   }
 
+  setReportedFact(identityId: string, typeId: string, fact: ReportedFactData): void {
+    this.setFact(identityId, typeId, fact, fact.value);
+  }
+
   setProcess(identityId: string, p: ProcessData): void {
     const row: ProcessRow = {
       path: p.path,
@@ -262,7 +272,7 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
       const stored = this.storedAt.get(identityId)?.get(key) ?? held?.lastUpdatedAt.getTime();
       if (!held || stored === undefined || at.getTime() - stored >= REPEATED_FACT_WRITE_MS) {
         if (slot.kind === 'process') this.stmts.processTime.run(at.toISOString(), identityId, slot.path);
-        else this.stmts.factTime.run(at.toISOString(), identityId, slot.kind);
+        else this.stmts.factTime.run(at.toISOString(), identityId, kindOfSlot(slot));
         this.storedAt.get(identityId)?.delete(key);
       } else {
         let behind = this.storedAt.get(identityId);
@@ -342,7 +352,7 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
 
   private setFact(
     identityId: string,
-    kind: FactKind,
+    kind: string,
     slot: { postureCheckId: string; lastUpdatedAt: Date },
     value: object,
   ): void {

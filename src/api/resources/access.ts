@@ -32,6 +32,10 @@ export const PostureData = Type.Object({
       signerFingerprints: Type.Array(Type.String()),
     }),
   ),
+  facts: Type.Record(Type.String(), Type.Object(Slot, open), {
+    description:
+      "Postern: the described types' facts (DISK_ENCRYPTION, FIREWALL, SCREEN_LOCK, ...) by type id, each with its reported fields",
+  }),
   apiSessionPostureData: Type.Record(
     Type.String(),
     Type.Object({

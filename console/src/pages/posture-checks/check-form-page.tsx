@@ -15,9 +15,11 @@ import {
   CHECK_TYPE_NAMES,
   CLAIMED_FIELDS,
   bodyOf,
+  describedType,
   initialState,
   type CheckFormState,
 } from './check-form-state.js';
+import { DescriptorFields } from './type-fields/descriptor-fields.js';
 import { MfaFields } from './type-fields/mfa-fields.js';
 import { OsFields } from './type-fields/os-fields.js';
 import { ProcessMultiFields } from './type-fields/process-multi-fields.js';
@@ -41,6 +43,7 @@ function CheckForm({
   const [state, setState] = useState<CheckFormState>(() => initialState(initial));
   const change = (patch: Partial<CheckFormState>) => setState((now) => ({ ...now, ...patch }));
   const errors = editor.errors;
+  const described = describedType(state.typeId);
   return (
     <section className="card form-card">
       <h1>{initial ? `Posture check ${initial.name}` : 'New posture check'}</h1>
@@ -120,6 +123,15 @@ function CheckForm({
           <ProcessMultiFields state={state} onChange={change} errors={errors} />
         )}
         {state.typeId === 'MFA' && <MfaFields state={state} onChange={change} errors={errors} />}
+        {described && (
+          <DescriptorFields
+            descriptor={described}
+            values={state.options[state.typeId] ?? {}}
+            onChange={(values) => change({ options: { ...state.options, [state.typeId]: values } })}
+            errors={errors}
+          />
+        )}
+        {/* The check's enforcement (every type) has its own component, placed here. */}
         <LinesField
           label="Advice for a blocked user"
           name="remediation"
