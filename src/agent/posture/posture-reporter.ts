@@ -9,6 +9,7 @@ import type { PostureResponse } from '../../api/posture-responses.js';
 import type { ServiceDetail } from '../../api/services.js';
 import type { EdgeApi } from '../client/edge-api.js';
 import type { PostureCollector } from '../collectors/posture-collector.js';
+import type { FactCollector } from '../collectors/facts/fact-collector.js';
 import type { SessionStatus } from '../session/session-manager.js';
 import { systemClock, type Clock, type TimerHandle } from '../../common/clock.js';
 import { Listeners } from '../../common/listeners.js';
@@ -34,6 +35,8 @@ export interface ReportResult {
 export interface PostureReporterOptions {
   api: EdgeApi;
   collector: PostureCollector;
+  /** the descriptors' facts (disk encryption, firewall, screen lock); checks of those types go unanswered without it */
+  facts?: Pick<FactCollector, 'collect'>;
   directory: ServiceDirectory;
   session: () => SessionStatus;
   clock?: Clock;
@@ -177,6 +180,8 @@ export class PostureReporter {
     if (plan.mac) jobs.push(collector.collectMac(plan.mac).then((r) => [r]));
     if (plan.domain) jobs.push(collector.collectDomain(plan.domain).then((r) => [r]));
     if (plan.processes.length > 0) jobs.push(collector.collectProcesses(plan.processes));
+    const { facts } = this.options;
+    if (facts) for (const { typeId, id } of plan.facts) jobs.push(facts.collect(typeId, id).then((r) => [r]));
     const results = await Promise.allSettled(jobs);
     const responses: PostureResponse[] = [];
     for (const result of results) {
