@@ -80,7 +80,9 @@ export const POSTURE_COLLECTOR_TYPES: Readonly<Record<string, readonly AgentPlat
 export function hasCollector(
   typeId: string,
   platform: AgentPlatform,
-  registry: Readonly<Record<string, { collectors: Partial<Record<AgentPlatform, unknown>> }>> = FACT_COLLECTORS,
+  registry: Readonly<
+    Record<string, { collectors: Partial<Record<AgentPlatform, unknown>> }>
+  > = FACT_COLLECTORS,
 ): boolean {
   if (POSTURE_COLLECTOR_TYPES[typeId]?.includes(platform)) return true;
   return registry[typeId]?.collectors[platform] !== undefined;

@@ -16,6 +16,10 @@ export function parsePowershellJson(stdout: string, what: string): Record<string
 }
 
 export function powershellFailure(result: CommandResult, what: string): string {
-  const detail = result.stderr.replace(/^\uFEFF/, '').trim().split(/\r?\n/)[0]?.slice(0, 200);
+  const detail = result.stderr
+    .replace(/^\uFEFF/, '')
+    .trim()
+    .split(/\r?\n/)[0]
+    ?.slice(0, 200);
   return `the ${what} query failed (exit ${String(result.code)})${detail ? `: ${detail}` : ''}`;
 }

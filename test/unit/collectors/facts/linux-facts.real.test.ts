@@ -11,7 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandResult, CommandRunner } from '../../../../src/agent/collectors/command-runner.js';
 import { collectLinuxDiskEncryption } from '../../../../src/agent/collectors/facts/disk-encryption/linux.js';
 import { factEnvironment } from '../../../../src/agent/collectors/facts/fact-environment.js';
-import { collectLinuxFirewall, nftablesVerdict } from '../../../../src/agent/collectors/facts/firewall/linux.js';
+import {
+  collectLinuxFirewall,
+  nftablesVerdict,
+} from '../../../../src/agent/collectors/facts/firewall/linux.js';
 import { collectLinuxScreenLock } from '../../../../src/agent/collectors/facts/screen-lock/linux.js';
 import {
   createNamespace,
@@ -35,7 +38,8 @@ function luksUnavailable(): string {
   if (loop) return loop;
   if (!has('cryptsetup')) return 'cryptsetup is not installed (apt-get install cryptsetup-bin)';
   // cryptsetup opens a volume through device-mapper; some kernels (microVMs) are built without it.
-  if (!readFileSync('/proc/devices', 'utf8').includes('device-mapper')) return 'this kernel has no device-mapper (dm_mod, dm_crypt)';
+  if (!readFileSync('/proc/devices', 'utf8').includes('device-mapper'))
+    return 'this kernel has no device-mapper (dm_mod, dm_crypt)';
   return '';
 }
 
@@ -121,10 +125,13 @@ describe('DISK_ENCRYPTION on Linux, real loop devices', () => {
     },
   );
 
-  it.skipIf(process.platform !== 'linux')('says unknown, with the reason, when nothing is mounted there', async () => {
-    const fact = await collectLinuxDiskEncryption(factEnvironment({ rootMount: join(dir, 'nowhere') }));
-    expect(fact).toEqual({ encrypted: null, unknownReason: expect.stringContaining('nothing is mounted') });
-  });
+  it.skipIf(process.platform !== 'linux')(
+    'says unknown, with the reason, when nothing is mounted there',
+    async () => {
+      const fact = await collectLinuxDiskEncryption(factEnvironment({ rootMount: join(dir, 'nowhere') }));
+      expect(fact).toEqual({ encrypted: null, unknownReason: expect.stringContaining('nothing is mounted') });
+    },
+  );
 });
 
 const namespaceWhy = process.platform === 'linux' ? namespaceUnavailable() : 'Linux only';
@@ -179,8 +186,12 @@ describe.skipIf(namespaceWhy !== '')(
     it('an empty ruleset is no firewall; the collector says enabled false, not unknown', async () => {
       await ns.exec('nft', ['flush', 'ruleset']);
       const quiet: CommandRunner = async (file, args) =>
-        file === 'systemctl' ? { stdout: 'inactive\ninactive\n', stderr: '', code: 3 } : inNamespace(file, args);
-      const fact = await collectLinuxFirewall(factEnvironment({ run: quiet, etcRoot: join(tmpdir(), 'none') }));
+        file === 'systemctl'
+          ? { stdout: 'inactive\ninactive\n', stderr: '', code: 3 }
+          : inNamespace(file, args);
+      const fact = await collectLinuxFirewall(
+        factEnvironment({ run: quiet, etcRoot: join(tmpdir(), 'none') }),
+      );
       expect(fact).toEqual({ enabled: false });
     });
 
@@ -189,11 +200,20 @@ describe.skipIf(namespaceWhy !== '')(
       const unprivileged: CommandRunner = (file, args) =>
         file === 'systemctl'
           ? Promise.resolve({ stdout: 'inactive\ninactive\n', stderr: '', code: 3 })
-          : ns.exec('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', file, ...args]);
+          : ns.exec('setpriv', [
+              '--reuid=65534',
+              '--regid=65534',
+              '--clear-groups',
+              '--inh-caps=-all',
+              file,
+              ...args,
+            ]);
       await load(`table inet filter {
   chain input { type filter hook input priority 0; policy drop; }
 }`);
-      const fact = await collectLinuxFirewall(factEnvironment({ run: unprivileged, etcRoot: join(tmpdir(), 'none') }));
+      const fact = await collectLinuxFirewall(
+        factEnvironment({ run: unprivileged, etcRoot: join(tmpdir(), 'none') }),
+      );
       expect(fact.enabled).toBeNull();
       expect(fact.unknownReason).toMatch(/needs root/);
     });
@@ -204,7 +224,9 @@ function gsettingsUnavailable(): string {
   if (process.platform !== 'linux') return 'Linux only';
   if (!has('dbus-run-session', ['--version'])) return 'dbus-run-session (dbus) is not installed';
   if (!has('gsettings', ['--version'])) return 'gsettings (libglib2.0-bin) is not installed';
-  const schemas = spawnSync('gsettings', ['list-keys', 'org.gnome.desktop.screensaver'], { encoding: 'utf8' });
+  const schemas = spawnSync('gsettings', ['list-keys', 'org.gnome.desktop.screensaver'], {
+    encoding: 'utf8',
+  });
   if (schemas.status !== 0) return 'the GNOME schemas (gsettings-desktop-schemas) are not installed';
   return '';
 }
@@ -219,15 +241,27 @@ describe.skipIf(gsettingsWhy !== '')(
     const env = { ...process.env, GSETTINGS_BACKEND: 'keyfile', XDG_CONFIG_HOME: config };
     const inSession: CommandRunner = (file, args) =>
       new Promise<CommandResult>((resolve) => {
-        execFile('dbus-run-session', ['--', file, ...args], { env, encoding: 'utf8' }, (error, stdout, stderr) =>
-          resolve({ stdout, stderr, code: error ? (typeof error.code === 'number' ? error.code : null) : 0 }),
+        execFile(
+          'dbus-run-session',
+          ['--', file, ...args],
+          { env, encoding: 'utf8' },
+          (error, stdout, stderr) =>
+            resolve({
+              stdout,
+              stderr,
+              code: error ? (typeof error.code === 'number' ? error.code : null) : 0,
+            }),
         );
       });
     const set = async (schema: string, key: string, value: string) =>
       expect((await inSession('gsettings', ['set', schema, key, value])).code).toBe(0);
     const collect = () =>
       collectLinuxScreenLock(
-        factEnvironment({ run: inSession, home: config, env: { XDG_CURRENT_DESKTOP: 'GNOME', XDG_CONFIG_HOME: config } }),
+        factEnvironment({
+          run: inSession,
+          home: config,
+          env: { XDG_CURRENT_DESKTOP: 'GNOME', XDG_CONFIG_HOME: config },
+        }),
       );
     afterAll(() => rmSync(config, { recursive: true, force: true }));
 

@@ -119,7 +119,10 @@ export class BlockDeviceTree {
     const own = await readTrimmed(join(dir, 'removable'));
     if (own !== undefined) return own === '1';
     const disk = await this.parentDisk(name);
-    return disk !== undefined && (await readTrimmed(join(this.sysRoot, 'class', 'block', disk, 'removable'))) === '1';
+    return (
+      disk !== undefined &&
+      (await readTrimmed(join(this.sysRoot, 'class', 'block', disk, 'removable'))) === '1'
+    );
   }
 
   private async judge(name: string, depth: number): Promise<boolean> {

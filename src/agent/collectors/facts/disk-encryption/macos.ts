@@ -16,7 +16,10 @@ export function parseFdesetupStatus(stdout: string): DiskEncryptionFact {
   const text = stdout.trim();
   const state = /FileVault is (On|Off)\b/i.exec(text)?.[1]?.toLowerCase();
   if (!state)
-    return { encrypted: null, unknownReason: `unexpected fdesetup output: ${text.slice(0, 120) || '(empty)'}` };
+    return {
+      encrypted: null,
+      unknownReason: `unexpected fdesetup output: ${text.slice(0, 120) || '(empty)'}`,
+    };
   const inProgress = /(Encryption|Decryption) in progress/i.test(text);
   const encrypted = state === 'on' && !inProgress;
   return { encrypted, allVolumesEncrypted: encrypted };
@@ -25,6 +28,9 @@ export function parseFdesetupStatus(stdout: string): DiskEncryptionFact {
 export async function collectMacosDiskEncryption(env: FactEnvironment): Promise<DiskEncryptionFact> {
   const result = await env.run(FDESETUP, ['status']);
   if (result.code !== 0)
-    return { encrypted: null, unknownReason: `fdesetup status failed: ${result.stderr.trim().slice(0, 200)}` };
+    return {
+      encrypted: null,
+      unknownReason: `fdesetup status failed: ${result.stderr.trim().slice(0, 200)}`,
+    };
   return parseFdesetupStatus(result.stdout);
 }

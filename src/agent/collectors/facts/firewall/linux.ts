@@ -15,7 +15,8 @@ import type { FactEnvironment } from '../fact-environment.js';
 export type RulesetVerdict = { readable: true; drops: boolean } | { readable: false; why: string };
 
 const INPUT_FAMILIES = new Set(['ip', 'ip6', 'inet']);
-const NEEDS_ROOT = 'reading the firewall rules needs root (the Postern service), and neither ufw nor firewalld is running';
+const NEEDS_ROOT =
+  'reading the firewall rules needs root (the Postern service), and neither ufw nor firewalld is running';
 
 type NftObject = Record<string, Record<string, unknown> | undefined>;
 

@@ -14,7 +14,10 @@ export function parseSocketfilterfwState(stdout: string): FirewallFact {
   // Releases before 10.15 print the sentence only.
   if (/Firewall is (enabled|blocking)/i.test(text)) return { enabled: true };
   if (/Firewall is disabled/i.test(text)) return { enabled: false };
-  return { enabled: null, unknownReason: `unexpected socketfilterfw output: ${text.slice(0, 120) || '(empty)'}` };
+  return {
+    enabled: null,
+    unknownReason: `unexpected socketfilterfw output: ${text.slice(0, 120) || '(empty)'}`,
+  };
 }
 
 export async function collectMacosFirewall(env: FactEnvironment): Promise<FirewallFact> {

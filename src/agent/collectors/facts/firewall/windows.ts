@@ -9,7 +9,7 @@ import { powershellArgs } from '../../windows-scripts.js';
 import { parsePowershellJson, powershellFailure } from '../powershell-json.js';
 
 export const FIREWALL_SCRIPT =
-  "$p = @(Get-NetFirewallProfile -PolicyStore ActiveStore | ForEach-Object { @{ name = [string]$_.Name; enabled = [string]$_.Enabled } }); " +
+  '$p = @(Get-NetFirewallProfile -PolicyStore ActiveStore | ForEach-Object { @{ name = [string]$_.Name; enabled = [string]$_.Enabled } }); ' +
   'ConvertTo-Json -InputObject @{ profiles = $p } -Depth 3 -Compress';
 
 export function parseFirewallProfiles(stdout: string): FirewallFact {

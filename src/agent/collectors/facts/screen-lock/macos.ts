@@ -55,11 +55,17 @@ export async function collectMacosScreenLock(env: FactEnvironment): Promise<Scre
     run(PMSET, ['-g']),
   ]);
   if (delay === undefined)
-    return { lockEnabled: null, idleMinutes: null, unknownReason: 'the screen lock setting could not be read' };
+    return {
+      lockEnabled: null,
+      idleMinutes: null,
+      unknownReason: 'the screen lock setting could not be read',
+    };
   if (delay === null) return { lockEnabled: false, idleMinutes: null };
   const saverIdle = saver?.code === 0 ? Number(saver.stdout.trim()) : DEFAULT_SAVER_IDLE_SECONDS;
   const displayIdle = pmset?.code === 0 ? parsePmsetDisplaySleep(pmset.stdout) : undefined;
-  const idle = [saverIdle, displayIdle].filter((s): s is number => s !== undefined && Number.isFinite(s) && s > 0);
+  const idle = [saverIdle, displayIdle].filter(
+    (s): s is number => s !== undefined && Number.isFinite(s) && s > 0,
+  );
   if (idle.length === 0) return { lockEnabled: false, idleMinutes: null };
   return { lockEnabled: true, idleMinutes: idleMinutesOf(Math.min(...idle) + delay) };
 }
