@@ -1,9 +1,9 @@
 /**
- * Linux: the host firewall is on when something drops what arrives unasked. In order of cost and privilege:
- * firewalld or ufw running (systemd answers any user; ufw's own `status` needs root, its configuration file
- * does not), then the rule sets themselves: an nftables base chain on the input hook, or iptables' INPUT
- * chain, that drops by default (its policy, or a final unconditional drop/reject before any unconditional
- * accept). Reading rule sets needs CAP_NET_ADMIN: without it the answer is unknown with that reason, never on.
+ * Linux: the host firewall is on when something drops what arrives unasked: firewalld or ufw running (systemd
+ * answers any user; ufw's own `status` needs root, its configuration file does not), or the rule sets
+ * themselves: an nftables base chain on the input hook, or iptables' INPUT chain, that drops by default (its
+ * policy, or a final unconditional drop/reject before any unconditional accept). Reading rule sets needs
+ * CAP_NET_ADMIN: without it the answer is unknown with that reason, never on.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -99,10 +99,14 @@ export async function firewallServiceActive(run: CommandRunner, etcRoot: string)
 }
 
 export async function collectLinuxFirewall(env: FactEnvironment): Promise<FirewallFact> {
-  if (await firewallServiceActive(env.run, env.etcRoot)) return { enabled: true };
-  const verdicts = (await Promise.all([nftablesVerdict(env.run), iptablesVerdict(env.run)])).filter(
-    (v): v is RulesetVerdict => v !== undefined,
-  );
+  // All three at once: each is a process start, and the cycle waits for the slowest, not the sum.
+  const [service, ...rulesets] = await Promise.all([
+    firewallServiceActive(env.run, env.etcRoot),
+    nftablesVerdict(env.run),
+    iptablesVerdict(env.run),
+  ]);
+  if (service) return { enabled: true };
+  const verdicts = rulesets.filter((v): v is RulesetVerdict => v !== undefined);
   if (verdicts.some((v) => v.readable && v.drops)) return { enabled: true };
   const unreadable = verdicts.find((v): v is { readable: false; why: string } => !v.readable);
   if (unreadable) return { enabled: null, unknownReason: `${NEEDS_ROOT} (${unreadable.why.slice(0, 160)})` };
