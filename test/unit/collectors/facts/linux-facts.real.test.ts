@@ -6,7 +6,7 @@
 import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandResult, CommandRunner } from '../../../../src/agent/collectors/command-runner.js';
 import { collectLinuxDiskEncryption } from '../../../../src/agent/collectors/facts/disk-encryption/linux.js';
@@ -186,7 +186,7 @@ describe.skipIf(namespaceWhy !== '')(
     it('an empty ruleset is no firewall; the collector says enabled false, not unknown', async () => {
       await ns.exec('nft', ['flush', 'ruleset']);
       const quiet: CommandRunner = async (file, args) =>
-        file === 'systemctl'
+        basename(file) === 'systemctl'
           ? { stdout: 'inactive\ninactive\n', stderr: '', code: 3 }
           : inNamespace(file, args);
       const fact = await collectLinuxFirewall(
@@ -198,7 +198,7 @@ describe.skipIf(namespaceWhy !== '')(
     it('a ruleset that cannot be read (no CAP_NET_ADMIN) is unknown with the reason, never on', async () => {
       // setpriv drops every capability, as for an agent running as an ordinary user.
       const unprivileged: CommandRunner = (file, args) =>
-        file === 'systemctl'
+        basename(file) === 'systemctl'
           ? Promise.resolve({ stdout: 'inactive\ninactive\n', stderr: '', code: 3 })
           : ns.exec('setpriv', [
               '--reuid=65534',

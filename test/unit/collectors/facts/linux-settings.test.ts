@@ -5,7 +5,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CommandResult, CommandRunner } from '../../../../src/agent/collectors/command-runner.js';
 import { factEnvironment } from '../../../../src/agent/collectors/facts/fact-environment.js';
@@ -14,6 +14,7 @@ import {
   iptablesDrops,
 } from '../../../../src/agent/collectors/facts/firewall/linux.js';
 import { collectLinuxScreenLock } from '../../../../src/agent/collectors/facts/screen-lock/linux.js';
+import { systemTool } from '../../../../src/agent/collectors/facts/system-tool.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'postern-linux-settings-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,7 +28,7 @@ const DENIED: CommandResult = {
 
 function runner(answers: Record<string, CommandResult>): CommandRunner {
   return async (file) => {
-    const answer = answers[file];
+    const answer = answers[basename(file)];
     if (!answer) throw Object.assign(new Error(`spawn ${file} ENOENT`), { code: 'ENOENT' });
     return answer;
   };
@@ -121,5 +122,13 @@ describe('SCREEN_LOCK on Linux: KDE and no desktop', () => {
       idleMinutes: null,
       unknownReason: 'no GNOME or KDE screen lock settings found (desktop: sway)',
     });
+  });
+});
+
+describe('systemTool', () => {
+  it("finds a tool in the system's folders whatever PATH says, and names a path that fails when it is absent", () => {
+    expect(systemTool('nft', (path) => path === '/usr/sbin/nft')).toBe('/usr/sbin/nft');
+    expect(systemTool('gsettings', (path) => path === '/usr/bin/gsettings')).toBe('/usr/bin/gsettings');
+    expect(systemTool('iptables', () => false)).toBe('/usr/sbin/iptables');
   });
 });

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { FirewallFact } from '../../../../api/posture-types/index.js';
 import type { CommandResult, CommandRunner } from '../../command-runner.js';
 import type { FactEnvironment } from '../fact-environment.js';
+import { systemTool } from '../system-tool.js';
 
 /** What one source says: protecting, not, or could not be read (and why). */
 export type RulesetVerdict = { readable: true; drops: boolean } | { readable: false; why: string };
@@ -75,14 +76,14 @@ async function attempt(run: CommandRunner, file: string, args: string[]): Promis
 }
 
 export async function nftablesVerdict(run: CommandRunner): Promise<RulesetVerdict | undefined> {
-  const result = await attempt(run, 'nft', ['-j', 'list', 'ruleset']);
+  const result = await attempt(run, systemTool('nft'), ['-j', 'list', 'ruleset']);
   if (!result) return undefined;
   if (result.code !== 0) return { readable: false, why: result.stderr.trim().split('\n')[0] ?? '' };
   return { readable: true, drops: nftablesDrops(result.stdout) };
 }
 
 export async function iptablesVerdict(run: CommandRunner): Promise<RulesetVerdict | undefined> {
-  const result = await attempt(run, 'iptables', ['-S', 'INPUT']);
+  const result = await attempt(run, systemTool('iptables'), ['-S', 'INPUT']);
   if (!result) return undefined;
   if (result.code !== 0) return { readable: false, why: result.stderr.trim().split('\n')[0] ?? '' };
   return { readable: true, drops: iptablesDrops(result.stdout) };
@@ -90,7 +91,7 @@ export async function iptablesVerdict(run: CommandRunner): Promise<RulesetVerdic
 
 /** firewalld running, or ufw enabled in its configuration and its unit active. */
 export async function firewallServiceActive(run: CommandRunner, etcRoot: string): Promise<boolean> {
-  const result = await attempt(run, 'systemctl', ['is-active', 'firewalld', 'ufw']);
+  const result = await attempt(run, systemTool('systemctl'), ['is-active', 'firewalld', 'ufw']);
   const [firewalld, ufw] = (result?.stdout ?? '').split('\n').map((l) => l.trim());
   if (firewalld === 'active') return true;
   if (ufw !== 'active') return false;

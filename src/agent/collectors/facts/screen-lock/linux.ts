@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import type { ScreenLockFact } from '../../../../api/posture-types/index.js';
 import type { FactEnvironment } from '../fact-environment.js';
 import { idleMinutesOf } from '../fact-environment.js';
+import { systemTool } from '../system-tool.js';
 
-const GSETTINGS = 'gsettings';
 /** KDE's defaults when kscreenlockerrc does not set them: lock automatically after 5 minutes. */
 const KDE_DEFAULT_TIMEOUT_MINUTES = 5;
 
@@ -57,8 +57,9 @@ export function kdeScreenLock(kscreenlockerrc: string): ScreenLockFact {
 }
 
 async function readGnome(env: FactEnvironment): Promise<ScreenLockFact | undefined> {
+  const gsettings = systemTool('gsettings');
   const get = async (schema: string, key: string) => {
-    const result = await env.run(GSETTINGS, ['get', schema, key]).catch(() => undefined);
+    const result = await env.run(gsettings, ['get', schema, key]).catch(() => undefined);
     return result?.code === 0 ? result.stdout : undefined;
   };
   const [lockEnabled, idleDelay, lockDelay] = await Promise.all([
