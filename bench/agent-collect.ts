@@ -51,7 +51,8 @@ export async function agentCollectFigures(options: BenchOptions): Promise<Figure
   const without = serviceWith(base, binaries.paths);
   const collector = createCollector({ platform: 'linux', hashCache: new HashCache() });
   let now = Date.now();
-  const facts = new FactCollector({ platform: 'linux', now: () => now });
+  // As a desktop session's agent reads them: the bench may run as root, whose screen lock is not read.
+  const facts = new FactCollector({ platform: 'linux', now: () => now, environment: { uid: 1000 } });
   const cycle = async (service: ServiceDetail) => {
     const started = performance.now();
     const plan = planCollection([service], 'linux');

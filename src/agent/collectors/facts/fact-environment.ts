@@ -23,6 +23,8 @@ export interface FactEnvironment {
   home: string;
   /** the agent's environment (XDG_CONFIG_HOME, XDG_CURRENT_DESKTOP) */
   env: NodeJS.ProcessEnv;
+  /** the agent's user id (undefined on Windows): root's desktop settings are not the user's */
+  uid: number | undefined;
 }
 
 export function factEnvironment(overrides: Partial<FactEnvironment> = {}): FactEnvironment {
@@ -36,6 +38,7 @@ export function factEnvironment(overrides: Partial<FactEnvironment> = {}): FactE
     rootMount: '/',
     home: homedir(),
     env: process.env,
+    uid: process.getuid?.(),
     ...overrides,
   };
 }

@@ -259,6 +259,7 @@ describe.skipIf(gsettingsWhy !== '')(
       collectLinuxScreenLock(
         factEnvironment({
           run: inSession,
+          uid: 1000, // the test runs as root; the agent of a desktop session does not
           home: config,
           env: { XDG_CURRENT_DESKTOP: 'GNOME', XDG_CONFIG_HOME: config },
         }),

@@ -93,7 +93,11 @@ describe('SCREEN_LOCK on Linux: KDE and no desktop', () => {
 
   const kde = (config: string) =>
     collectLinuxScreenLock(
-      factEnvironment({ run: noGsettings, env: { XDG_CURRENT_DESKTOP: 'KDE', XDG_CONFIG_HOME: config } }),
+      factEnvironment({
+        run: noGsettings,
+        uid: 1000,
+        env: { XDG_CURRENT_DESKTOP: 'KDE', XDG_CONFIG_HOME: config },
+      }),
     );
 
   it('reads Autolock and Timeout (minutes) plus LockGrace (seconds) from the [Daemon] group', async () => {
@@ -115,12 +119,29 @@ describe('SCREEN_LOCK on Linux: KDE and no desktop', () => {
 
   it('no GNOME settings and no KDE file: unknown, naming the desktop', async () => {
     const fact = await collectLinuxScreenLock(
-      factEnvironment({ run: noGsettings, home: join(dir, 'nobody'), env: { XDG_CURRENT_DESKTOP: 'sway' } }),
+      factEnvironment({
+        run: noGsettings,
+        uid: 1000,
+        home: join(dir, 'nobody'),
+        env: { XDG_CURRENT_DESKTOP: 'sway' },
+      }),
     );
     expect(fact).toEqual({
       lockEnabled: null,
       idleMinutes: null,
       unknownReason: 'no GNOME or KDE screen lock settings found (desktop: sway)',
+    });
+  });
+});
+
+describe('SCREEN_LOCK on Linux as root', () => {
+  it("is unknown: root's settings (or GNOME's defaults) are no user's screen", async () => {
+    const gnomeDefaults = runner({ gsettings: ok('true\n') });
+    const fact = await collectLinuxScreenLock(factEnvironment({ run: gnomeDefaults, uid: 0 }));
+    expect(fact).toEqual({
+      lockEnabled: null,
+      idleMinutes: null,
+      unknownReason: expect.stringMatching(/signed-in user's Postern, not by the system service/),
     });
   });
 });

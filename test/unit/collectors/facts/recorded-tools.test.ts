@@ -143,6 +143,14 @@ describe('Windows: screen lock', () => {
     });
   });
 
+  it("as the system service (LocalSystem) it is unknown: SYSTEM's settings are no user's screen", async () => {
+    expect(await lock('screenlock-as-system-service-win11.json')).toEqual({
+      lockEnabled: null,
+      idleMinutes: null,
+      unknownReason: expect.stringMatching(/not by the system service/),
+    });
+  });
+
   it('an unexpected output is unknown', async () => {
     expect(await lock('unexpected-error-text.txt')).toMatchObject({ lockEnabled: null, idleMinutes: null });
   });

@@ -82,6 +82,14 @@ async function readKde(env: FactEnvironment): Promise<ScreenLockFact | undefined
 }
 
 export async function collectLinuxScreenLock(env: FactEnvironment): Promise<ScreenLockFact> {
+  // Root (the system service) would read root's own settings, or GNOME's defaults (locked after 5 minutes):
+  // an answer about nobody's screen, which could pass a check.
+  if (env.uid === 0)
+    return {
+      lockEnabled: null,
+      idleMinutes: null,
+      unknownReason: "the screen lock is read by the signed-in user's Postern, not by the system service",
+    };
   const desktops = (env.env.XDG_CURRENT_DESKTOP ?? '').toLowerCase().split(':');
   const isKde = desktops.includes('kde');
   if (isKde) {

@@ -20,6 +20,7 @@ function Read-Values($path, $names) {
 }
 $saver = @('ScreenSaveActive', 'ScreenSaverIsSecure', 'ScreenSaveTimeOut', 'SCRNSAVE.EXE')
 ConvertTo-Json -Compress -InputObject @{
+  asSystem = [Security.Principal.WindowsIdentity]::GetCurrent().IsSystem
   policy = Read-Values 'HKCU:\\Software\\Policies\\Microsoft\\Windows\\Control Panel\\Desktop' $saver
   user = Read-Values 'HKCU:\\Control Panel\\Desktop' $saver
   machine = Read-Values 'HKLM:\\SOFTWARE\\Microsoft\\Windows\\CurrentVersion\\Policies\\System' @('InactivityTimeoutSecs')
@@ -32,6 +33,13 @@ function values(data: Record<string, unknown>, key: string): Record<string, unkn
 
 export function parseScreenLockRegistry(stdout: string): ScreenLockFact {
   const data = parsePowershellJson(stdout, 'screen lock');
+  // The service (LocalSystem) would read SYSTEM's own Control Panel settings: no user's screen.
+  if (data.asSystem === true)
+    return {
+      lockEnabled: null,
+      idleMinutes: null,
+      unknownReason: "the screen lock is read by the signed-in user's Postern, not by the system service",
+    };
   const policy = values(data, 'policy');
   const user = values(data, 'user');
   const effective = (name: string) => String(policy[name] ?? user[name] ?? '').trim();
