@@ -70,8 +70,12 @@ describe('Windows: BitLocker', () => {
     });
   });
 
-  it('is unknown, saying why, where neither answers (Server 2019 without the BitLocker feature)', async () => {
+  it('is unknown, saying why, where neither answers (Server 2019 without the BitLocker feature; a user whose Shell is silent)', async () => {
     expect(await bitlocker('bitlocker-server-2019-no-feature.json')).toEqual({
+      encrypted: null,
+      unknownReason: expect.stringMatching(/BitLocker is not installed/),
+    });
+    expect(await bitlocker('bitlocker-user-shell-silent-win10-1809.json')).toEqual({
       encrypted: null,
       unknownReason: expect.stringMatching(/needs the Postern service/),
     });

@@ -44,8 +44,10 @@ export function parseBitLockerOutput(stdout: string): DiskEncryptionFact {
   }));
   const systemVolume = volumes.find((v) => v.mount === system);
   if (systemVolume?.encrypted === undefined) {
-    const why =
-      data.source === 'Shell'
+    const missing = /not recognized/i.test(String(data.adminError ?? ''));
+    const why = missing
+      ? 'BitLocker is not installed on this Windows (no Get-BitLockerVolume), and the Shell does not say'
+      : data.source === 'Shell'
         ? 'BitLocker status is not readable as this user (Get-BitLockerVolume needs the Postern service)'
         : 'BitLocker reported nothing for the system drive';
     return { encrypted: null, unknownReason: why };
