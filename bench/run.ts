@@ -9,6 +9,7 @@
  * network namespaces) says so and is skipped, not failed.
  */
 import { join } from 'node:path';
+import { agentCollectFigures } from './agent-collect.js';
 import { agentCycleFigures } from './agent-cycle.js';
 import { agentIdleFigures } from './agent-idle.js';
 import { consoleIdentitiesFigures } from './console-identities.js';
@@ -31,6 +32,7 @@ const BENCHES: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
   services: servicesScalingFigures,
   'mfa-timeout': mfaTimeoutFigures,
   'agent-cycle': agentCycleFigures,
+  'agent-collect': agentCollectFigures,
   'agent-idle': agentIdleFigures,
   'controller-memory': controllerMemoryFigures,
   'data-plane': dataPlaneFigures,

@@ -58,6 +58,12 @@ export function describeResponse(r: PostureResponse): string {
       return `DOMAIN   ${r.domain || '(none)'}`;
     case 'PROCESS':
       return `PROCESS  ${r.path} ${r.isRunning ? 'running' : 'not running'}${r.hash ? ` sha256 ${r.hash.slice(0, 16)}…` : ''}`;
+    default: {
+      // A descriptor's fact (DISK_ENCRYPTION, FIREWALL, ...): its fields as they were sent.
+      const { id: _id, typeId, ...fact } = r;
+      const fields = Object.entries(fact).map(([key, value]) => `${key}=${JSON.stringify(value)}`);
+      return `${typeId} ${fields.join(' ')}`;
+    }
   }
 }
 
