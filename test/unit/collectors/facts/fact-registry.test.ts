@@ -20,6 +20,10 @@ import {
 const descriptor = (id: string, collectedOn: PostureTypeDescriptor['fact']): PostureTypeDescriptor => ({
   id,
   displayName: id,
+  apiName: id,
+  openZiti: false,
+  operatingSystems: [],
+  waitingFor: id,
   userNoun: id,
   description: id,
   optionFields: [],
