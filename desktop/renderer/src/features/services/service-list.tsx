@@ -119,6 +119,9 @@ function ServiceItem({ service, elapsedMs }: { service: ServiceRowView; elapsedM
       {service.access === 'granted' && (
         <LocalAddresses service={service.name} addresses={service.localAddresses} />
       )}
+      {service.access === 'granted' && service.carriedBy && (
+        <p className="hint carrier">via {service.carriedBy}</p>
+      )}
     </li>
   );
 }
