@@ -49,8 +49,7 @@ export interface Carrier {
  * the ones a user can act on, what to say.
  */
 export type DialResult =
-  | { stream: ClientHttp2Stream; router: Carrier }
-  | { status: number; error: string; message?: string };
+  { stream: ClientHttp2Stream; router: Carrier } | { status: number; error: string; message?: string };
 
 /** The words the agent shows for refusals the user can do something about (the rest name their code). */
 const REFUSAL_WORDS: Record<string, string> = {

@@ -107,9 +107,7 @@ export async function statusCommand(ctx: CliContext): Promise<ExitCode> {
         mode: name,
         modeReason: why,
         // service name → the router carrying it, null while not connected yet; null when no agent runs
-        routers: carriers
-          ? Object.fromEntries(carriers.map((c) => [c.service, c.router]))
-          : null,
+        routers: carriers ? Object.fromEntries(carriers.map((c) => [c.service, c.router])) : null,
       });
     } else {
       ctx.terminal.print(statusLines(status, services));
