@@ -141,6 +141,8 @@ describe('an agent moving between two standalone routers', () => {
     process.kill(routers['edge-a']!.pid, 'SIGKILL');
     await routers['edge-a']!.stop();
     routers['edge-a'] = undefined;
+    // The console's ONLINE column follows the link: down once the process is gone.
+    await waitFor(async () => !(await isOnline('edge-a')), 15_000, 'edge-a shown offline');
     // The very next connection works: no user action, no failed first try.
     expect(await echoesThroughAgent()).toBe(true);
     await agent.waitFor(new RegExp(`tunnel ${SERVICE}: carried by edge-b \\(was edge-a\\)`), 10_000, from);
