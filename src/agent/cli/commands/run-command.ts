@@ -16,6 +16,7 @@ import type { Terminal } from '../terminal.js';
 import { enrollInteractively } from './mfa-commands.js';
 import { dirname, join } from 'node:path';
 import { describeTunnelEvent, tunnelEventJson, type TunnelEvent } from '../../tunnel/tunnel-events.js';
+import { carriersFileBeside, keepCarriersFile } from '../../tunnel/carrier-state.js';
 
 const HELP = `Commands: services, status, report, check, code, setup-mfa, wake, unlock, help, quit`;
 
@@ -157,6 +158,10 @@ export async function runCommand(ctx: CliContext): Promise<ExitCode> {
         },
   });
   const offTunnel = printTunnelEvents(agent, ctx.terminal, ctx.args.json);
+  // `status` runs in a process of its own: which router carries each service is kept where it reads it.
+  const offCarriers = agent.tunnel
+    ? keepCarriersFile(agent.tunnel, carriersFileBeside(ctx.settingsFile.path))
+    : () => undefined;
   if (agent.tunnel) printMode(ctx.terminal, ctx.args.json, agent.tunnel.mode);
   try {
     // Before signing in: a `--socks-port` that is taken ends `run` with the port and who holds it, rather
@@ -171,6 +176,7 @@ export async function runCommand(ctx: CliContext): Promise<ExitCode> {
     return EXIT.ok;
   } finally {
     offTunnel();
+    offCarriers();
     source.close();
     await agent.stop();
   }

@@ -170,6 +170,9 @@ function ServiceItem({ service, elapsedMs }: { service: ServiceRowView; elapsedM
       {isReachable(service.access) && (
         <LocalAddresses service={service.name} addresses={service.localAddresses} />
       )}
+      {service.access === 'granted' && service.carriedBy && (
+        <p className="hint carrier">via {service.carriedBy}</p>
+      )}
     </li>
   );
 }
