@@ -145,22 +145,32 @@ export async function previewImpact(
     servicesRefused: 0,
   };
   const servicesRefused = new Set<string>();
+  // The services to compare depend only on which changed policies select the identity: listed once per set.
+  const candidates = new Map<string, Service[]>();
   for (const identity of identities) {
-    const services = new Map<string, Service>();
-    for (const { resolver, policies } of sides)
-      for (const policy of policies)
-        if (resolver.policiesOf(identity).includes(policy))
-          for (const service of resolver.servicesOf(policy)) services.set(service.id, service);
-    if (services.size === 0) continue;
+    const selecting = sides.map(({ resolver, policies }) => {
+      const mine = resolver.policiesOf(identity);
+      return policies.filter((p) => mine.includes(p));
+    });
+    const key = selecting.map((side) => side.map((p) => p.id).join(',')).join(' ');
+    let services = candidates.get(key);
+    if (!services) {
+      const found = new Map<string, Service>();
+      selecting.forEach((side, i) => {
+        for (const policy of side) for (const s of sides[i]!.resolver.servicesOf(policy)) found.set(s.id, s);
+      });
+      candidates.set(key, (services = [...found.values()].sort(byName)));
+    }
+    if (services.length === 0) continue;
     const apiSessionId = sessions.get(identity.id) ?? '';
     const snapshot = data.get(identity.id) ?? null;
     // No session: an id no session has, so per-session facts (TOTP passes) read as absent.
     const was = new SessionEvaluation(before, snapshot, apiSessionId, now);
     const will = new SessionEvaluation(after, snapshot, apiSessionId, now);
     let refusedHere = false;
-    for (const service of [...services.values()].sort(byName)) {
-      const granted = was.access(identity, service, 'Dial').granted;
-      if (granted === will.access(identity, service, 'Dial').granted) continue;
+    for (const service of services) {
+      const granted = was.granted(identity, service, 'Dial');
+      if (granted === will.granted(identity, service, 'Dial')) continue;
       const list = granted ? answer.newlyRefused : answer.newlyGranted;
       if (granted) {
         answer.newlyRefusedCount++;
