@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MGMT } from '../helpers/api.js';
 import { PostureWorld, type TestUser } from '../helpers/posture-world.js';
+import { PREVIEW_LIST_LIMIT } from '../../controller/access/preview/impact-preview.js';
 
 let w: PostureWorld;
 let alice: TestUser;
@@ -280,5 +281,43 @@ describe('every preview', () => {
     for (const [collection, body] of bodies)
       expect((await w.admin.post(`${MGMT}/${collection}/preview`, body)).status).not.toBe(500);
     expect(await everything()).toEqual(before);
+  });
+
+  it('lists at most 1,000 pairs and counts them all', async () => {
+    // Last in this file: more identities than a list holds, selected by their own attribute and policy.
+    const extra = PREVIEW_LIST_LIMIT + 5;
+    const now = w.ctx.clock.now();
+    await w.ctx.store.transaction(async () => {
+      for (let i = 0; i < extra; i++)
+        await w.ctx.store.identities.create({
+          id: `bulk-${i}`,
+          name: `bulk-${String(i).padStart(5, '0')}`,
+          tags: {},
+          createdAt: now,
+          updatedAt: now,
+          type: 'Device',
+          isAdmin: false,
+          isDefaultAdmin: false,
+          roleAttributes: ['bulk'],
+          authPolicyId: 'default',
+          externalId: null,
+          disabled: false,
+        });
+    });
+    const policy = await w.create('service-policies', {
+      name: 'bulk-wiki',
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: ['#bulk'],
+      serviceRoles: [`@${ids.wiki}`],
+    });
+    const d = (await previewPolicy({ id: policy, delete: true })).body.data;
+    expect(d.newlyRefusedCount).toBe(extra);
+    expect(d.identitiesRefused).toBe(extra);
+    expect(d.newlyRefused).toHaveLength(PREVIEW_LIST_LIMIT);
+    expect(d.newlyRefused[0].identityName).toBe('bulk-00000');
+    expect(d.newlyRefused.at(-1).identityName).toBe(
+      `bulk-${String(PREVIEW_LIST_LIMIT - 1).padStart(5, '0')}`,
+    );
   });
 });
