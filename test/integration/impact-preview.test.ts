@@ -259,6 +259,9 @@ describe('every preview', () => {
   });
 
   it('stores nothing, whether it is answered or refused', async () => {
+    // A check a policy names by `@id`, whose cascading delete would change that policy if it were made.
+    const pinned = await w.check({ name: 'pinned', typeId: 'DOMAIN', domains: ['corp.example'] });
+    await w.policy({ name: 'pinned-policy', identityRoles: ['#sales'], postureCheckRoles: [`@${pinned}`] });
     const before = await everything();
     const bodies: [string, unknown][] = [
       ['posture-checks', { id: ids.os, operatingSystems: [{ type: 'Linux', versions: ['>=9.0.0'] }] }],
@@ -266,6 +269,8 @@ describe('every preview', () => {
         'posture-checks',
         { name: 'new-one', typeId: 'MFA', timeoutSeconds: 60, roleAttributes: ['baseline'] },
       ],
+      ['posture-checks', { id: pinned, delete: true, cascade: true }],
+      ['posture-checks', { id: pinned, delete: true }],
       ['posture-checks', { id: ids.domain, delete: true, cascade: true }],
       ['posture-checks', { id: ids.domain, delete: true }],
       ['posture-checks', { id: ids.os, roleAttributes: ['elsewhere'], name: 'renamed' }],
