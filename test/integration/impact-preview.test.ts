@@ -147,7 +147,11 @@ describe('POST /posture-checks/preview', () => {
       })
     ).body.data;
     expect(created.newlyRefused.map((i: { identityName: string }) => i.identityName)).toEqual(['bobby']);
-    expect(created.newlyRefused[0].reasons[0]).toMatchObject({ postureCheckName: 'corp-domain-too' });
+    // The new check has no id until it is saved.
+    expect(created.newlyRefused[0].reasons[0]).toMatchObject({
+      postureCheckId: null,
+      postureCheckName: 'corp-domain-too',
+    });
     const deleted = (await previewCheck({ id: ids.domain, delete: true, cascade: true })).body.data;
     expect(deleted.newlyGranted).toEqual([
       expect.objectContaining({ identityId: bob.id, serviceId: ids.wiki }),

@@ -29,10 +29,13 @@ export interface CatalogueChange {
   after: Catalogue;
   /** the policies whose decision may differ (their ids, in `before`, `after` or both) */
   policyIds: ReadonlySet<string>;
+  /** a posture check being created: its id is provisional (saving gives it another), answered as null */
+  newCheckId?: string;
 }
 
 export interface PreviewReason {
-  postureCheckId: string;
+  /** null for the check being created, which has no id until it is saved */
+  postureCheckId: string | null;
   postureCheckName: string;
   typeId: string;
   actualValue: unknown;
@@ -70,13 +73,18 @@ const byName = <T extends { name: string; id: string }>(a: T, b: T) =>
   a.name < b.name ? -1 : a.name > b.name ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
 
 /** The failing checks of the Dial policies that select the pair, each once. */
-function reasonsOf(evaluation: SessionEvaluation, identity: Identity, service: Service): PreviewReason[] {
+function reasonsOf(
+  evaluation: SessionEvaluation,
+  identity: Identity,
+  service: Service,
+  newCheckId: string | undefined,
+): PreviewReason[] {
   const reasons = new Map<string, PreviewReason>();
   for (const outcome of evaluation.access(identity, service, 'Dial').outcomes)
     for (const { check, result } of outcome.checks)
       if (!result.isPassing && !reasons.has(check.id))
         reasons.set(check.id, {
-          postureCheckId: check.id,
+          postureCheckId: check.id === newCheckId ? null : check.id,
           postureCheckName: check.name,
           typeId: check.typeId,
           actualValue: result.actualValue,
@@ -183,7 +191,7 @@ export async function previewImpact(
           identityName: identity.name,
           serviceId: service.id,
           serviceName: service.name,
-          reasons: reasonsOf(granted ? will : was, identity, service),
+          reasons: reasonsOf(granted ? will : was, identity, service, change.newCheckId),
         });
     }
     if (refusedHere) answer.identitiesRefused++;

@@ -110,7 +110,7 @@ export async function postureCheckChange(
   const was = before.postureChecks.byId.get(id) ?? existing;
   if (was) for (const p of new AccessResolver(before).policiesRequiring(was)) policyIds.add(p.id);
   if (next) for (const p of new AccessResolver(after).policiesRequiring(next)) policyIds.add(p.id);
-  return { before, after, policyIds };
+  return { before, after, policyIds, ...(next && !existing ? { newCheckId: id } : {}) };
 }
 
 /** A service policy created, changed or deleted: only its own decisions may change. */

@@ -45,7 +45,9 @@ export const PostureCheckPreviewBody = previewOf(PostureCheckPatch, true, 'postu
 export const ServicePolicyPreviewBody = previewOf(ServicePolicyPatch, false, 'service policy');
 
 const PreviewReason = Type.Object({
-  postureCheckId: Type.String(),
+  postureCheckId: Type.Union([Type.String(), Type.Null()], {
+    description: 'null for the check a posture-check preview creates (it has no id until saved)',
+  }),
   postureCheckName: Type.String(),
   typeId: Type.String(),
   actualValue: Type.Unknown(),
