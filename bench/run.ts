@@ -15,6 +15,7 @@ import { agentIdleFigures } from './agent-idle.js';
 import { consoleIdentitiesFigures } from './console-identities.js';
 import { controllerMemoryFigures } from './controller-memory.js';
 import { dataPlaneFigures } from './data-plane.js';
+import { impactPreviewFigures } from './impact-preview.js';
 import { interceptDnsFigures } from './intercept-dns.js';
 import { interceptThroughputFigures } from './intercept-throughput.js';
 import type { Figure } from './lib/figure.js';
@@ -38,6 +39,7 @@ const BENCHES: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
   'data-plane': dataPlaneFigures,
   'tunnel-throughput': tunnelThroughputFigures,
   'console-identities': consoleIdentitiesFigures,
+  'impact-preview': impactPreviewFigures,
   'intercept-dns': interceptDnsFigures,
   'intercept-throughput': interceptThroughputFigures,
 };

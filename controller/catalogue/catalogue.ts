@@ -74,6 +74,25 @@ export class Catalogue {
     return new Catalogue(services, checks as PostureCheck[], policies);
   }
 
+  /**
+   * This catalogue with one posture check put in (added, or replacing the one of its id) or, given null,
+   * removed: what a write of it would make, held only in memory (an impact preview, access/preview/).
+   */
+  withPostureCheck(id: string, check: PostureCheck | null): Catalogue {
+    return new Catalogue(this.services.all, replaced(this.postureChecks.all, id, check), [
+      ...this.policies.values(),
+    ]);
+  }
+
+  /** The same for a service policy. */
+  withPolicy(id: string, policy: ServicePolicy | null): Catalogue {
+    return new Catalogue(
+      this.services.all,
+      this.postureChecks.all,
+      replaced([...this.policies.values()], id, policy),
+    );
+  }
+
   /** Policies whose `side` roles include any of `roles` (each once). */
   selecting(side: PolicySide, roles: readonly string[]): ServicePolicy[] {
     const found = new Map<string, ServicePolicy>();
@@ -81,6 +100,12 @@ export class Catalogue {
       for (const p of this.policiesByRole.get(`${side} ${role}`) ?? []) found.set(p.id, p);
     return [...found.values()];
   }
+}
+
+/** `all` with the entity of `id` replaced by `entity` (appended when new), or dropped when it is null. */
+function replaced<T extends { id: string }>(all: readonly T[], id: string, entity: T | null): T[] {
+  const others = all.filter((e) => e.id !== id);
+  return entity ? [...others, entity] : others;
 }
 
 /** The newest catalogue of each store, rebuilt only when its version has moved since. */

@@ -42,6 +42,18 @@ function readDraft(
   };
 }
 
+/** A create, PUT or PATCH body checked and turned into the check it would store (nothing is written). */
+export const postureCheckBuilder =
+  (catalogue: CatalogueService) =>
+  (
+    body: Record<string, unknown>,
+    mode: WriteMode,
+    existing: PostureCheck | undefined,
+    id: string,
+    now: Date,
+  ) =>
+    catalogue.preparePostureCheck(readDraft(body, mode, existing), existing, id, now);
+
 export function registerPostureChecks(app: Api, ctx: ControllerContext, catalogue: CatalogueService): void {
   registerCrud<PostureCheck>(app, ctx, {
     collection: 'posture-checks',
@@ -54,8 +66,7 @@ export function registerPostureChecks(app: Api, ctx: ControllerContext, catalogu
       detail: PostureCheckDetail,
     },
     toWire: postureCheckToWire,
-    build: (body, mode, existing, id, now) =>
-      catalogue.preparePostureCheck(readDraft(body, mode, existing), existing, id, now),
+    build: postureCheckBuilder(catalogue),
     beforeDelete: (check, options) => catalogue.beforePostureCheckDelete(check, options),
     afterWrite: () => catalogue.written(),
   });

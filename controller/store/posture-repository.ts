@@ -31,6 +31,12 @@ export type FactSlotRef =
 export interface SyncPostureDataRepository {
   /** Everything known about the identity's device(s) and API sessions; empty slots when nothing was reported. */
   load(identityId: string): PostureSnapshot;
+  /**
+   * `load` for many identities at once (an impact preview reads thousands): the same snapshots, keyed by
+   * identity, in a few queries instead of one per identity. What it reads is not kept in any cache: one bulk
+   * read must not push out the identities that report all the time.
+   */
+  loadMany(identityIds: readonly string[]): Map<string, PostureSnapshot>;
   setOs(identityId: string, os: OsData): void;
   setMac(identityId: string, mac: MacData): void;
   setDomain(identityId: string, domain: DomainData): void;

@@ -46,6 +46,11 @@ export async function sessionToExplain(
 ): Promise<ApiSession | undefined> {
   const sessions = await store.apiSessions.listByIdentity(identity.id);
   if (requested !== undefined) return sessions.find((s) => s.id === requested);
+  return latestSession(sessions);
+}
+
+/** The most recently active of an identity's API sessions (the first of a tie, in the store's order). */
+export function latestSession(sessions: readonly ApiSession[]): ApiSession | undefined {
   return sessions.reduce<ApiSession | undefined>(
     (latest, s) => (!latest || s.lastActivityAt > latest.lastActivityAt ? s : latest),
     undefined,

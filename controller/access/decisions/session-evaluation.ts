@@ -64,6 +64,16 @@ export class SessionEvaluation {
     return { granted: outcomes.some((o) => o.isPassing), outcomes };
   }
 
+  /**
+   * `access(…).granted` alone: the same policies and the same (cached) results, without listing every outcome,
+   * for a caller deciding thousands of pairs (an impact preview).
+   */
+  granted(identity: Identity, service: Service, type: PolicyType): boolean {
+    return this.resolver
+      .policiesOf(identity)
+      .some((p) => p.type === type && this.resolver.selectsService(p, service) && this.policy(p).isPassing);
+  }
+
   /** The earliest moment a check evaluated so far will change its result by itself, or null. */
   nextChangeAt(): Date | null {
     let next: Date | null = null;

@@ -45,6 +45,16 @@ export const API_SESSION_COLUMNS: Record<keyof ApiSessionPatch, string> = {
   sdkInfo: 'sdk_info',
 };
 
+/** An identity's posture data before any row is read: every slot empty. */
+export const emptyPostureData = (identityId: string): IdentityPostureData => ({
+  identityId,
+  os: null,
+  mac: null,
+  domain: null,
+  processes: [],
+  apiSessions: {},
+});
+
 /** A fact row into its slot of `data`. */
 export function putFact(data: IdentityPostureData, row: FactRow): void {
   const slot = { postureCheckId: row.posture_check_id, lastUpdatedAt: new Date(row.updated_at) };

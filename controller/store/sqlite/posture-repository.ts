@@ -22,6 +22,7 @@ import {
 import {
   API_SESSION_COLUMNS as COLUMNS,
   apiSessionOf,
+  emptyPostureData,
   processOf as processFromRow,
   kindOfSlot,
   putFact,
@@ -130,6 +131,19 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
       apiSessions: db.prepare(
         `SELECT * FROM posture_api_sessions WHERE identity_id = ? ORDER BY api_session_id`,
       ),
+      // The same three reads for a JSON array of identities (loadMany), in the order `read` gives each.
+      manyFacts: db.prepare(
+        `SELECT identity_id, kind, posture_check_id, value, updated_at FROM posture_facts
+         WHERE identity_id IN (SELECT value FROM json_each(?))`,
+      ),
+      manyProcesses: db.prepare(
+        `SELECT * FROM posture_processes WHERE identity_id IN (SELECT value FROM json_each(?))
+         ORDER BY identity_id, path`,
+      ),
+      manyApiSessions: db.prepare(
+        `SELECT * FROM posture_api_sessions WHERE identity_id IN (SELECT value FROM json_each(?))
+         ORDER BY identity_id, api_session_id`,
+      ),
       ensureApiSession: db.prepare(
         // Only for a live API session (the foreign key would refuse it): an event that arrives after its API
         // session ended writes nothing.
@@ -171,6 +185,28 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
     return data;
   }
 
+  /** Cached identities as held (memory may be ahead of the rows, see refreshReported), the others read. */
+  loadMany(identityIds: readonly string[]): Map<string, PostureSnapshot> {
+    const found = new Map<string, PostureSnapshot>();
+    const missing = new Map<string, IdentityPostureData>();
+    for (const id of identityIds) {
+      const cached = this.cache.get(id);
+      if (cached) found.set(id, cached);
+      else if (!missing.has(id)) missing.set(id, emptyPostureData(id));
+    }
+    if (missing.size === 0) return found;
+    const ids = JSON.stringify([...missing.keys()]);
+    type Keyed<R> = R & { identity_id: string };
+    for (const row of this.stmts.manyFacts.all(ids) as Keyed<FactRow>[])
+      putFact(missing.get(row.identity_id)!, row);
+    for (const row of this.stmts.manyProcesses.all(ids) as Keyed<ProcessRow>[])
+      missing.get(row.identity_id)!.processes.push(processOf(row));
+    for (const row of this.stmts.manyApiSessions.all(ids) as Keyed<ApiSessionRow>[])
+      missing.get(row.identity_id)!.apiSessions[row.api_session_id] = apiSessionOf(row);
+    for (const [id, data] of missing) found.set(id, data);
+    return found;
+  }
+
   /** Forgets every cached identity (after a rolled-back transaction). */
   clearCache(): void {
     this.cache.clear();
@@ -196,14 +232,7 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
   }
 
   private read(identityId: string): IdentityPostureData {
-    const data: IdentityPostureData = {
-      identityId,
-      os: null,
-      mac: null,
-      domain: null,
-      processes: [],
-      apiSessions: {},
-    };
+    const data = emptyPostureData(identityId);
     for (const row of this.stmts.facts.all(identityId) as FactRow[]) putFact(data, row);
     data.processes = (this.stmts.processes.all(identityId) as ProcessRow[]).map(processOf);
     for (const r of this.stmts.apiSessions.all(identityId) as ApiSessionRow[]) {
