@@ -45,6 +45,11 @@ export type PostureQuery = Pick<
     reason?: PostureFailureReason;
     /** the administrator's own advice for this check, shown to the user as written */
     remediation?: string;
+    /** the query passes only because the check warns until this moment (then it refuses); `reason` says why
+     *  it fails */
+    warning?: { enforceFrom: string };
+    /** the query passes only because an administrator's exception covers this device until this moment */
+    exception?: { expiresAt: string };
   };
 
 /** The checks of one service policy that grants the service; the policy passes when all of them do. */

@@ -8,6 +8,7 @@ import { attemptCounters } from './migrations/002-attempt-counters.js';
 import { edgeSessionTokenHashes } from './migrations/003-edge-session-token-hashes.js';
 import { sessionsNeedApiSession } from './migrations/004-sessions-need-api-session.js';
 import { hostV1Forwarding } from './migrations/005-host-v1-forwarding.js';
+import { postureRollout } from './migrations/006-posture-rollout.js';
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   initial,
@@ -15,4 +16,5 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   edgeSessionTokenHashes,
   sessionsNeedApiSession,
   hostV1Forwarding,
+  postureRollout,
 ];

@@ -5,8 +5,8 @@
  * which name the offending field precisely; the bodies here check the envelope and refuse unknown fields.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Attributes, BaseEntity, Name, Sentence, Tags, writeBodies } from './fields.js';
-import { OS_TYPES, POSTURE_CHECK_TYPES } from './vocabulary.js';
+import { Attributes, BaseEntity, DateTime, Name, Sentence, Tags, writeBodies } from './fields.js';
+import { ENFORCEMENT_MODE_VALUES, OS_TYPES, POSTURE_CHECK_TYPES } from './vocabulary.js';
 import { Strings, Text } from './texts.js';
 
 /**
@@ -28,6 +28,28 @@ export const CHECK_TEXT_LIMITS = {
   fingerprint: 40,
 } as const;
 
+/**
+ * Postern: what a failing check does. `enforce` (the default, and what a check created without the field
+ * gets) refuses; `report-only` never refuses and only records who would have been refused; `warn` lets the
+ * device through, telling its user what will be required, until `enforceFrom`, and enforces from then on.
+ */
+export const Enforcement = Type.Object(
+  {
+    mode: Type.Union(
+      ENFORCEMENT_MODE_VALUES.map((m) => Type.Literal(m)),
+      { description: 'enforce (default), report-only or warn' },
+    ),
+    enforceFrom: Type.Union([DateTime, Type.Null()], {
+      description: 'warn only (required there): the moment the check starts to refuse',
+    }),
+  },
+  {
+    title: 'postureCheckEnforcement',
+    description:
+      'Postern: how a failing check acts; absent in a write: enforce (a PATCH keeps the stored one)',
+  },
+);
+
 // The envelope is checked here; each type's own fields are checked by its module (posture/checks/*),
 // which names the offending field precisely.
 const common = {
@@ -40,6 +62,11 @@ const common = {
     Type.Union([Sentence, Type.Null()], {
       description: 'Postern: advice shown as written to a user this check blocks (a sentence and a link)',
     }),
+  ),
+  // Checked by the controller (posture/enforcement-field.ts), which names `enforcement.mode` or
+  // `enforcement.enforceFrom`; documented by `Enforcement`.
+  enforcement: Type.Optional(
+    Type.Unknown({ description: 'Postern: {mode, enforceFrom}, see postureCheckEnforcement' }),
   ),
 };
 // Each type's own fields, checked by its module; listed here so any other field is refused by name.
@@ -71,6 +98,7 @@ export const PostureCheckDetail = Type.Object(
     version: Type.Integer(),
     roleAttributes: Type.Array(Type.String()),
     attributes: Type.Array(Type.String()),
+    enforcement: Enforcement,
   },
   { additionalProperties: true },
 );
@@ -96,6 +124,7 @@ const check = (typeId: string, fields: Record<string, TSchema>, description: str
       name: Name,
       roleAttributes: Type.Optional(Attributes),
       tags: Type.Optional(Tags),
+      enforcement: Type.Optional(Enforcement),
       ...fields,
     },
     { title: `postureCheck${typeId}`, description },

@@ -7,6 +7,8 @@ export const IDENTITY_TYPES = ['User', 'Device', 'Service', 'Router', 'Default']
 export const POLICY_TYPES = ['Dial', 'Bind'] as const;
 export const SEMANTICS = ['AllOf', 'AnyOf'] as const;
 export const POSTURE_CHECK_TYPES = ['OS', 'MAC', 'DOMAIN', 'PROCESS', 'PROCESS_MULTI', 'MFA'] as const;
+/** Postern: a posture check's enforcement modes (what a failing check does). */
+export const ENFORCEMENT_MODE_VALUES = ['enforce', 'report-only', 'warn'] as const;
 /** Canonical spellings of OpenZiti's `osType` enum; input is matched case-insensitively. */
 export const OS_TYPES = ['Windows', 'WindowsServer', 'Linux', 'macOS', 'iOS', 'Android'] as const;
 export const MFA_AUDIT_EVENT_TYPES = [
