@@ -12,6 +12,7 @@ import { registerPostureCheckExceptions } from '../catalogue/posture-exception-r
 import { registerPostureCheckTypes } from '../posture/posture-check-type-routes.js';
 import { registerConfigRoutes } from '../catalogue/configs/config-routes.js';
 import { registerEdgeRouterRoutes } from '../edge-routers/edge-router-routes.js';
+import { registerCheckStateRoutes } from '../access/http/check-state-routes.js';
 import { registerRelatedLists } from '../access/http/related-list-routes.js';
 import { registerEdgeSessions } from '../access/sessions/edge-session-routes.js';
 import type { AccessService } from '../access/access-service.js';
@@ -54,4 +55,5 @@ export function registerManagementRoutes(app: Api, ctx: ControllerContext, parts
   registerApiSessions(app, ctx);
   registerEdgeSessions(app, ctx, parts.access, parts.edgeRouters);
   registerRelatedLists(app, ctx, parts.enrollment);
+  registerCheckStateRoutes(app, ctx);
 }

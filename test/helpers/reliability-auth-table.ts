@@ -259,6 +259,14 @@ export const MATRIX: Record<string, MatrixRow> = {
     () => ({ reason: 'matrix: still waiting for the laptop' }),
     async (w) => w.create('posture-check-exceptions', exceptionBody(await mgmtUser(w))),
   ),
+  [`GET ${MGMT}/posture-checks/{id}/devices`]: {
+    expect: ADMIN_ONLY(200),
+    request: async (w) => ({ path: `${MGMT}/posture-checks/${w.ids.check}/devices` }),
+  },
+  [`GET ${MGMT}/posture-check-status`]: {
+    expect: ADMIN_ONLY(200),
+    request: fixed(`${MGMT}/posture-check-status`),
+  },
   [`GET ${MGMT}/posture-check-exceptions/{id}/history`]: {
     expect: ADMIN_ONLY(200),
     request: async (w) => ({

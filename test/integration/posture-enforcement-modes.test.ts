@@ -69,6 +69,13 @@ describe('posture check enforcement modes', () => {
     return sets.flatMap((s) => s.postureQueries).find((q) => q.id === checkId)!;
   };
 
+  /** The check's line of `/posture-check-status`. */
+  const countsOf = async (checkId: string) => {
+    const res = await world.admin.get(`${MGMT}/posture-check-status?limit=500`);
+    expect(res.status).toBe(200);
+    return res.body.data.find((c: { postureCheckId: string }) => c.postureCheckId === checkId)?.counts;
+  };
+
   describe('the field', () => {
     const fieldOf = async (res: { status: number; body: { error?: { cause?: { field?: string } } } }) => {
       expect(res.status).toBe(400);
@@ -150,6 +157,41 @@ describe('posture check enforcement modes', () => {
     expect((await t.user.api.post(`${CLIENT}/sessions`, { serviceId: t.serviceId })).status).toBeLessThan(
       300,
     );
+    // Recorded for the administrator: who would have been refused, with actual vs expected, since when.
+    const devicesUrl = `${MGMT}/posture-checks/${t.strictId}/devices`;
+    const wouldFail = await world.admin.get(
+      `${devicesUrl}?filter=${encodeURIComponent('state = "would-fail"')}`,
+    );
+    expect(wouldFail.status).toBe(200);
+    expect(wouldFail.body.data).toEqual([
+      expect.objectContaining({
+        identityId: t.user.id,
+        identityName: t.user.name,
+        state: 'would-fail',
+        actualValue: 'corp.example',
+        expectedValue: ['other.example'],
+        reason: expect.any(String),
+      }),
+    ]);
+    const since = wouldFail.body.data[0].since;
+    expect(await countsOf(t.strictId)).toEqual({
+      passing: 0,
+      wouldFail: 1,
+      warned: 0,
+      excepted: 0,
+      failing: 0,
+    });
+    // The passing check's row is there too, and a filter cannot reach past the check's own rows.
+    const passing = await world.admin.get(`${MGMT}/posture-checks/${t.checkId}/devices`);
+    expect(passing.body.data.map((d: { state: string }) => d.state)).toEqual(['passing']);
+    const widened = await world.admin.get(
+      `${devicesUrl}?filter=${encodeURIComponent('state = "x" or true')}`,
+    );
+    expect(
+      widened.status === 400 ||
+        widened.body.data.every((d: { identityId: string }) => d.identityId === t.user.id),
+    ).toBe(true);
+
     // Enforced, the same check refuses and cuts.
     const cut = closedWithin(t.stream);
     const res = await world.admin.patch(`${MGMT}/posture-checks/${t.strictId}`, {
@@ -157,6 +199,16 @@ describe('posture check enforcement modes', () => {
     });
     expect(res.status).toBe(200);
     expect(await cut).toBeLessThan(CUT_WITHIN_MS);
+    // The state moved (a new `since`); an evaluation that changes nothing leaves it as it was.
+    const failing = (await world.admin.get(devicesUrl)).body.data[0];
+    expect(failing.state).toBe('failing');
+    expect(failing.since > since).toBe(true);
+    await t.user.api.post(`${CLIENT}/posture-response`, {
+      id: t.checkId,
+      typeId: 'DOMAIN',
+      domain: 'corp.example',
+    });
+    expect((await world.admin.get(devicesUrl)).body.data[0].since).toBe(failing.since);
   });
 
   it('warn lets the device through, says until when, and cuts the tunnel within a second of the deadline', async () => {
@@ -166,6 +218,7 @@ describe('posture check enforcement modes', () => {
     expect(query.isPassing).toBe(true);
     expect(query.warning).toEqual({ enforceFrom: enforceFrom.toISOString() });
     expect((query.reason as { code: string }).code).toBeTruthy();
+    expect(await countsOf(t.strictId)).toMatchObject({ warned: 1, failing: 0 });
 
     // Bounded: a tunnel nobody cuts fails here, not at the test's timeout.
     const cut = await Promise.race([

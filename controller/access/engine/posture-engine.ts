@@ -16,6 +16,7 @@ import { SessionEvaluation, type CheckOutcome, type PolicyOutcome } from '../dec
 import type { PostureSnapshot } from '../../posture-model.js';
 import type { Identity } from '../../model.js';
 import { ExpiryTimers } from './expiry-timers.js';
+import { deleteCheckStatesOf, recordCheckStates } from './check-state-recorder.js';
 import { PersistedDeadlines } from './persisted-deadlines.js';
 
 export interface EvaluateOptions {
@@ -120,6 +121,12 @@ export class PostureEngine {
       await this.deadlines.record(apiSessionId, nextChangeAt);
     }
 
+    // Recorded for the administrator, from the same evaluations; with no API session, as for a new sign-in.
+    const checks = [...new Set(policies.flatMap((p) => resolver.checksOf(p)))];
+    const sessionIds = Object.keys(data.apiSessions);
+    const recorded = (sessionIds.length ? sessionIds : ['']).map(evaluationOf);
+    await recordCheckStates(store, identityId, checks, recorded, now);
+
     const lost = sessions.filter((s) => {
       const service = resolver.service(s.serviceId);
       return (
@@ -168,6 +175,7 @@ export class PostureEngine {
       await posture.sessions.deleteByIdentity(identityId);
       await posture.failures.deleteByIdentity(identityId);
       await posture.changes.deleteByIdentity(identityId);
+      await deleteCheckStatesOf(this.ctx.store, identityId);
     });
   }
 
