@@ -6,7 +6,7 @@
  * naming the field.
  */
 import { Type } from '@sinclair/typebox';
-import { BaseEntity, DateTime, Reference, Roles, Tags, writeBodies } from './fields.js';
+import { BaseEntity, DateTime, Reference, Roles, Sentence, Tags, writeBodies } from './fields.js';
 
 /** How long an exception's reason may be: a sentence or two an auditor reads, with a ticket reference. */
 export const EXCEPTION_REASON_MAX = 1000;
@@ -25,7 +25,7 @@ export const { create: PostureCheckExceptionCreate, patch: PostureCheckException
       Type.Union([Reference, Type.Null()], { description: 'the check excepted; null: every check' }),
     ),
     expiresAt: DateTime,
-    reason: Type.String({ minLength: 1, maxLength: EXCEPTION_REASON_MAX }),
+    reason: Type.String({ ...Sentence, minLength: 1, maxLength: EXCEPTION_REASON_MAX }),
     tags: Type.Optional(Tags),
   },
   [],
