@@ -7,7 +7,7 @@
  * the identity, MFA and endpoint state belong to one API session.
  */
 // The wire contract's closed sets (src/api/resources/vocabulary.ts), re-exported where the model names them.
-import { OS_TYPES, POSTURE_CHECK_TYPES } from '../src/api/resources/vocabulary.js';
+import { ENFORCEMENT_MODE_VALUES, OS_TYPES, POSTURE_CHECK_TYPES } from '../src/api/resources/vocabulary.js';
 import type { PostureFailureReason } from '../src/api/posture-reasons.js';
 
 export { POSTURE_CHECK_TYPES };
@@ -36,9 +36,21 @@ export interface ProcessRule {
   signerFingerprints: string[];
 }
 
+/** How a failing check acts (Postern): refuses, only records the would-be refusal, or warns until a deadline. */
+export { ENFORCEMENT_MODE_VALUES as ENFORCEMENT_MODES };
+export type EnforcementMode = (typeof ENFORCEMENT_MODE_VALUES)[number];
+
+export interface Enforcement {
+  mode: EnforcementMode;
+  /** `warn` only: the moment the check starts to refuse */
+  enforceFrom: Date | null;
+}
+
 interface CheckBase {
   id: string;
   name: string;
+  /** absent on checks stored before enforcement modes existed: they enforce (see `enforcementOf`) */
+  enforcement?: Enforcement;
   /** the administrator's advice shown to a user this check blocks (a sentence and a link), as written */
   remediation?: string | null;
   roleAttributes: string[];
@@ -185,6 +197,14 @@ export interface CheckResult {
   /** why it fails, for the device's own user: set on every failing result, and on a passing MFA result while a
    *  wake or unlock grace period runs (the time left) */
   failure?: PostureFailureReason;
+  /** set when the type's own result fails but the check lets the device through anyway (enforcement.ts):
+   *  why, and until when (null: for as long as the check stays report-only) */
+  notEnforced?: NotEnforced;
+}
+
+export interface NotEnforced {
+  because: 'exception' | 'report-only' | 'warn';
+  until: Date | null;
 }
 
 /** A field-level validation problem, named the way the API reports it (`operatingSystems[0].versions[0]`). */

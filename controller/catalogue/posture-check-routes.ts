@@ -2,6 +2,7 @@ import type { Api } from '../http/typed-app.js';
 import type { ControllerContext } from '../platform/context.js';
 import { type PostureCheck } from '../posture-model.js';
 import { moduleFor } from '../posture/checks/index.js';
+import { enforcementOf, enforcementToWire } from '../posture/enforcement-field.js';
 import { entityBase } from '../http/envelope.js';
 import {
   PostureCheckCreate,
@@ -20,6 +21,7 @@ export function postureCheckToWire(check: PostureCheck): Record<string, unknown>
     roleAttributes: check.roleAttributes,
     attributes: check.roleAttributes,
     remediation: check.remediation ?? null,
+    enforcement: enforcementToWire(enforcementOf(check)),
     ...moduleFor(check).toWire(check),
   };
 }

@@ -47,9 +47,10 @@ export type PostureQuery = Pick<
     reason?: PostureFailureReason;
     /** the administrator's own advice for this check, shown to the user as written */
     remediation?: string;
-    /** passing only because the check is in `warn` mode until this moment (`reason` says what fails) */
+    /** the query passes only because the check warns until this moment (then it refuses); `reason` says why
+     *  it fails */
     warning?: { enforceFrom: string };
-    /** passing only because of an exception granted to this identity, until it expires (`reason` says what fails) */
+    /** the query passes only because an administrator's exception covers this device until this moment */
     exception?: { expiresAt: string };
   };
 

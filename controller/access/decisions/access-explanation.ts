@@ -65,9 +65,20 @@ function checkToExplanation({ check, result }: PolicyOutcome['checks'][number]):
     isPassing: result.isPassing,
     actualValue: result.actualValue,
     expectedValue: result.expectedValue,
-    ...(result.reason === undefined || result.isPassing ? {} : { reason: result.reason }),
+    ...(result.reason === undefined || (result.isPassing && !result.notEnforced)
+      ? {}
+      : { reason: result.reason }),
     ...(result.failure === undefined ? {} : { failure: result.failure }),
     ...(check.remediation ? { remediation: check.remediation } : {}),
+    // Failing but let through: the administrator sees why (report-only, warn, an exception) and until when.
+    ...(result.notEnforced
+      ? {
+          notEnforced: {
+            because: result.notEnforced.because,
+            until: result.notEnforced.until?.toISOString() ?? null,
+          },
+        }
+      : {}),
   };
 }
 
@@ -96,7 +107,7 @@ export class AccessExplainer {
   ) {
     this.apiSessionId = apiSession?.id ?? null;
     // No session: an id no session has, so per-session facts (TOTP passes) read as absent.
-    this.evaluation = new SessionEvaluation(resolver, data, apiSession?.id ?? '', now);
+    this.evaluation = new SessionEvaluation(resolver, data, apiSession?.id ?? '', now, identity);
   }
 
   static async create(

@@ -147,6 +147,20 @@ export class AccessResolver {
     return [...grants.values()].sort((a, b) => byName(a.service, b.service));
   }
 
+  /**
+   * When the last active exception letting the identity through this check (or every check) expires, or null
+   * when none does at `now`.
+   */
+  exceptionUntil(identity: Pick<Identity, 'id' | 'roleAttributes'>, checkId: string, now: Date): Date | null {
+    let until: Date | null = null;
+    for (const e of this.catalogue.exceptionsOf(identity.id, identity.roleAttributes)) {
+      if (e.postureCheckId !== null && e.postureCheckId !== checkId) continue;
+      if (e.expiresAt.getTime() <= now.getTime()) continue;
+      if (!until || e.expiresAt.getTime() > until.getTime()) until = e.expiresAt;
+    }
+    return until;
+  }
+
   /** OpenZiti shows placeholder query sets on every service while no posture check exists at all. */
   anyPostureChecks(): boolean {
     return this.catalogue.postureChecks.all.length > 0;

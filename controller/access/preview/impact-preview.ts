@@ -173,8 +173,8 @@ export async function previewImpact(
     const apiSessionId = sessions.get(identity.id) ?? '';
     const snapshot = data.get(identity.id) ?? null;
     // No session: an id no session has, so per-session facts (TOTP passes) read as absent.
-    const was = new SessionEvaluation(before, snapshot, apiSessionId, now);
-    const will = new SessionEvaluation(after, snapshot, apiSessionId, now);
+    const was = new SessionEvaluation(before, snapshot, apiSessionId, now, identity);
+    const will = new SessionEvaluation(after, snapshot, apiSessionId, now, identity);
     let refusedHere = false;
     for (const service of services) {
       const granted = was.granted(identity, service, 'Dial');

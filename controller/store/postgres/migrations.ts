@@ -9,6 +9,7 @@ import { edgeSessionTokenHashes } from './migrations/003-edge-session-token-hash
 import { sessionsNeedApiSession } from './migrations/004-sessions-need-api-session.js';
 import { hostV1Forwarding } from './migrations/005-host-v1-forwarding.js';
 import { routerPresence } from './migrations/006-router-presence.js';
+import { postureRollout } from './migrations/007-posture-rollout.js';
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   initial,
@@ -17,4 +18,5 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   sessionsNeedApiSession,
   hostV1Forwarding,
   routerPresence,
+  postureRollout,
 ];

@@ -99,6 +99,18 @@ export const CheckExplanation = Type.Object(
       ),
     ),
     remediation: Type.Optional(Type.String()),
+    notEnforced: Type.Optional(
+      Type.Object(
+        {
+          because: Type.Union([Type.Literal('exception'), Type.Literal('report-only'), Type.Literal('warn')]),
+          until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+        },
+        {
+          description:
+            'Postern: the check fails but lets the device through: why, and until when (null: while report-only)',
+        },
+      ),
+    ),
   },
   open,
 );

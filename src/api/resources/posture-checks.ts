@@ -6,8 +6,8 @@
  * check the envelope and refuse unknown fields.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Attributes, BaseEntity, Name, Sentence, Tags, writeBodies } from './fields.js';
-import { POSTURE_CHECK_TYPES } from './vocabulary.js';
+import { Attributes, BaseEntity, DateTime, Name, Sentence, Tags, writeBodies } from './fields.js';
+import { ENFORCEMENT_MODE_VALUES, POSTURE_CHECK_TYPES } from './vocabulary.js';
 import {
   CHECK_TEXT_LIMITS,
   POSTURE_TYPE_DESCRIPTORS,
@@ -18,6 +18,28 @@ const DESCRIPTORS: readonly PostureTypeDescriptor[] = POSTURE_TYPE_DESCRIPTORS;
 
 /** How long each text a posture check body carries may be (posture-types/text-limits.ts). */
 export { CHECK_TEXT_LIMITS };
+
+/**
+ * Postern: what a failing check does. `enforce` (the default, and what a check created without the field
+ * gets) refuses; `report-only` never refuses and only records who would have been refused; `warn` lets the
+ * device through, telling its user what will be required, until `enforceFrom`, and enforces from then on.
+ */
+export const Enforcement = Type.Object(
+  {
+    mode: Type.Union(
+      ENFORCEMENT_MODE_VALUES.map((m) => Type.Literal(m)),
+      { description: 'enforce (default), report-only or warn' },
+    ),
+    enforceFrom: Type.Union([DateTime, Type.Null()], {
+      description: 'warn only (required there): the moment the check starts to refuse',
+    }),
+  },
+  {
+    title: 'postureCheckEnforcement',
+    description:
+      'Postern: how a failing check acts; absent in a write: enforce (a PATCH keeps the stored one)',
+  },
+);
 
 // The envelope is checked here; each type's own fields are checked by its module (posture/checks/*),
 // which names the offending field precisely.
@@ -31,6 +53,11 @@ const common = {
     Type.Union([Sentence, Type.Null()], {
       description: 'Postern: advice shown as written to a user this check blocks (a sentence and a link)',
     }),
+  ),
+  // Checked by the controller (posture/enforcement-field.ts), which names `enforcement.mode` or
+  // `enforcement.enforceFrom`; documented by `Enforcement`.
+  enforcement: Type.Optional(
+    Type.Unknown({ description: 'Postern: {mode, enforceFrom}, see postureCheckEnforcement' }),
   ),
 };
 // Each type's own fields, checked by its module; listed here so any other field is refused by name.
@@ -54,6 +81,7 @@ export const PostureCheckDetail = Type.Object(
     version: Type.Integer(),
     roleAttributes: Type.Array(Type.String()),
     attributes: Type.Array(Type.String()),
+    enforcement: Enforcement,
   },
   { additionalProperties: true },
 );
@@ -93,6 +121,7 @@ const check = (d: PostureTypeDescriptor) =>
       name: d.id === 'MFA' ? Type.Optional(Name) : Name,
       roleAttributes: Type.Optional(Attributes),
       tags: Type.Optional(Tags),
+      enforcement: Type.Optional(Enforcement),
       ...Object.fromEntries(
         d.optionFields.map((f) => [
           f.name,

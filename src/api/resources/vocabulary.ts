@@ -10,6 +10,8 @@ export const POLICY_TYPES = ['Dial', 'Bind'] as const;
 export const SEMANTICS = ['AllOf', 'AnyOf'] as const;
 /** Every posture check type: the descriptors' ids (posture-types/index.ts), OpenZiti's six first. */
 export const POSTURE_CHECK_TYPES = POSTURE_TYPE_IDS;
+/** Postern: a posture check's enforcement modes (what a failing check does). */
+export const ENFORCEMENT_MODE_VALUES = ['enforce', 'report-only', 'warn'] as const;
 /** Canonical spellings of OpenZiti's `osType` enum; input is matched case-insensitively. */
 export { OS_TYPES };
 export const MFA_AUDIT_EVENT_TYPES = [
