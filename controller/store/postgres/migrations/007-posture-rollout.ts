@@ -1,5 +1,5 @@
 /**
- * 6: staged posture enforcement: exceptions, their history and each identity's latest state per posture check
+ * 7: staged posture enforcement: exceptions, their history and each identity's latest state per posture check
  * (SQLite's migration 14 says why), as documents like the catalogue's.
  */
 const documentTable = (table: string) => `
