@@ -22,6 +22,8 @@ import { MfaFields } from './type-fields/mfa-fields.js';
 import { OsFields } from './type-fields/os-fields.js';
 import { ProcessMultiFields } from './type-fields/process-multi-fields.js';
 import { ProcessRuleFields } from './type-fields/process-rule-fields.js';
+import { EnforcementSection } from './enforcement/enforcement-section.js';
+import { ENFORCEMENT_FIELDS, enforcementBody, enforcementStateOf } from './enforcement/enforcement-state.js';
 
 export function CheckFormPage({ id }: { id: string | undefined }) {
   const editor = useEntityEditor<PostureCheck>('posture-checks', id);
@@ -40,6 +42,7 @@ function CheckForm({
 }) {
   const [state, setState] = useState<CheckFormState>(() => initialState(initial));
   const change = (patch: Partial<CheckFormState>) => setState((now) => ({ ...now, ...patch }));
+  const [enforcement, setEnforcement] = useState(() => enforcementStateOf(initial?.enforcement));
   const errors = editor.errors;
   return (
     <section className="card form-card">
@@ -48,7 +51,7 @@ function CheckForm({
         noValidate
         onSubmit={(event) => {
           event.preventDefault();
-          void editor.save(bodyOf(state));
+          void editor.save({ ...bodyOf(state), enforcement: enforcementBody(enforcement) });
         }}
       >
         <SelectField
@@ -129,7 +132,8 @@ function CheckForm({
           rows={2}
           error={messageFor(errors, 'remediation')}
         />
-        <FormFooter editor={editor} claimed={CLAIMED_FIELDS} noun="check" />
+        <EnforcementSection value={enforcement} onChange={setEnforcement} errors={errors} />
+        <FormFooter editor={editor} claimed={[...CLAIMED_FIELDS, ...ENFORCEMENT_FIELDS]} noun="check" />
       </form>
     </section>
   );
