@@ -26,7 +26,7 @@ import { EnforcementSection } from './enforcement/enforcement-section.js';
 import { ENFORCEMENT_FIELDS, enforcementBody, enforcementStateOf } from './enforcement/enforcement-state.js';
 
 export function CheckFormPage({ id }: { id: string | undefined }) {
-  const editor = useEntityEditor<PostureCheck>('posture-checks', id);
+  const editor = useEntityEditor<PostureCheck>('posture-checks', id, { previewed: true });
   if (id && !editor.existing.value) {
     return editor.existing.error ? <ErrorNote error={editor.existing.error} /> : <Loading what="the check" />;
   }
