@@ -4,6 +4,9 @@ import { ConfigFormPage } from './pages/configs/config-form-page.js';
 import { ConfigListPage } from './pages/configs/config-list-page.js';
 import { RouterDetailPage } from './pages/edge-routers/router-detail-page.js';
 import { RouterListPage } from './pages/edge-routers/router-list-page.js';
+import { ExceptionCreatePage } from './pages/exceptions/exception-create-page.js';
+import { ExceptionDetailPage } from './pages/exceptions/exception-detail-page.js';
+import { ExceptionListPage } from './pages/exceptions/exception-list-page.js';
 import { IdentityCreatePage } from './pages/identities/identity-create-page.js';
 import { IdentityDetailPage } from './pages/identities/identity-detail-page.js';
 import { IdentityListPage } from './pages/identities/identity-list-page.js';
@@ -33,6 +36,9 @@ export function PageFor({ route }: { route: Route }) {
       return id === undefined ? <PolicyListPage /> : <PolicyFormPage key={id} id={existing} />;
     case 'posture-checks':
       return id === undefined ? <CheckListPage /> : <CheckFormPage key={id} id={existing} />;
+    case 'posture-check-exceptions':
+      if (id === undefined) return <ExceptionListPage />;
+      return id === 'new' ? <ExceptionCreatePage /> : <ExceptionDetailPage key={id} id={id} />;
     case 'edge-routers':
       return id === undefined ? <RouterListPage /> : <RouterDetailPage key={id} id={existing} />;
     case 'why-blocked':

@@ -7,10 +7,9 @@ import { describe, expect, it } from 'vitest';
 import {
   enforcementBody,
   enforcementStateOf,
-  instantOf,
-  localInputOf,
   suggestedDeadline,
 } from '../../../console/src/pages/posture-checks/enforcement/enforcement-state.js';
+import { instantOf, localInputOf } from '../../../console/src/lib/local-time.js';
 
 describe('console enforcement section state', () => {
   it('reads a local date-time as that moment in local time, and shows an instant back the same', () => {

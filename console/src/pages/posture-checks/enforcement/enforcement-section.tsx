@@ -3,9 +3,9 @@
  * is), or a warning until a deadline (users are told what to fix and by when; from then on it refuses). The
  * API checks the deadline and names `enforcement.enforceFrom` or `enforcement.mode`; the error shows here.
  */
-import { useId } from 'react';
 import { messageFor, problemsUnder, type FieldErrors } from '../../../lib/field-errors.js';
 import { SelectField } from '../../../components/fields.js';
+import { DateTimeField } from '../../../components/date-time-field.js';
 import type { EnforcementMode } from '../../../api/rollout-types.js';
 import { suggestedDeadline, type EnforcementState } from './enforcement-state.js';
 
@@ -31,7 +31,6 @@ export function EnforcementSection({
   onChange: (value: EnforcementState) => void;
   errors: FieldErrors;
 }) {
-  const id = useId();
   // The deadline's error shows at the deadline when there is one on screen; anything else at the mode.
   const deadlineError = value.mode === 'warn' ? messageFor(errors, 'enforcement.enforceFrom') : undefined;
   const otherError = problemsUnder(errors, 'enforcement')
@@ -56,26 +55,14 @@ export function EnforcementSection({
         error={otherError || undefined}
       />
       {value.mode === 'warn' && (
-        <div className="field">
-          <label htmlFor={id}>Enforce from</label>
-          <input
-            id={id}
-            name="enforcement.enforceFrom"
-            type="datetime-local"
-            value={value.enforceFrom}
-            onChange={(event) => onChange({ ...value, enforceFrom: event.target.value })}
-            aria-invalid={deadlineError ? true : undefined}
-            aria-describedby={`${id}-hint${deadlineError ? ` ${id}-error` : ''}`}
-          />
-          <p id={`${id}-hint`} className="hint">
-            Your local time. A date already past makes the check enforce at once.
-          </p>
-          {deadlineError && (
-            <p id={`${id}-error`} className="field-error" role="alert">
-              {deadlineError}
-            </p>
-          )}
-        </div>
+        <DateTimeField
+          label="Enforce from"
+          name="enforcement.enforceFrom"
+          value={value.enforceFrom}
+          onChange={(enforceFrom) => onChange({ ...value, enforceFrom })}
+          hint="Your local time. A date already past makes the check enforce at once."
+          error={deadlineError}
+        />
       )}
     </fieldset>
   );
