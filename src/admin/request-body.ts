@@ -64,6 +64,12 @@ export async function buildBody(
     if (!field) throw new UsageError(`--${flag} does not apply to ${resource.noun}`);
     setField(body, field, value);
   }
+  resource.complete?.(body, {
+    fields: args.fields,
+    expiresInMs: args.expiresInMs,
+    create: create !== undefined,
+    now: new Date(),
+  });
   if (create) {
     if (create.name !== undefined) body.name = create.name;
     for (const [field, value] of Object.entries(resource.createDefaults ?? {}))

@@ -4,7 +4,7 @@
  * (actual against expected), the newly granted ones, then Save or back to the form.
  */
 import type { AccessPreview, PreviewItem } from '../api/rollout-types.js';
-import { impactHeadline } from '../lib/impact-text.js';
+import { impactHeadline } from '../../../src/api/access-preview-text.js';
 import { Link } from '../lib/router.js';
 import { ValueView } from './value-view.js';
 

@@ -9,7 +9,7 @@ import { useEffect, useState } from 'react';
 import { api } from '../api/client.js';
 import { ApiError } from '../api/api-error.js';
 import type { AccessPreview } from '../api/rollout-types.js';
-import { changesNothing } from './impact-text.js';
+import { changesNothing } from '../../../src/api/access-preview-text.js';
 
 export interface PendingImpact {
   preview: AccessPreview;

@@ -6,7 +6,6 @@
  * here is what the API cannot tell from the body: "one check" chosen with no check picked, which would
  * otherwise read as null, every check.
  */
-import type { FieldProblem } from '../../api/api-error.js';
 import { linesOf } from '../../components/fields.js';
 import { instantOf, localInputIn } from '../../lib/local-time.js';
 
@@ -39,7 +38,8 @@ export const initialExceptionState = (now: Date = new Date()): ExceptionFormStat
 
 export function exceptionBody(
   state: ExceptionFormState,
-): { body: Record<string, unknown> } | { problems: FieldProblem[] } {
+  // A field problem's shape (api-error.ts), written out: unit tests type-check this file without the DOM.
+): { body: Record<string, unknown> } | { problems: { field: string; reason: string }[] } {
   if (state.scope === 'one' && !state.postureCheckId)
     return { problems: [{ field: 'postureCheckId', reason: 'choose a check, or "every check"' }] };
   return {

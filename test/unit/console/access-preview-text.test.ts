@@ -1,7 +1,7 @@
 /** The impact preview's headline: the devices and services a change blocks, what it newly grants, or nothing. */
 import { describe, expect, it } from 'vitest';
 import type { AccessPreview, PreviewItem } from '../../../console/src/api/rollout-types.js';
-import { changesNothing, impactHeadline } from '../../../console/src/lib/impact-text.js';
+import { changesNothing, impactHeadline } from '../../../src/api/access-preview-text.js';
 
 const item = (identityId: string, serviceId: string): PreviewItem => ({
   identityId,

@@ -1,15 +1,25 @@
 /**
- * An impact preview in words: "This blocks 37 devices from 2 services", and what the change newly grants.
- * A device is an identity with posture data (the preview compares Dial access per identity).
+ * An impact preview (`POST /posture-checks/preview`, `/service-policies/preview`) in words, the same in the
+ * console and the admin CLI: "This blocks 37 devices from 2 services", and what the change newly grants. A
+ * device is an identity with posture data (the preview compares Dial access per identity).
  */
-import type { AccessPreview, PreviewItem } from '../api/rollout-types.js';
+
+/** The parts of a preview's answer the words are made of. */
+export interface AccessPreviewFigures {
+  newlyGranted: readonly { identityId: string; serviceId: string }[];
+  newlyRefusedCount: number;
+  newlyGrantedCount: number;
+  identitiesRefused: number;
+  servicesRefused: number;
+}
 
 const counted = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
 
-export const changesNothing = (p: AccessPreview) => p.newlyRefusedCount === 0 && p.newlyGrantedCount === 0;
+export const changesNothing = (p: AccessPreviewFigures) =>
+  p.newlyRefusedCount === 0 && p.newlyGrantedCount === 0;
 
 /** Distinct identities and services of a list, "at least" when the API sent fewer items than it counted. */
-function spread(items: PreviewItem[], total: number) {
+function spread(items: AccessPreviewFigures['newlyGranted'], total: number) {
   const atLeast = items.length < total ? 'at least ' : '';
   return {
     devices: atLeast + counted(new Set(items.map((i) => i.identityId)).size, 'device'),
@@ -17,7 +27,7 @@ function spread(items: PreviewItem[], total: number) {
   };
 }
 
-export function impactHeadline(p: AccessPreview): string {
+export function impactHeadline(p: AccessPreviewFigures): string {
   if (changesNothing(p)) return 'This change blocks no device and grants nothing new.';
   const blocks =
     p.newlyRefusedCount > 0
