@@ -173,7 +173,8 @@ describe('exception flags', () => {
 });
 
 describe('rollout output', () => {
-  const item = (identityName: string, serviceName: string, reasons = [] as object[]) => ({
+  type Reason = { postureCheckName: string; actualValue: unknown; expectedValue: unknown; reason: string };
+  const item = (identityName: string, serviceName: string, reasons: Reason[] = []) => ({
     identityId: `id-${identityName}`,
     identityName,
     serviceId: `sv-${serviceName}`,
