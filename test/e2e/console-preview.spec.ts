@@ -1,11 +1,11 @@
 /**
  * The console's impact preview before save, in Debian's Chromium against a real controller (in this process,
  * serving the built console) whose identities have reported their operating systems through the client API:
- * a new posture check that three devices would fail shows "This blocks 2 devices from 1 service" with the
+ * a new posture check that two of three devices fail shows "This blocks 2 devices from 1 service" with the
  * devices, the service and actual against expected, and is saved only after "Save this change"; a check no
- * policy selects saves at once and says that nothing changed; loosening a service policy shows who it newly
- * lets in. The screen with the preview goes to docs/screenshots/console-preview.png with
- * POSTERN_UPDATE_SCREENSHOTS=1.
+ * policy selects saves at once and says that nothing changed; loosening a service policy shows whom it newly
+ * lets in, and deleting it says whom that would block before asking. The screen with the preview goes to
+ * docs/screenshots/console-preview.png with POSTERN_UPDATE_SCREENSHOTS=1.
  *
  * Skipped, saying why, on a controller without `POST /posture-checks/preview` (the route is probed first).
  */
@@ -200,4 +200,12 @@ test('loosening a service policy shows whom it newly lets in', async () => {
   await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
   const policy = await admin.get(`${MGMT}/service-policies/${ids.payrollPolicy}`);
   expect(policy.body.data.postureCheckRoles).toEqual([]);
+});
+
+test('deleting a policy says whom it would block before asking', async () => {
+  await page.getByRole('button', { name: 'Delete policy' }).click();
+  const asked = page.getByRole('group', { name: 'Delete this policy?' });
+  await expect(asked).toContainText('This blocks 3 devices from 1 service.');
+  await asked.getByRole('button', { name: 'No' }).click();
+  expect((await admin.get(`${MGMT}/service-policies/${ids.payrollPolicy}`)).status).toBe(200);
 });

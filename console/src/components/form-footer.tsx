@@ -2,7 +2,7 @@
  * The end of every entity form: problems the API named for fields no input shows, any other error, Save,
  * Cancel, and Delete (asked first; when policies still name the entity, the API refuses with 409 and the
  * administrator may delete it from them too). A previewed change that alters access shows its impact here
- * and waits for a confirmation.
+ * and waits for a confirmation; a previewed editor's Delete says what deleting would do before asking.
  */
 import { ApiError } from '../api/api-error.js';
 import { unclaimed } from '../lib/field-errors.js';
@@ -61,6 +61,7 @@ export function FormFooter<T>({
                   : `Delete this ${noun}?`
               }
               onConfirm={() => editor.remove(referenced)}
+              consequence={editor.removalImpact}
             />
           )}
         </div>

@@ -10,7 +10,13 @@ import { api } from '../api/client.js';
 import { fieldErrorsOf, type FieldErrors } from './field-errors.js';
 import { navigate } from './router.js';
 import { useLoad, type Loaded } from './use-load.js';
-import { carryNote, previewChange, useCarriedNote, type PendingImpact } from './use-impact-preview.js';
+import {
+  carryNote,
+  previewChange,
+  removalImpact,
+  useCarriedNote,
+  type PendingImpact,
+} from './use-impact-preview.js';
 
 export interface EntityEditor<T> {
   collection: string;
@@ -29,6 +35,8 @@ export interface EntityEditor<T> {
   dismiss(): void;
   /** what the preview of the last save found when it changed nobody's access */
   note: string | null;
+  /** a previewed editor's words for what deleting the entity would do to access */
+  removalImpact?: () => Promise<string | null>;
 }
 
 export function useEntityEditor<T>(
@@ -100,6 +108,7 @@ export function useEntityEditor<T>(
       return body ? attempt(() => write(body, null)).catch(() => undefined) : Promise.resolve();
     },
     dismiss: () => setPending(null),
+    ...(options.previewed && id ? { removalImpact: () => removalImpact(collection, id) } : {}),
     remove: (cascade) =>
       attempt(async () => {
         await api.delete(`/${collection}/${id}${cascade ? '?cascade=true' : ''}`);

@@ -9,7 +9,7 @@ import { useEffect, useState } from 'react';
 import { api } from '../api/client.js';
 import { ApiError } from '../api/api-error.js';
 import type { AccessPreview } from '../api/rollout-types.js';
-import { changesNothing } from '../../../src/api/access-preview-text.js';
+import { changesNothing, impactHeadline } from '../../../src/api/access-preview-text.js';
 
 export interface PendingImpact {
   preview: AccessPreview;
@@ -21,23 +21,34 @@ export type PreviewOutcome = { save: true; note: string | null } | { save: false
 
 export const NOTHING_CHANGES = 'Checked before saving: no device gains or loses access with this change.';
 
+/** The controller's preview of a change; null from a controller without one (older than staged enforcement). */
+async function askPreview(collection: string, body: Record<string, unknown>): Promise<AccessPreview | null> {
+  try {
+    return (await api.post<AccessPreview>(`/${collection}/preview`, body)).data;
+  } catch (error) {
+    // An unknown route is a 404 naming no field; a refused body is a 400 naming one.
+    if (error instanceof ApiError && error.status === 404 && error.problems.length === 0) return null;
+    throw error;
+  }
+}
+
 export async function previewChange(
   collection: string,
   id: string | undefined,
   body: Record<string, unknown>,
 ): Promise<PreviewOutcome> {
-  let preview: AccessPreview;
-  try {
-    preview = (await api.post<AccessPreview>(`/${collection}/preview`, id ? { ...body, id } : body)).data;
-  } catch (error) {
-    // A controller without the preview (older than staged enforcement): saved as before, unannounced.
-    if (error instanceof ApiError && error.status === 404 && error.problems.length === 0)
-      return { save: true, note: null };
-    throw error;
-  }
+  const preview = await askPreview(collection, id ? { ...body, id } : body);
+  // Without a preview the change is saved as before, unannounced.
+  if (!preview) return { save: true, note: null };
   return changesNothing(preview)
     ? { save: true, note: NOTHING_CHANGES }
     : { save: false, pending: { preview, body } };
+}
+
+/** What deleting the entity would do to access, in words; null where the controller has no preview. */
+export async function removalImpact(collection: string, id: string): Promise<string | null> {
+  const preview = await askPreview(collection, { id, delete: true });
+  return preview && impactHeadline(preview);
 }
 
 /** A note that outlives the page it was made on: a new entity's own page opens after its create. */
