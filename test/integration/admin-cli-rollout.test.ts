@@ -3,7 +3,8 @@
  * check's enforcement flags, an exception granted by names and its history, and the preview of a new check
  * over posture data a device reported. What a command did is checked through the management API too.
  *
- * Each test skips, saying why, on a controller without `POST /posture-checks/preview` (probed first).
+ * Each test skips, saying why, on a controller without `POST /posture-checks/preview` or the `enforcement`
+ * field (probed first).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAdminCli, type AdminCli, type CliRun } from '../helpers/admin-cli-process.js';
@@ -35,8 +36,13 @@ beforeAll(async () => {
   tc = await startTestController();
   api = new Api(tc.url);
   await api.login('admin', ADMIN_PASSWORD);
-  const probe = await api.post(`${MGMT}/posture-checks/preview`, osCheck('probe', [], ['>=1.0.0']));
-  rolloutMissing = probe.status === 404;
+  // The preview route and the `enforcement` field: both issue 25's API.
+  const probe = await api.post(`${MGMT}/posture-checks/preview`, {
+    ...osCheck('probe', [], ['>=1.0.0']),
+    enforcement: { mode: 'enforce', enforceFrom: null },
+  });
+  rolloutMissing =
+    probe.status === 404 || (probe.status === 400 && JSON.stringify(probe.body).includes('enforcement'));
   if (rolloutMissing) return;
   cli = await buildAdminCli(() => ({
     POSTERN_CONTROLLER_URL: tc.url,
@@ -74,7 +80,8 @@ afterAll(async () => {
   await tc?.dispose();
 });
 
-const NO_ROLLOUT = 'the controller has no staged-enforcement API (POST /posture-checks/preview answers 404)';
+const NO_ROLLOUT =
+  'the controller has no staged-enforcement API (POST /posture-checks/preview answers 404, or `enforcement` is refused)';
 
 describe('postern-admin staged enforcement', { timeout: 120_000 }, () => {
   it('previews a new check: whom it would block from what, and why, changing nothing', async (ctx) => {
