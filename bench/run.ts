@@ -9,11 +9,13 @@
  * network namespaces) says so and is skipped, not failed.
  */
 import { join } from 'node:path';
+import { agentCollectFigures } from './agent-collect.js';
 import { agentCycleFigures } from './agent-cycle.js';
 import { agentIdleFigures } from './agent-idle.js';
 import { consoleIdentitiesFigures } from './console-identities.js';
 import { controllerMemoryFigures } from './controller-memory.js';
 import { dataPlaneFigures } from './data-plane.js';
+import { impactPreviewFigures } from './impact-preview.js';
 import { interceptDnsFigures } from './intercept-dns.js';
 import { interceptThroughputFigures } from './intercept-throughput.js';
 import type { Figure } from './lib/figure.js';
@@ -31,11 +33,13 @@ const BENCHES: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
   services: servicesScalingFigures,
   'mfa-timeout': mfaTimeoutFigures,
   'agent-cycle': agentCycleFigures,
+  'agent-collect': agentCollectFigures,
   'agent-idle': agentIdleFigures,
   'controller-memory': controllerMemoryFigures,
   'data-plane': dataPlaneFigures,
   'tunnel-throughput': tunnelThroughputFigures,
   'console-identities': consoleIdentitiesFigures,
+  'impact-preview': impactPreviewFigures,
   'intercept-dns': interceptDnsFigures,
   'intercept-throughput': interceptThroughputFigures,
 };

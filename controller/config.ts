@@ -35,6 +35,8 @@ export interface ControllerConfig {
   requestTimeoutMs: number;
   /** behind a reverse proxy: take the client address from X-Forwarded-For (limits and audit use it) */
   trustProxy: boolean;
+  /** the furthest ahead a posture check exception may expire, in days (at most a year: an exception is temporary) */
+  maxPostureExceptionDays: number;
   /** the built administrators' console served at /console; default `out/console` of this installation */
   consoleDir?: string;
 }
@@ -56,5 +58,6 @@ export function defaultConfig(dataDir: string): ControllerConfig {
     enrollmentSeconds: 24 * 3600,
     requestTimeoutMs: 30_000,
     trustProxy: false,
+    maxPostureExceptionDays: 90,
   };
 }

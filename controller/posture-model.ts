@@ -7,7 +7,7 @@
  * the identity, MFA and endpoint state belong to one API session.
  */
 // The wire contract's closed sets (src/api/resources/vocabulary.ts), re-exported where the model names them.
-import { OS_TYPES, POSTURE_CHECK_TYPES } from '../src/api/resources/vocabulary.js';
+import { ENFORCEMENT_MODE_VALUES, OS_TYPES, POSTURE_CHECK_TYPES } from '../src/api/resources/vocabulary.js';
 import type { PostureFailureReason } from '../src/api/posture-reasons.js';
 
 export { POSTURE_CHECK_TYPES };
@@ -36,9 +36,21 @@ export interface ProcessRule {
   signerFingerprints: string[];
 }
 
+/** How a failing check acts (Postern): refuses, only records the would-be refusal, or warns until a deadline. */
+export { ENFORCEMENT_MODE_VALUES as ENFORCEMENT_MODES };
+export type EnforcementMode = (typeof ENFORCEMENT_MODE_VALUES)[number];
+
+export interface Enforcement {
+  mode: EnforcementMode;
+  /** `warn` only: the moment the check starts to refuse */
+  enforceFrom: Date | null;
+}
+
 interface CheckBase {
   id: string;
   name: string;
+  /** absent on checks stored before enforcement modes existed: they enforce (see `enforcementOf`) */
+  enforcement?: Enforcement;
   /** the administrator's advice shown to a user this check blocks (a sentence and a link), as written */
   remediation?: string | null;
   roleAttributes: string[];
@@ -80,7 +92,21 @@ export interface MfaCheck extends CheckBase {
   ignoreLegacyEndpoints: boolean;
 }
 
-export type PostureCheck = OsCheck | MacCheck | DomainCheck | ProcessCheck | ProcessMultiCheck | MfaCheck;
+/** OpenZiti's types: each has its model here and its module written by hand (they keep OpenZiti's quirks). */
+export type OpenZitiCheckType = 'OS' | 'MAC' | 'DOMAIN' | 'PROCESS' | 'PROCESS_MULTI' | 'MFA';
+/** Postern's types, defined by their descriptor (src/api/posture-types) and an evaluation module alone. */
+export type DescribedCheckType = Exclude<PostureCheckType, OpenZitiCheckType>;
+
+/**
+ * A check of a described type: its option fields, validated against the descriptor's schemas, kept apart from
+ * the base fields (`options`), and shown back flat on the wire as OpenZiti shows a type's fields.
+ */
+export type DescribedCheck<K extends DescribedCheckType = DescribedCheckType> = K extends unknown
+  ? CheckBase & { typeId: K; options: Readonly<Record<string, unknown>> }
+  : never;
+
+export type PostureCheck =
+  OsCheck | MacCheck | DomainCheck | ProcessCheck | ProcessMultiCheck | MfaCheck | DescribedCheck;
 
 /** The type-specific part of a check, as validated from a create/update body. */
 export type PostureCheckSpec<T extends PostureCheck = PostureCheck> = Omit<T, keyof CheckBase>;
@@ -101,6 +127,13 @@ export interface MacData extends DataSlot {
 }
 export interface DomainData extends DataSlot {
   domain: string;
+}
+/**
+ * A described type's fact as the agent reported it (`POST /posture-response-bulk` with the type's `typeId`),
+ * validated against the descriptor's fact schema: stored generically, one per identity and type.
+ */
+export interface ReportedFactData extends DataSlot {
+  value: Readonly<Record<string, unknown>>;
 }
 export interface ProcessData extends DataSlot {
   path: string;
@@ -142,6 +175,8 @@ export interface IdentityPostureData {
   domain: DomainData | null;
   /** latest report per binary path */
   processes: ProcessData[];
+  /** the described types' facts by type id (absent: none reported) */
+  facts?: Record<string, ReportedFactData>;
   apiSessions: Record<string, ApiSessionPostureData>;
 }
 
@@ -162,6 +197,14 @@ export interface CheckResult {
   /** why it fails, for the device's own user: set on every failing result, and on a passing MFA result while a
    *  wake or unlock grace period runs (the time left) */
   failure?: PostureFailureReason;
+  /** set when the type's own result fails but the check lets the device through anyway (enforcement.ts):
+   *  why, and until when (null: for as long as the check stays report-only) */
+  notEnforced?: NotEnforced;
+}
+
+export interface NotEnforced {
+  because: 'exception' | 'report-only' | 'warn';
+  until: Date | null;
 }
 
 /** A field-level validation problem, named the way the API reports it (`operatingSystems[0].versions[0]`). */

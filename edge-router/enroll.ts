@@ -5,7 +5,7 @@
  */
 import { ControllerClient } from '../src/controller-client/controller-client.js';
 import type { ControllerTrust } from '../src/controller-client/controller-trust.js';
-import { isControllerError, LOCAL_ERROR_CODES } from '../src/controller-client/controller-error.js';
+import { isControllerError } from '../src/controller-client/controller-error.js';
 import { ROUTER_ENROLL_PATH, type RouterEnrollReply, type RouterEnrollRequest } from '../src/api/index.js';
 import { createSelfSignedCertificate } from '../src/common/self-signed-certificate.js';
 import type { RouterFiles } from './router-files.js';
@@ -44,7 +44,7 @@ export async function enrollRouter(
     throw new EnrollmentError(
       isControllerError(err) && err.status > 0
         ? `enrollment refused (${err.status}): ${err.message}`
-        : `${(err as Error).message}${isControllerError(err) && err.code === LOCAL_ERROR_CODES.tls ? ' (--controller-ca FILE)' : ''}`,
+        : (err as Error).message,
     );
   } finally {
     client.close();

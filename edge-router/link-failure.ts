@@ -18,7 +18,7 @@ const TRUST_CODES = new Set([
 export function linkFailureText(err: Error & { code?: string }, controllerUrl: string): string {
   const code = err.code ?? '';
   if (code === 'DEPTH_ZERO_SELF_SIGNED_CERT')
-    return `the controller's certificate is self-signed: pass --controller-ca <file> (its certificate) to trust it`;
+    return `the controller's certificate is self-signed: pass --controller-ca <file> (its certificate) or --controller-fingerprint <the fingerprint it printed at its start> to trust it`;
   if (TRUST_CODES.has(code))
     return `the controller's certificate is issued by a CA this router does not trust (${code}): pass --controller-ca <file> with that CA`;
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID')

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { controllerCaFile } from '../src/common/controller-ca-option.js';
+import { controllerCaFile, controllerFingerprint } from '../src/common/controller-ca-option.js';
 
 export const USAGE = `Usage: npm run router -- --controller URL --data-dir D [options]
 
@@ -12,6 +12,9 @@ export const USAGE = `Usage: npm run router -- --controller URL --data-dir D [op
   --advertise NAME        the host name or address agents reach this router by (default: --host)
   --controller-grace S    seconds without the controller before every stream is cut (default 30)
   --controller-ca FILE    PEM CA bundle for an https controller with a private certificate (alias --ca)
+  --controller-fingerprint FP
+                          trust the one self-signed certificate whose SHA-256 fingerprint the controller
+                          printed at its start, instead of a CA bundle
   --log-level L           fatal, error, warn, info, debug or trace (default info)
   --help                  this text`;
 
@@ -26,6 +29,7 @@ export interface RouterArgs {
   advertisedHost?: string;
   graceSeconds: number;
   controllerCa?: string;
+  controllerFingerprint?: string;
   logLevel: string;
 }
 
@@ -63,6 +67,7 @@ export function parseRouterArgs(argv: string[]): RouterArgs | 'help' {
         'controller-ca': { type: 'string' },
         // the agent's and admin CLI's old spelling of --controller-ca, accepted here too
         ca: { type: 'string' },
+        'controller-fingerprint': { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean' },
       },
@@ -90,6 +95,10 @@ export function parseRouterArgs(argv: string[]): RouterArgs | 'help' {
     advertisedHost: values.advertise,
     graceSeconds: whole('controller-grace', values['controller-grace'], 30, 1, 86_400),
     controllerCa: caFile ? readFileSync(caFile, 'utf8') : undefined,
+    controllerFingerprint: controllerFingerprint(
+      values['controller-fingerprint'],
+      (message) => new UsageError(message),
+    ),
     logLevel,
   };
 }

@@ -73,7 +73,7 @@ export async function runHeadless({ dataDir, port, intervalSeconds }: HeadlessOp
     terminal.print(`Administrators' console: ${controller.url}/console/ (user admin, ${adminLogin})`);
     terminal.print(`Demo identity: ${login.username} / ${login.password}`);
     terminal.print(
-      `Try: 'sensor-stop' then 'sensor-start' (demo-web is cut, then back), 'unlock' (MFA prompt after an unlock), 'enroll', 'services', 'quit'.`,
+      `Try: 'sensor-stop' then 'sensor-start' (demo-web is cut, then back), 'unlock' (MFA prompt after an unlock), 'setup-mfa', 'services', 'quit'.`,
     );
 
     const intercept = await demoInterceptMode(dataDir, terminal);

@@ -30,6 +30,11 @@ export const TEST_PREREQUISITES: readonly Prerequisite[] = [
   // Intercept mode's suites: network namespaces, a TUN device and routes (iproute2), redirection rules (nftables).
   { package: 'iproute2', commands: ['ip'] },
   { package: 'nftables', commands: ['nft'] },
+  // The agent's fact collectors run for real: a LUKS volume on a loop device (cryptsetup), the GNOME screen
+  // lock settings through gsettings with the desktop schemas.
+  { package: 'cryptsetup-bin', commands: ['cryptsetup'] },
+  { package: 'libglib2.0-bin', commands: ['gsettings'] },
+  { package: 'gsettings-desktop-schemas', commands: ['gsettings'] },
   // A real database server for the storage suites (test/helpers/postgres-server.ts). Debian's package keeps its
   // programs off PATH, in a folder per major version; postgres-binaries.ts finds them for both.
   {

@@ -98,7 +98,7 @@ export class AccessService {
       )
       .filter(({ service: s }) => needle === undefined || s.name.toLowerCase().includes(needle));
     const page = matching.slice(query.offset, query.offset + query.limit);
-    const evaluation = await this.engine.evaluation(resolver, identity.id, session.id);
+    const evaluation = await this.engine.evaluation(resolver, identity, session.id);
     const entries = await this.withConfigs(page, configTypes, session);
     return { entries, evaluation, totalCount: matching.length };
   }
@@ -115,7 +115,7 @@ export class AccessService {
     const policies = service ? resolver.policiesFor(identity, service) : [];
     // A service the identity cannot use is as invisible as one that does not exist.
     if (!service || policies.length === 0) throw notFound(`services/${id}`);
-    const evaluation = await this.engine.evaluation(resolver, identity.id, session.id);
+    const evaluation = await this.engine.evaluation(resolver, identity, session.id);
     const [entry] = await this.withConfigs([{ service, policies }], configTypes, session);
     return { entry: entry!, evaluation };
   }

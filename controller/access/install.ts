@@ -10,6 +10,8 @@ import { registerAccessRoutes } from './http/access-routes.js';
 import { registerOverviewRoutes } from './http/overview-routes.js';
 import { registerPostureResponseRoutes } from './reports/posture-response-routes.js';
 import { registerServiceRoutes } from './http/service-routes.js';
+import { registerPreviewRoutes } from './preview/preview-routes.js';
+import type { CatalogueService } from '../catalogue/catalogue-service.js';
 import { registerSessionRoutes } from './sessions/session-routes.js';
 
 /**
@@ -56,9 +58,17 @@ export function registerPostureClientRoutes(
   registerSessionRoutes(app, ctx, services.access, edgeRouters);
 }
 
-/** Management API: posture data and failed service requests of an identity; access explained and summarised. */
-export function registerPostureManagementRoutes(app: Api, ctx: ControllerContext): void {
+/**
+ * Management API: posture data and failed service requests of an identity; access explained and summarised;
+ * the impact of a catalogue write previewed (checked by the catalogue's own rules).
+ */
+export function registerPostureManagementRoutes(
+  app: Api,
+  ctx: ControllerContext,
+  catalogue: CatalogueService,
+): void {
   registerPostureManagement(app, ctx);
   registerAccessRoutes(app, ctx);
   registerOverviewRoutes(app, ctx);
+  registerPreviewRoutes(app, ctx, catalogue);
 }

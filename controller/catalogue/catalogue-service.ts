@@ -12,6 +12,7 @@ import type { ControllerContext } from '../platform/context.js';
 import type { PolicyType, Semantic, Service, ServicePolicy } from '../model.js';
 import { POSTURE_CHECK_TYPES, type PostureCheck } from '../posture-model.js';
 import { getCheckModule } from '../posture/checks/index.js';
+import { parseEnforcement } from '../posture/enforcement-field.js';
 import type { ParseMode } from '../posture/checks/check-module.js';
 import { validationError, type FieldCause } from '../api-error.js';
 import { normaliseAttributes, normaliseRoles } from './roles.js';
@@ -156,6 +157,8 @@ export class CatalogueService {
     const problems: FieldCause[] = [];
     const parsed = module.parse(draft.fields, draft.mode, existing as never);
     if (!parsed.ok) problems.push(...parsed.problems);
+    // The same on every type, so read here rather than by each type's module.
+    const enforcement = parseEnforcement(draft.fields, draft.mode, existing?.enforcement, problems);
     let name = draft.name;
     if (name === undefined) {
       // OpenZiti requires a name; Postern's documented MFA example has none, so MFA checks get one.
@@ -168,6 +171,7 @@ export class CatalogueService {
       id,
       name: name!,
       typeId,
+      enforcement,
       roleAttributes: normaliseAttributes(draft.roleAttributes),
       tags: draft.tags,
       // An empty text is no advice: stored as none, so the user never sees a blank line.

@@ -1,5 +1,6 @@
 /**
- * The part of the store every access decision reads: services, service policies and posture checks, with
+ * The part of the store every access decision reads: services, service policies, posture checks and their
+ * exceptions, with
  * the indexes the resolver needs (policies by role, entities by attribute). Small next to identities, so it
  * is held whole in memory and read synchronously; it is rebuilt when the store's `catalogueVersion` moves
  * (a write to one of these kinds here, or, with several instances, a change announced by another).
@@ -7,6 +8,8 @@
 import type { Service, ServicePolicy } from '../model.js';
 import type { PolicySide, Store } from '../store/repository.js';
 import type { PostureCheck } from '../posture-model.js';
+import type { PostureCheckException } from '../posture-exception-model.js';
+import { rolesOf } from './role-match.js';
 
 type Attributed = { id: string; roleAttributes: string[] };
 
@@ -42,12 +45,23 @@ export class Catalogue {
   readonly postureChecks: AttributedSet<PostureCheck>;
   readonly policies: ReadonlyMap<string, ServicePolicy>;
   private readonly policiesByRole = new Map<string, ServicePolicy[]>();
+  /** posture check exceptions by the identity id or the role (`#attr`, `@id`, `#all`) they name */
+  private readonly exceptionsByTarget = new Map<string, PostureCheckException[]>();
 
   constructor(
     services: readonly Service[],
     checks: readonly PostureCheck[],
     policies: readonly ServicePolicy[],
+    exceptions: readonly PostureCheckException[] = [],
   ) {
+    for (const exception of exceptions) {
+      const targets = exception.identityId !== null ? [`@${exception.identityId}`] : exception.identityRoles;
+      for (const target of new Set(targets ?? [])) {
+        const list = this.exceptionsByTarget.get(target);
+        if (list) list.push(exception);
+        else this.exceptionsByTarget.set(target, [exception]);
+      }
+    }
     this.services = new AttributedSet(services);
     this.postureChecks = new AttributedSet(checks);
     this.policies = new Map(policies.map((p) => [p.id, p]));
@@ -66,12 +80,41 @@ export class Catalogue {
       count(): Promise<number>;
       list(q: { limit: number; offset: number }): Promise<{ items: T[] }>;
     }) => (await repo.list({ limit: Math.max(await repo.count(), 1), offset: 0 })).items;
-    const [services, checks, policies] = await Promise.all([
+    const [services, checks, policies, exceptions] = await Promise.all([
       all(store.services),
       all(store.postureChecks),
       all(store.servicePolicies),
+      // Expired ones too: whether one still applies is decided at each evaluation's own time.
+      all(store.postureCheckExceptions),
     ]);
-    return new Catalogue(services, checks as PostureCheck[], policies);
+    return new Catalogue(services, checks as PostureCheck[], policies, exceptions);
+  }
+
+  /** The exceptions naming the identity, by id or by any role it answers to (expired ones included). */
+  exceptionsOf(identityId: string, attributes: readonly string[]): PostureCheckException[] {
+    const found = new Set<PostureCheckException>();
+    for (const role of rolesOf(identityId, attributes))
+      for (const exception of this.exceptionsByTarget.get(role) ?? []) found.add(exception);
+    return [...found];
+  }
+
+  /**
+   * This catalogue with one posture check put in (added, or replacing the one of its id) or, given null,
+   * removed: what a write of it would make, held only in memory (an impact preview, access/preview/).
+   */
+  withPostureCheck(id: string, check: PostureCheck | null): Catalogue {
+    return new Catalogue(this.services.all, replaced(this.postureChecks.all, id, check), [
+      ...this.policies.values(),
+    ]);
+  }
+
+  /** The same for a service policy. */
+  withPolicy(id: string, policy: ServicePolicy | null): Catalogue {
+    return new Catalogue(
+      this.services.all,
+      this.postureChecks.all,
+      replaced([...this.policies.values()], id, policy),
+    );
   }
 
   /** Policies whose `side` roles include any of `roles` (each once). */
@@ -81,6 +124,12 @@ export class Catalogue {
       for (const p of this.policiesByRole.get(`${side} ${role}`) ?? []) found.set(p.id, p);
     return [...found.values()];
   }
+}
+
+/** `all` with the entity of `id` replaced by `entity` (appended when new), or dropped when it is null. */
+function replaced<T extends { id: string }>(all: readonly T[], id: string, entity: T | null): T[] {
+  const others = all.filter((e) => e.id !== id);
+  return entity ? [...others, entity] : others;
 }
 
 /** The newest catalogue of each store, rebuilt only when its version has moved since. */

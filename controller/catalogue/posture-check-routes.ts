@@ -2,6 +2,7 @@ import type { Api } from '../http/typed-app.js';
 import type { ControllerContext } from '../platform/context.js';
 import { type PostureCheck } from '../posture-model.js';
 import { moduleFor } from '../posture/checks/index.js';
+import { enforcementOf, enforcementToWire } from '../posture/enforcement-field.js';
 import { entityBase } from '../http/envelope.js';
 import {
   PostureCheckCreate,
@@ -20,6 +21,7 @@ export function postureCheckToWire(check: PostureCheck): Record<string, unknown>
     roleAttributes: check.roleAttributes,
     attributes: check.roleAttributes,
     remediation: check.remediation ?? null,
+    enforcement: enforcementToWire(enforcementOf(check)),
     ...moduleFor(check).toWire(check),
   };
 }
@@ -42,6 +44,18 @@ function readDraft(
   };
 }
 
+/** A create, PUT or PATCH body checked and turned into the check it would store (nothing is written). */
+export const postureCheckBuilder =
+  (catalogue: CatalogueService) =>
+  (
+    body: Record<string, unknown>,
+    mode: WriteMode,
+    existing: PostureCheck | undefined,
+    id: string,
+    now: Date,
+  ) =>
+    catalogue.preparePostureCheck(readDraft(body, mode, existing), existing, id, now);
+
 export function registerPostureChecks(app: Api, ctx: ControllerContext, catalogue: CatalogueService): void {
   registerCrud<PostureCheck>(app, ctx, {
     collection: 'posture-checks',
@@ -54,8 +68,7 @@ export function registerPostureChecks(app: Api, ctx: ControllerContext, catalogu
       detail: PostureCheckDetail,
     },
     toWire: postureCheckToWire,
-    build: (body, mode, existing, id, now) =>
-      catalogue.preparePostureCheck(readDraft(body, mode, existing), existing, id, now),
+    build: postureCheckBuilder(catalogue),
     beforeDelete: (check, options) => catalogue.beforePostureCheckDelete(check, options),
     afterWrite: () => catalogue.written(),
   });

@@ -22,6 +22,13 @@ export function idRoles(roles: readonly string[]): string[] {
   return roles.filter((r) => r.startsWith('@')).map((r) => r.slice(1));
 }
 
+/**
+ * The attribute roles of a role list, derived once per list: a decision asks the same policy's lists again
+ * for every identity and service (an impact preview, millions of times), and the lists are never changed in
+ * place (a write stores new ones).
+ */
+const wantedOf = new WeakMap<readonly string[], string[]>();
+
 export function roleSelects(
   semantic: Semantic,
   roles: readonly string[],
@@ -29,8 +36,11 @@ export function roleSelects(
   attributes: readonly string[],
 ): boolean {
   if (roles.includes(ALL_ROLE) || roles.includes(`@${entityId}`)) return true;
-  const wanted = attributeRoles(roles);
+  let wanted = wantedOf.get(roles);
+  if (!wanted) wantedOf.set(roles, (wanted = attributeRoles(roles)));
   if (wanted.length === 0) return false;
-  const carried = new Set(attributes);
-  return semantic === 'AllOf' ? wanted.every((a) => carried.has(a)) : wanted.some((a) => carried.has(a));
+  // Entities carry a handful of attributes: a scan costs less than building a set on every call.
+  return semantic === 'AllOf'
+    ? wanted.every((a) => attributes.includes(a))
+    : wanted.some((a) => attributes.includes(a));
 }

@@ -66,6 +66,18 @@ function readDraft(
   };
 }
 
+/** A create, PUT or PATCH body checked and turned into the policy it would store (nothing is written). */
+export const servicePolicyBuilder =
+  (catalogue: CatalogueService) =>
+  (
+    body: Record<string, unknown>,
+    mode: WriteMode,
+    existing: ServicePolicy | undefined,
+    id: string,
+    now: Date,
+  ) =>
+    catalogue.preparePolicy(readDraft(body, mode, existing), existing, id, now);
+
 export function registerServicePolicies(app: Api, ctx: ControllerContext, catalogue: CatalogueService): void {
   const wire = preparedWire<ServicePolicy>('service-policies', (page) => servicePolicyWireOf(ctx, page));
   registerCrud<ServicePolicy>(app, ctx, {
@@ -80,8 +92,7 @@ export function registerServicePolicies(app: Api, ctx: ControllerContext, catalo
     },
     prepare: wire.prepare,
     toWire: wire.toWire,
-    build: (body, mode, existing, id, now) =>
-      catalogue.preparePolicy(readDraft(body, mode, existing), existing, id, now),
+    build: servicePolicyBuilder(catalogue),
     afterWrite: () => catalogue.written(),
   });
 }

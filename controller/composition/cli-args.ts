@@ -15,6 +15,8 @@ export const USAGE = `Usage: npm run controller -- [options]
   --session-timeout S   API sessions expire after S seconds without a request (60 to 2592000; default 1800)
   --totp-issuer NAME    issuer shown in authenticator apps (default Postern)
   --enrollment-ttl S    identity enrollment tokens expire after S seconds (60 to 31536000; default 86400)
+  --max-exception-days N
+                        a posture check exception expires at most N days ahead (1 to 365; default 90)
   --trust-proxy         behind a reverse proxy: the client address comes from X-Forwarded-For (default off)
   --log-level L         fatal, error, warn, info, debug or trace (default info)
   --console-dir D       the administrators' console build served at /console/ (default out/console of this
@@ -28,6 +30,8 @@ is --database's default.`;
 export class UsageError extends Error {}
 
 export const MIN_SESSION_TIMEOUT_SECONDS = 60;
+/** An exception is a temporary pass: a year is the longest any setting may make one. */
+const MAX_EXCEPTION_DAYS = 365;
 
 const positiveInt = (name: string, value: string | undefined, min = 0, max = Number.MAX_SAFE_INTEGER) => {
   if (value === undefined) return undefined;
@@ -76,6 +80,7 @@ export function parseControllerArgs(
         'tls-key': { type: 'string' },
         https: { type: 'boolean', default: false },
         'enrollment-ttl': { type: 'string' },
+        'max-exception-days': { type: 'string' },
         'session-timeout': { type: 'string' },
         'totp-issuer': { type: 'string' },
         'trust-proxy': { type: 'boolean', default: false },
@@ -100,6 +105,9 @@ export function parseControllerArgs(
   config.totpIssuer = values['totp-issuer'] ?? config.totpIssuer;
   config.enrollmentSeconds =
     positiveInt('enrollment-ttl', values['enrollment-ttl'], 60, 365 * 24 * 3600) ?? config.enrollmentSeconds;
+  config.maxPostureExceptionDays =
+    positiveInt('max-exception-days', values['max-exception-days'], 1, MAX_EXCEPTION_DAYS) ??
+    config.maxPostureExceptionDays;
   config.https = values.https === true;
   config.trustProxy = values['trust-proxy'] === true;
   config.logLevel = values['log-level'] ?? config.logLevel;

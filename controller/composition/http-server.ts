@@ -176,7 +176,7 @@ export async function buildServer(
       installGuard(api, ctx, 'admin');
       registerShared(api, ctx, parts, 'management');
       registerManagementRoutes(api, ctx, parts);
-      registerPostureManagementRoutes(api, ctx);
+      registerPostureManagementRoutes(api, ctx, parts.catalogue);
       registerMfaManagementRoutes(api, ctx, parts.mfa);
       registerEnrollmentRoutes(api, ctx, parts.enrollment);
       registerIdentityImport(api, ctx, parts.enrollment);

@@ -8,9 +8,11 @@ import { registerServices } from '../catalogue/service-routes.js';
 import { registerServicePolicies } from '../catalogue/service-policy-routes.js';
 import { registerAuthPolicies } from '../catalogue/auth-policy-routes.js';
 import { registerPostureChecks } from '../catalogue/posture-check-routes.js';
+import { registerPostureCheckExceptions } from '../catalogue/posture-exception-routes.js';
 import { registerPostureCheckTypes } from '../posture/posture-check-type-routes.js';
 import { registerConfigRoutes } from '../catalogue/configs/config-routes.js';
 import { registerEdgeRouterRoutes } from '../edge-routers/edge-router-routes.js';
+import { registerCheckStateRoutes } from '../access/http/check-state-routes.js';
 import { registerRelatedLists } from '../access/http/related-list-routes.js';
 import { registerEdgeSessions } from '../access/sessions/edge-session-routes.js';
 import type { AccessService } from '../access/access-service.js';
@@ -47,9 +49,11 @@ export function registerManagementRoutes(app: Api, ctx: ControllerContext, parts
   registerAuthPolicies(app, ctx, parts.authPolicies);
   registerPostureChecks(app, ctx, parts.catalogue);
   registerPostureCheckTypes(app);
+  registerPostureCheckExceptions(app, ctx);
   registerConfigRoutes(app, ctx, parts.configs);
   registerEdgeRouterRoutes(app, ctx, parts.edgeRouters);
   registerApiSessions(app, ctx);
   registerEdgeSessions(app, ctx, parts.access, parts.edgeRouters);
   registerRelatedLists(app, ctx, parts.enrollment);
+  registerCheckStateRoutes(app, ctx);
 }

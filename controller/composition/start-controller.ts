@@ -15,6 +15,7 @@ import { startDeadlineTakeover } from '../access/engine/deadline-takeover.js';
 import type { PostureEngine } from '../access/engine/posture-engine.js';
 import { AccessOutbox } from '../events/access-outbox.js';
 import { PgAccessOutbox } from '../events/pg-access-outbox.js';
+import { SharedRouterPresence } from '../edge-routers/link/shared-presence.js';
 import { PgStore } from '../store/postgres/pg-store.js';
 import { PgLimiterStore } from '../platform/limits/pg-limiter-store.js';
 import { memoryLimiters } from '../platform/limits/memory-failure-counters.js';
@@ -110,7 +111,12 @@ export async function startController(
     const app = await buildServer(ctx, parts, tls && { key: tls.key, cert: tls.cert, ...clientCerts });
     await app.listen({ host: config.host, port: config.port });
     const routers = startRouterFeed(app.server, ctx, createRouterDirectory(ctx, parts.edgeRouters));
-    parts.edgeRouters.followLinks(routers.links);
+    // Several instances: a router linked to another one is online too (shared-presence.ts).
+    const presence =
+      store instanceof PgStore
+        ? new SharedRouterPresence(store.pool, store.instanceId, routers.links, ctx)
+        : undefined;
+    parts.edgeRouters.followLinks(presence ?? routers.links);
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const scheme = tls ? 'https' : 'http';
@@ -129,6 +135,7 @@ export async function startController(
       bootstrap,
       async close() {
         clearInterval(sweeper);
+        await presence?.close();
         routers.close();
         await app.close();
         await takeover?.close();

@@ -1,6 +1,7 @@
 import type { Api } from './typed-app.js';
 import { randomUUID } from 'node:crypto';
 import type { TObject, TSchema } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import type { Entity } from '../model.js';
 import type { ControllerContext } from '../platform/context.js';
 import type { EntityRepository } from '../store/repository.js';
@@ -36,6 +37,7 @@ export interface CrudResource<T extends Entity> {
   /**
    * Validates the body (throwing `validationError`) and returns the entity to store. The body is the create,
    * PUT or PATCH schema's, depending on `mode`, so it arrives as a plain object (fields read with `pick`).
+   * `request`: for a resource that records who wrote it.
    */
   build(
     body: Record<string, unknown>,
@@ -43,6 +45,7 @@ export interface CrudResource<T extends Entity> {
     existing: T | undefined,
     id: string,
     now: Date,
+    request: FastifyRequest,
   ): T | Promise<T>;
   /**
    * Loads what `toWire` needs from the store for these entities (names of referenced entities, related
@@ -53,7 +56,7 @@ export interface CrudResource<T extends Entity> {
   /** Runs before a delete, in its transaction; may throw (e.g. 409 for a referenced entity). */
   beforeDelete?(entity: T, options: DeleteOptions): void | Promise<void>;
   /** Runs after any write has been stored, in its transaction (events it emits are published after commit). */
-  afterWrite?(entity: T, op: WriteMode | 'delete'): void | Promise<void>;
+  afterWrite?(entity: T, op: WriteMode | 'delete', request: FastifyRequest): void | Promise<void>;
   /** What a create answers beside `id` and `_links` (e.g. a one-time token, shown only then), with its schema. */
   created?: { schema: TSchema; extra(entity: T): Record<string, unknown> };
 }
@@ -132,10 +135,10 @@ export function registerCrud<T extends Entity>(app: Api, ctx: ControllerContext,
     },
     async (request, reply) => {
       const now = ctx.clock.now();
-      const entity = await r.build(request.body, 'create', undefined, randomUUID(), now);
+      const entity = await r.build(request.body, 'create', undefined, randomUUID(), now, request);
       await ctx.store.transaction(async () => {
         await r.repo.create(entity);
-        await r.afterWrite?.(entity, 'create');
+        await r.afterWrite?.(entity, 'create', request);
       });
       const answer = created(r.collection, entity.id);
       return reply
@@ -158,10 +161,10 @@ export function registerCrud<T extends Entity>(app: Api, ctx: ControllerContext,
       },
       async (request) => {
         const existing = await load(request.params.id);
-        const entity = await r.build(request.body, mode, existing, existing.id, ctx.clock.now());
+        const entity = await r.build(request.body, mode, existing, existing.id, ctx.clock.now(), request);
         await ctx.store.transaction(async () => {
           if (!(await r.repo.update(entity))) throw notFound(`${r.collection}/${existing.id}`);
-          await r.afterWrite?.(entity, mode);
+          await r.afterWrite?.(entity, mode, request);
         });
         return empty();
       },
@@ -184,7 +187,7 @@ export function registerCrud<T extends Entity>(app: Api, ctx: ControllerContext,
       await ctx.store.transaction(async () => {
         await r.beforeDelete?.(entity, { cascade });
         await r.repo.delete(entity.id);
-        await r.afterWrite?.(entity, 'delete');
+        await r.afterWrite?.(entity, 'delete', request);
       });
       return empty();
     },

@@ -3,6 +3,7 @@ import { ApiError, validationError } from '../api-error.js';
 import { errorEnvelope } from './envelope.js';
 import { pointerToField } from '../field-path.js';
 import { UniqueViolation } from '../store/repository.js';
+import { schemaIssueInWords } from './validation-words.js';
 
 interface AjvIssue {
   instancePath: string;
@@ -70,7 +71,7 @@ function fromFastifyError(
           ? 'is not a field of this request (check its spelling)'
           : choices
             ? `must be one of ${choices}`
-            : (issue.parentSchema?.['x-reasons']?.[issue.keyword] ?? issue.message ?? 'is invalid');
+            : (issue.parentSchema?.['x-reasons']?.[issue.keyword] ?? schemaIssueInWords(issue));
     return validationError([{ field, reason, value: undefined }]);
   }
   switch (error.code) {

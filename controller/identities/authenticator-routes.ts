@@ -1,7 +1,9 @@
+import { X509Certificate } from 'node:crypto';
 import type { Api } from '../http/typed-app.js';
 import type { ControllerContext } from '../platform/context.js';
 import type { Authenticator } from '../model.js';
 import { authOf } from '../auth/guard.js';
+import { notFound } from '../api-error.js';
 import { created, detail, empty, iso, list, selfLinks } from '../http/envelope.js';
 import { parseListQuery } from '../http/list-query.js';
 import {
@@ -51,7 +53,12 @@ export function registerAuthenticators(
     identity: ref('identities', a.identityId, identityName),
     ...(a.method === 'updb'
       ? { username: a.username }
-      : { fingerprint: a.fingerprint, certPem: a.certPem, isIssuedByNetwork: true }),
+      : {
+          fingerprint: a.fingerprint,
+          certPem: a.certPem,
+          isIssuedByNetwork: true,
+          expiresAt: certificateExpiry(a.certPem),
+        }),
   });
 
   app.get(
@@ -71,6 +78,28 @@ export function registerAuthenticators(
         offset: q.offset,
         totalCount: page.totalCount,
       });
+    },
+  );
+
+  // OpenZiti's route: the identity's own sign-in methods, which the console's identity page lists.
+  app.get(
+    '/identities/:id/authenticators',
+    {
+      schema: {
+        tags: ['Identity'],
+        description: "The identity's authenticators: its password login and its certificate logins",
+        params: IdParams,
+        querystring: ListQuerystring,
+        response: { 200: listEnvelope(AuthenticatorDetail), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const q = parseListQuery(request.query);
+      const identity = await identities.get(request.params.id);
+      if (!identity) throw notFound(`identities/${request.params.id}`);
+      const all = await authenticators.listByIdentity(identity.id);
+      const shown = all.slice(q.offset, q.offset + q.limit).map((a) => authenticatorToWire(a, identity.name));
+      return list(shown, { limit: q.limit, offset: q.offset, totalCount: all.length });
     },
   );
 
@@ -139,4 +168,13 @@ export function registerAuthenticators(
       return empty();
     },
   );
+}
+
+/** When a certificate login stops working by itself; null for a PEM that cannot be read. */
+function certificateExpiry(certPem: string): string | null {
+  try {
+    return new Date(new X509Certificate(certPem).validTo).toISOString();
+  } catch {
+    return null;
+  }
 }

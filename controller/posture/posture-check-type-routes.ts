@@ -10,29 +10,33 @@ import {
   errorResponses,
   listEnvelope,
 } from '../../src/api/resources/envelopes.js';
-import type { PostureCheckType } from '../posture-model.js';
+import { POSTURE_TYPE_DESCRIPTORS, type PostureTypeDescriptor } from '../../src/api/posture-types/index.js';
 
-const ALL_OS = ['Windows', 'WindowsServer', 'Linux', 'macOS', 'iOS', 'Android'];
-const TYPES: { id: PostureCheckType; name: string; os: string[] }[] = [
-  { id: 'OS', name: 'Operating System Check', os: ALL_OS },
-  { id: 'PROCESS', name: 'Process Check', os: ['Windows', 'WindowsServer', 'macOS', 'Linux'] },
-  { id: 'PROCESS_MULTI', name: 'Process Multi Check', os: ['Windows', 'WindowsServer', 'macOS', 'Linux'] },
-  { id: 'DOMAIN', name: 'Windows Domain Check', os: ['Windows', 'WindowsServer'] },
-  { id: 'MAC', name: 'MAC Address Check', os: ['Windows', 'WindowsServer', 'Linux', 'macOS', 'Android'] },
-  { id: 'MFA', name: 'MFA Check', os: ALL_OS },
-];
+// Every type the registry describes (src/api/posture-types): OpenZiti's, then Postern's extensions.
+const TYPES: readonly PostureTypeDescriptor[] = POSTURE_TYPE_DESCRIPTORS;
 // Built-in records: their timestamps are fixed so responses are stable across restarts.
 const EPOCH = '2026-01-01T00:00:00.000Z';
 
-const toWire = (t: (typeof TYPES)[number]) => ({
+const toWire = (t: PostureTypeDescriptor) => ({
   id: t.id,
-  name: t.name,
+  name: t.apiName,
   createdAt: EPOCH,
   updatedAt: EPOCH,
   _links: selfLinks('posture-check-types', t.id),
   tags: {},
   version: '1',
-  operatingSystems: t.os.map((type) => ({ type, versions: [] })),
+  operatingSystems: t.operatingSystems.map((type) => ({ type, versions: [] })),
+  displayName: t.displayName,
+  description: t.description,
+  extension: !t.openZiti,
+  optionFields: t.optionFields.map((f) => ({
+    name: f.name,
+    label: f.label,
+    help: f.help,
+    required: f.required,
+    schema: f.schema,
+  })),
+  reasons: { ...t.reasons },
 });
 
 /** The check types this controller evaluates (read-only). */
@@ -50,7 +54,7 @@ export function registerPostureCheckTypes(app: Api): void {
     async (request) => {
       const q = parseListQuery(request.query);
       const matching = TYPES.filter(
-        (t) => (q.id === undefined || t.id === q.id) && (q.name === undefined || t.name === q.name),
+        (t) => (q.id === undefined || t.id === q.id) && (q.name === undefined || t.apiName === q.name),
       );
       return list(matching.slice(q.offset, q.offset + q.limit).map(toWire), {
         limit: q.limit,

@@ -4,15 +4,25 @@
  * item's index in a bulk request (`[2].macAddresses[0]`), so a client can tell exactly which answer was wrong.
  *
  * Wire types follow OpenZiti's `postureResponseCreate`: OS, MAC, DOMAIN, PROCESS (which also answers
- * PROCESS_MULTI, one item per path) and ENDPOINT_STATE. MFA state never comes from here (it is TOTP).
+ * PROCESS_MULTI, one item per path) and ENDPOINT_STATE; then Postern's described types that have a reported
+ * fact (DISK_ENCRYPTION, FIREWALL, SCREEN_LOCK, ...), each validated against its descriptor's fact schema.
+ * MFA state never comes from here (it is TOTP).
  */
 // The caps are published with the wire contract's schemas (src/api/resources/posture-responses.ts).
 import { MAX_BULK_ITEMS, RESPONSE_TEXT_LIMITS } from '../../src/api/resources/posture-responses.js';
+import { Value } from '@sinclair/typebox/value';
+import type { TObject, TSchema } from '@sinclair/typebox';
+import { FACT_TYPE_DESCRIPTORS, type PostureTypeDescriptor } from '../../src/api/posture-types/index.js';
+import { schemaInWords } from '../../src/api/posture-types/schema-words.js';
 import { at } from '../field-path.js';
 import { isRecord, kindOf, normaliseHex, parseList } from './checks/normalise.js';
-import type { FieldProblem } from '../posture-model.js';
+import type { DescribedCheckType, FieldProblem } from '../posture-model.js';
 
-export const RESPONSE_TYPES = ['OS', 'MAC', 'DOMAIN', 'PROCESS', 'ENDPOINT_STATE'] as const;
+const OPENZITI_RESPONSE_TYPES = ['OS', 'MAC', 'DOMAIN', 'PROCESS', 'ENDPOINT_STATE'] as const;
+export const RESPONSE_TYPES: readonly string[] = [
+  ...OPENZITI_RESPONSE_TYPES,
+  ...FACT_TYPE_DESCRIPTORS.map((d) => d.id),
+];
 
 const MAX_TEXT = 1024;
 const MAX_PATH = RESPONSE_TEXT_LIMITS.path;
@@ -32,7 +42,15 @@ export type ResponseItem =
       hash: string;
       signerFingerprints: string[];
     }
-  | { typeId: 'ENDPOINT_STATE'; id: string; woken: boolean; unlocked: boolean };
+  | { typeId: 'ENDPOINT_STATE'; id: string; woken: boolean; unlocked: boolean }
+  | ReportedFactItem;
+
+/** A described type's fact: its schema's fields only, as the agent sent them (null: could not be read). */
+export interface ReportedFactItem {
+  typeId: DescribedCheckType;
+  id: string;
+  fact: Record<string, unknown>;
+}
 
 class ItemReader {
   constructor(
@@ -123,7 +141,7 @@ export function parseResponseItem(
   const before = problems.length;
   const r = new ItemReader(value, prefix, problems);
   const typeId = value.typeId;
-  if (typeof typeId !== 'string' || !(RESPONSE_TYPES as readonly string[]).includes(typeId)) {
+  if (typeof typeId !== 'string' || !RESPONSE_TYPES.includes(typeId)) {
     problems.push({
       field: r.field('typeId'),
       reason: `must be one of ${RESPONSE_TYPES.join(', ')}`,
@@ -132,8 +150,13 @@ export function parseResponseItem(
     return undefined;
   }
   const id = r.text('id', { required: true, nonEmpty: true, max: RESPONSE_TEXT_LIMITS.id }) ?? '';
+  const described = FACT_TYPE_DESCRIPTORS.find((d) => d.id === typeId);
+  if (described) {
+    const fact = parseFact(described, value, r);
+    return problems.length === before ? { typeId: typeId as DescribedCheckType, id, fact } : undefined;
+  }
   let item: ResponseItem;
-  switch (typeId as (typeof RESPONSE_TYPES)[number]) {
+  switch (typeId as (typeof OPENZITI_RESPONSE_TYPES)[number]) {
     case 'OS': {
       const type = r.text('type', { required: true, nonEmpty: true, max: RESPONSE_TEXT_LIMITS.osType }) ?? '';
       const version = r.text('version', { required: true, max: RESPONSE_TEXT_LIMITS.osVersion }) ?? '';
@@ -197,6 +220,33 @@ export function parseResponseItem(
       break;
   }
   return problems.length === before ? item : undefined;
+}
+
+/**
+ * A described type's fact fields, each checked against its schema in the descriptor (`[2].idleMinutes`); fields
+ * the schema does not name are dropped, so nothing else is stored.
+ */
+function parseFact(
+  descriptor: PostureTypeDescriptor,
+  body: Record<string, unknown>,
+  r: ItemReader,
+): Record<string, unknown> {
+  const schema = descriptor.fact!.schema as TObject;
+  const required = new Set(schema.required ?? []);
+  const fact: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(schema.properties) as [string, TSchema][]) {
+    const value = body[key];
+    if (value === undefined) {
+      if (required.has(key)) r.problems.push({ field: r.field(key), reason: 'is required' });
+      continue;
+    }
+    if (!Value.Check(field, value)) {
+      r.problems.push({ field: r.field(key), reason: `must be ${schemaInWords(field)}`, value });
+      continue;
+    }
+    fact[key] = value;
+  }
+  return fact;
 }
 
 /** All items, or every problem found; `indexed` names fields with the item's index (bulk). */

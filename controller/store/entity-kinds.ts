@@ -5,6 +5,20 @@
  */
 import type { FilterField } from './filter/index.js';
 import type { Entity, Service } from '../model.js';
+import type { Enforcement, PostureCheck } from '../posture-model.js';
+import type { ExceptionHistoryEntry, PostureCheckException } from '../posture-exception-model.js';
+import type { RecordedCheckState } from '../check-state-model.js';
+
+const reviveEnforcement = (doc: Record<string, unknown>): Partial<PostureCheck> => {
+  const stored = doc.enforcement as { mode: Enforcement['mode']; enforceFrom: string | null } | undefined;
+  if (!stored) return {};
+  return {
+    enforcement: {
+      mode: stored.mode,
+      enforceFrom: stored.enforceFrom === null ? null : new Date(stored.enforceFrom),
+    },
+  };
+};
 
 export interface EntityKind<T extends Entity = Entity> {
   table: string;
@@ -42,9 +56,11 @@ export const ENTITY_KINDS = {
   edgeRouters: kind({ table: 'edge_routers', roleKind: 'edgeRouter' }),
   edgeRouterPolicies: kind({ table: 'edge_router_policies', roleKind: null }),
   serviceEdgeRouterPolicies: kind({ table: 'service_edge_router_policies', roleKind: null }),
-  postureChecks: kind({
+  // A warn check's deadline is a date in the document (JSON has none).
+  postureChecks: kind<PostureCheck>({
     table: 'posture_checks',
     roleKind: 'postureCheck',
+    revive: (doc) => reviveEnforcement(doc),
     filterExtras: [['typeId', 'string']],
   }),
   servicePolicies: kind({
@@ -56,4 +72,36 @@ export const ENTITY_KINDS = {
     ],
   }),
   authPolicies: kind({ table: 'auth_policies', roleKind: null }),
+  // Posture check exceptions and their history (posture-exception-model.ts): their deadline is a date in the document.
+  postureCheckExceptions: kind<PostureCheckException>({
+    table: 'posture_check_exceptions',
+    roleKind: null,
+    revive: (doc) => ({ expiresAt: new Date(doc.expiresAt as string) }),
+    filterExtras: [
+      ['identityId', 'string'],
+      ['postureCheckId', 'string'],
+      ['expiresAt', 'datetime'],
+      ['reason', 'string'],
+    ],
+  }),
+  postureCheckExceptionHistory: kind<ExceptionHistoryEntry>({
+    table: 'posture_check_exception_history',
+    roleKind: null,
+    revive: (doc) => ({ expiresAt: new Date(doc.expiresAt as string) }),
+    filterExtras: [
+      ['exceptionId', 'string'],
+      ['action', 'string'],
+    ],
+  }),
+  postureCheckStates: kind<RecordedCheckState>({
+    table: 'posture_check_states',
+    roleKind: null,
+    revive: (doc) => ({ since: new Date(doc.since as string) }),
+    filterExtras: [
+      ['identityId', 'string'],
+      ['postureCheckId', 'string'],
+      ['state', 'string'],
+      ['since', 'datetime'],
+    ],
+  }),
 } as const;

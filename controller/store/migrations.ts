@@ -19,6 +19,7 @@ import { identitySortIndexes } from './migrations/010-identity-sort-indexes.js';
 import { edgeSessionTokenHashes } from './migrations/011-edge-session-token-hashes.js';
 import { sessionsNeedApiSession } from './migrations/012-sessions-need-api-session.js';
 import { hostV1Forwarding } from './migrations/013-host-v1-forwarding.js';
+import { postureRollout } from './migrations/014-posture-rollout.js';
 
 export const MIGRATIONS: readonly string[] = [
   initial,
@@ -34,4 +35,5 @@ export const MIGRATIONS: readonly string[] = [
   edgeSessionTokenHashes,
   sessionsNeedApiSession,
   hostV1Forwarding,
+  postureRollout,
 ];

@@ -16,6 +16,7 @@ import type {
   OsData,
   PostureSnapshot,
   ProcessData,
+  ReportedFactData,
 } from '../posture-model.js';
 
 /** The API-session half of posture data; only the fields given are written. */
@@ -23,15 +24,27 @@ export type ApiSessionPatch = Partial<
   Pick<ApiSessionPostureData, 'mfaPassedAt' | 'wokenAt' | 'unlockedAt' | 'sdkInfo'>
 >;
 
-/** One stored fact of an identity: a fact kind, or one binary's report. */
-export type FactSlotRef = { kind: 'os' | 'mac' | 'domain' } | { kind: 'process'; path: string };
+/** One stored fact of an identity: an OpenZiti fact kind, one binary's report, or a described type's fact. */
+export type FactSlotRef =
+  { kind: 'os' | 'mac' | 'domain' } | { kind: 'process'; path: string } | { kind: 'fact'; typeId: string };
 
 export interface SyncPostureDataRepository {
   /** Everything known about the identity's device(s) and API sessions; empty slots when nothing was reported. */
   load(identityId: string): PostureSnapshot;
+  /**
+   * `load` for many identities at once (an impact preview reads thousands): the same snapshots, keyed by
+   * identity, in a few queries instead of one per identity. What it reads is not kept in any cache: one bulk
+   * read must not push out the identities that report all the time.
+   */
+  loadMany(identityIds: readonly string[]): Map<string, PostureSnapshot>;
   setOs(identityId: string, os: OsData): void;
   setMac(identityId: string, mac: MacData): void;
   setDomain(identityId: string, domain: DomainData): void;
+  /**
+   * A described type's fact (src/api/posture-types), stored generically: one JSON value per identity and type,
+   * in the same table as the OpenZiti facts (kind = the type id), the latest report winning.
+   */
+  setReportedFact(identityId: string, typeId: string, fact: ReportedFactData): void;
   /** one row per binary path: a newer report for the same path replaces the older */
   setProcess(identityId: string, process: ProcessData): void;
   /**

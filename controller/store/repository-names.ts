@@ -22,4 +22,7 @@ export const FLAT_REPOSITORIES: readonly (keyof FlatRepositories)[] = [
   'apiSessions',
   'mfa',
   'deadlines',
+  'postureCheckExceptions',
+  'postureCheckExceptionHistory',
+  'postureCheckStates',
 ];

@@ -25,6 +25,8 @@ import type { SyncPostureRepository } from './posture-repository.js';
 import type { SyncMfaRepository } from './mfa-repository.js';
 import type { SyncDeadlineRepository } from './deadline-repository.js';
 import type { Async } from './async.js';
+import type { ExceptionHistoryEntry, PostureCheckException } from '../posture-exception-model.js';
+import type { RecordedCheckState } from '../check-state-model.js';
 import type { ListQuery, Page } from './page.js';
 
 export type { ListQuery, Page };
@@ -142,6 +144,11 @@ export interface SyncRepositories {
   mfa: SyncMfaRepository;
   /** deadlines another instance takes over if their owner stops (deadline-repository.ts) */
   deadlines: SyncDeadlineRepository;
+  /** posture check exceptions (read with the catalogue) and their history (posture-exception-model.ts) */
+  postureCheckExceptions: SyncEntityRepository<PostureCheckException>;
+  postureCheckExceptionHistory: SyncEntityRepository<ExceptionHistoryEntry>;
+  /** each identity's latest state per posture check (check-state-model.ts) */
+  postureCheckStates: SyncEntityRepository<RecordedCheckState>;
   countIdentitiesWithAuthPolicy(authPolicyId: string): number;
 }
 

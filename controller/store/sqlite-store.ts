@@ -47,6 +47,9 @@ export class SqliteStore implements Store {
   readonly posture;
   readonly mfa;
   readonly deadlines;
+  readonly postureCheckExceptions;
+  readonly postureCheckExceptionHistory;
+  readonly postureCheckStates;
   /** a deadline's owner; alone on its file, there is no other instance to tell it from */
   readonly instanceId = randomUUID();
   /** the synchronous repositories, for tests and tools that seed a database directly */
@@ -80,8 +83,11 @@ export class SqliteStore implements Store {
     this.apiSessions = facades.apiSessions;
     this.mfa = facades.mfa;
     this.deadlines = facades.deadlines;
+    this.postureCheckExceptions = facades.postureCheckExceptions;
+    this.postureCheckExceptionHistory = facades.postureCheckExceptionHistory;
+    this.postureCheckStates = facades.postureCheckStates;
     this.posture = asyncFacade(this.sync.posture, gate, ['data', 'sessions', 'failures', 'changes']);
-    for (const repo of [this.services, this.postureChecks, this.servicePolicies])
+    for (const repo of [this.services, this.postureChecks, this.servicePolicies, this.postureCheckExceptions])
       this.catalogue.watchWrites(repo);
   }
 

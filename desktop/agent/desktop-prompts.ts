@@ -160,7 +160,7 @@ export class DesktopPrompts implements PromptPort {
       this.windowOpen = true;
     }
     if (isNew && !inMainWindow) {
-      this.surface.notify(promptTitle(view), promptHeadline(view, this.now()), () =>
+      this.surface.notify(promptTitle(view, this.now()), promptHeadline(view, this.now()), () =>
         this.surface.openPromptWindow(),
       );
     }

@@ -1,5 +1,6 @@
 /**
- * What the desktop shows of the tunnel: each service's local addresses beside its access state, the list
+ * What the desktop shows of the tunnel: each service's local addresses and the edge router carrying it beside
+ * its access state, the list
  * redrawn as listeners open and close, and a notification when a connection is refused or cut (one per
  * service per quiet period, since a browser opens and loses many connections at once).
  */
@@ -17,10 +18,12 @@ export function withLocalAddresses(
   intercepted?: ReadonlyMap<string, string[]>,
 ): ServiceRowView[] {
   const addresses = agent?.tunnel?.localAddresses() ?? new Map<string, string[]>();
+  const carriers = agent?.tunnel?.carriedBy() ?? new Map<string, { name: string }>();
   return (agent?.services() ?? []).map((service) => ({
     ...service,
     // While the Postern service intercepts, a service is reached at its own name: that is what to show.
     localAddresses: intercepted?.get(service.name) ?? addresses.get(service.name) ?? [],
+    carriedBy: carriers.get(service.name)?.name ?? null,
   }));
 }
 
@@ -42,6 +45,7 @@ export function wireTunnelNotices(
     switch (event.type) {
       case 'listening':
       case 'closed':
+      case 'carried':
         return redraw();
       case 'refused':
         if (!quiet(`refused:${event.service}`))

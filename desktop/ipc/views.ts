@@ -31,6 +31,8 @@ export interface SessionView {
 export interface ServiceRowView extends ServiceAccessView {
   /** Loopback addresses the agent's tunnel listens on for this service (`127.0.0.1:8443`); empty when none. */
   localAddresses: string[];
+  /** The edge router that carried this service's latest connection (`edge-2`); null before the first. */
+  carriedBy: string | null;
 }
 
 /**

@@ -22,6 +22,8 @@ import { DesktopAgent } from '../agent/desktop-agent.js';
 import { DesktopPrompts } from '../agent/desktop-prompts.js';
 import { DesktopSettings } from '../agent/desktop-settings.js';
 import { electronPromptSurface, electronShell } from './electron-shell.js';
+import { showNotification } from './notifications.js';
+import { WarningNotices } from '../agent/warning-notices.js';
 import { createIpcHandlers } from './ipc-handlers.js';
 import { bindIpcHandlers, createWindowEvents } from './ipc-main.js';
 import { electronPowerEvents } from './power-monitor.js';
@@ -84,6 +86,8 @@ export class DesktopApp {
   private unsync: (() => void) | undefined;
   /** ends following the Postern service's intercepted addresses */
   private unfollow: (() => void) | undefined;
+  /** ends the warned services' daily notifications */
+  private unwarn: (() => void) | undefined;
   private quitting = false;
   /** agent.json, shared with the CLI: the controller the user signed in to last. */
   private readonly agentSettings: SettingsFile;
@@ -142,6 +146,14 @@ export class DesktopApp {
       });
     this.unsync = syncViews(this.agent, this.prompts, this.events, refreshTray);
     refreshTray();
+    const warnings = new WarningNotices(this.settings, ({ title, body }) =>
+      showNotification(title, body, () => this.windows.showMain('services')),
+    );
+    this.unwarn = this.agent.serviceChanges.on((view) => {
+      warnings
+        .review(view.services)
+        .catch((error: unknown) => this.log.warn(`warned services' notices: ${errorMessage(error)}`));
+    });
     // Asked while signing in: the app runs its own proxy-mode agent either way, and says which mode is
     // active and why (the service's reply has a bounded wait).
     const socket = this.options.serviceSocket ?? serviceSocketPath();
@@ -166,6 +178,7 @@ export class DesktopApp {
     this.unbind?.();
     this.unsync?.();
     this.unfollow?.();
+    this.unwarn?.();
     await this.agent.stop();
     this.power.close();
     await this.controller

@@ -8,6 +8,8 @@ import type { TrayState } from '../agent/tray-state.js';
 export const STATE_COLOURS: Record<TrayState, Rgb> = {
   'all-reachable': [46, 157, 91],
   'some-blocked': [214, 69, 69],
+  // Orange: between the amber of "enter a code" and the red of a block that has happened.
+  'some-warned': [232, 118, 28],
   'mfa-needed': [224, 161, 0],
   disconnected: [138, 143, 152],
 };
@@ -32,6 +34,11 @@ export function drawTrayIcon(state: TrayState, size = 32): Buffer {
   canvas.fill(gate, colour);
   if (state === 'some-blocked') canvas.fill(roundedRect(9 * u, 16 * u, 23 * u, 20 * u, 2 * u), WHITE);
   if (state === 'mfa-needed') canvas.fill(circle(16 * u, 18 * u, 4.5 * u), WHITE);
+  if (state === 'some-warned') {
+    // An exclamation mark: a bar over a dot.
+    canvas.fill(roundedRect(14 * u, 10 * u, 18 * u, 19.5 * u, 2 * u), WHITE);
+    canvas.fill(circle(16 * u, 23.5 * u, 2.2 * u), WHITE);
+  }
   if (state === 'all-reachable') {
     // A check mark from two strokes.
     const stroke =

@@ -34,7 +34,10 @@ function emptyServicesLabel(status: TrayInput['session']['status']): string {
 export function trayMenuTemplate(input: TrayInput, actions: TrayActions): MenuItemConstructorOptions[] {
   const signedIn = input.session.status === 'signed-in';
   const services: MenuItemConstructorOptions[] = input.services.length
-    ? input.services.map((s) => ({ label: serviceMenuLabel(s), click: () => actions.open('services') }))
+    ? input.services.map((s) => ({
+        label: serviceMenuLabel(s, input.timeZone),
+        click: () => actions.open('services'),
+      }))
     : [{ label: emptyServicesLabel(input.session.status), enabled: false }];
   return [
     { label: trayTooltip({ ...input, mode: undefined }), enabled: false },

@@ -8,6 +8,13 @@ import {
   type CredentialStoreKind,
 } from '../agent/cli/cli-args.js';
 import { FIELD_FLAGS, type FieldFlag } from './resources.js';
+import {
+  CHECK_OPTION_FLAGS,
+  CHECK_OPTION_PARSE,
+  checkOptionValue,
+  postureCheckTypesHelp,
+} from './check-option-flags.js';
+import { POSTURE_CHECK_TYPES } from '../api/resources/vocabulary.js';
 import { controllerCaFile } from '../common/controller-ca-option.js';
 
 export const USAGE = `Usage: postern-admin <noun> <verb> [arguments] [options]
@@ -43,7 +50,7 @@ service-edge-router-policies; each takes the verbs
 Field flags (for create and update; each noun takes the ones that fit it):
   --role R              roleAttributes (repeat for more): identities, services, posture-checks, routers
   --type T              identities: type (default User); policies: Dial or Bind (default Dial);
-                        posture-checks: typeId (OS, MAC, DOMAIN, PROCESS, PROCESS_MULTI, MFA);
+                        posture-checks: typeId (${POSTURE_CHECK_TYPES.join(', ')});
                         configs: configTypeId (e.g. intercept.v1, host.v1)
   --admin               identities: isAdmin
   --ott, --updb USERNAME
@@ -66,6 +73,8 @@ Field flags (for create and update; each noun takes the ones that fit it):
   --reason TEXT         exceptions: why (required)
   --data JSON           the request body (flags and NAME are set over it); --file F reads it from F
                         (- for standard input)
+
+${postureCheckTypesHelp()}
 
 Options:
   --controller URL      controller address (or POSTERN_CONTROLLER_URL; after login, the kept session's)
@@ -109,6 +118,8 @@ export interface AdminArgs {
   body: { data?: string; file?: string };
   /** the field flags given, as parsed (string, string[] or true) */
   fields: Partial<Record<FieldFlag, string | string[] | boolean>>;
+  /** posture checks: the type's own fields given by their flags (check-option-flags.ts), by field name */
+  checkOptions: Record<string, unknown>;
   cascade: boolean;
   /** `enroll reissue --expires-in`: milliseconds */
   expiresInMs?: number;
@@ -130,9 +141,17 @@ const OPTIONS = {
   ...fieldOptions,
 } as const;
 
+const ALL_OPTIONS = { ...CHECK_OPTION_PARSE, ...OPTIONS };
+
 export function parseAdminArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): AdminArgs {
-  const parsed = parseOptions(argv, OPTIONS);
-  const { values, positionals } = parsed;
+  const parsed = parseOptions(argv, ALL_OPTIONS);
+  const { values, positionals } = parsed as unknown as ReturnType<typeof parseOptions<typeof OPTIONS>>;
+  const given = parsed.values as Record<string, string | boolean | undefined>;
+  const checkOptions: Record<string, unknown> = {};
+  for (const flag of CHECK_OPTION_FLAGS) {
+    const value = given[flag.flag];
+    if (value !== undefined) checkOptions[flag.field] = checkOptionValue(flag, value);
+  }
   const [noun = '', verb = '', ...words] = positionals;
   const store = credentialStoreOf(values['credential-store'], env);
   if (values.data !== undefined && values.file !== undefined)
@@ -163,6 +182,7 @@ export function parseAdminArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     },
     body: { data: values.data, file: values.file },
     fields,
+    checkOptions,
     cascade: values.cascade,
     expiresInMs: duration(values['expires-in']),
   };
@@ -206,6 +226,9 @@ export function refuseOptionsOutside(args: AdminArgs, takes: VerbOptions): void 
     ...(takes.fields === 'all'
       ? []
       : (Object.keys(args.fields) as FieldFlag[]).filter((f) => !takes.fields?.includes(f))),
+    ...(takes.fields === 'all'
+      ? []
+      : CHECK_OPTION_FLAGS.filter((f) => f.field in args.checkOptions).map((f) => f.flag)),
   ];
   if (misplaced.length)
     throw new UsageError(`--${misplaced[0]} does not apply to '${`${args.noun} ${args.verb}`.trim()}'`);

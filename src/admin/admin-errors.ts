@@ -6,7 +6,7 @@ import { agentCommand, adminCommand } from '../agent/cli/command-name.js';
 
 const ADMIN_ADVICE = {
   signInAgain: `sign in again (${adminCommand('login')}, or POSTERN_ADMIN_USERNAME and POSTERN_ADMIN_PASSWORD)`,
-  setUpMfa: `set one up first, signed in as this administrator (${agentCommand('mfa enroll')})`,
+  setUpMfa: `set one up first, signed in as this administrator (${agentCommand('mfa setup')})`,
 };
 
 export function explainAdminError(error: unknown): { message: string; exitCode: ExitCode } {

@@ -64,6 +64,10 @@ export async function buildBody(
     if (!field) throw new UsageError(`--${flag} does not apply to ${resource.noun}`);
     setField(body, field, value);
   }
+  const checkOptions = Object.entries(args.checkOptions ?? {});
+  if (checkOptions.length > 0 && resource.collection !== 'posture-checks')
+    throw new UsageError(`posture check flags do not apply to ${resource.noun}`);
+  for (const [field, value] of checkOptions) body[field] = value;
   resource.complete?.(body, {
     fields: args.fields,
     expiresInMs: args.expiresInMs,

@@ -9,6 +9,7 @@ import type { ControllerTrust } from '../controller-client/controller-trust.js';
 import { EdgeApi } from './client/edge-api.js';
 import type { RetryOptions } from '../controller-client/retry-policy.js';
 import { createCollector } from './collectors/create-collector.js';
+import { FactCollector } from './collectors/facts/fact-collector.js';
 import type { PostureCollector } from './collectors/posture-collector.js';
 import type { CredentialStore } from './credentials/credential-store.js';
 import { MfaClient } from './mfa/mfa-client.js';
@@ -32,6 +33,8 @@ export interface AgentOptions {
   /** Defaults to an emitter nobody fires (events can still be simulated). */
   power?: PowerEvents;
   collector?: PostureCollector;
+  /** the descriptors' facts (disk encryption, firewall, screen lock); tests inject recorded tools */
+  facts?: FactCollector;
   /** PEM CA bundle to trust for the controller's TLS certificate. */
   ca?: string | Buffer;
   /** the SHA-256 fingerprint of a controller's self-signed certificate, pinned instead of a CA check */
@@ -111,6 +114,7 @@ export function createAgentParts(options: AgentOptions, mfaState: () => MfaState
   const reporter = new PostureReporter({
     api,
     collector: options.collector ?? createCollector({ platform }),
+    facts: options.facts ?? new FactCollector({ platform }),
     directory,
     session: () => sessions.status(),
     clock,

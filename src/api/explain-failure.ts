@@ -4,9 +4,11 @@
  * pure TypeScript with no Node imports.
  *
  * The words come from the reason the controller gives for the user's own device (`reason.code` and its
- * facts). A controller that gives no reason (an OpenZiti one) still gets advice, only less precise.
+ * facts). A controller that gives no reason (an OpenZiti one) still gets advice, only less precise. A code
+ * with no words of its own here reads its type's descriptor (posture-types/), so a new type needs nothing here.
  */
 import type { AllowedOperatingSystem, PostureFailureReason } from './posture-reasons.js';
+import { descriptorOfReason, postureTypeDescriptor } from './posture-types/index.js';
 import type { PostureQuery } from './services.js';
 
 export interface ExplainContext {
@@ -74,12 +76,23 @@ function explainDomain(reason: PostureFailureReason): string {
   return reason.domain ? `${join} (this device is in ${reason.domain})` : join;
 }
 
-const NO_DATA_WORDS: Record<string, string> = {
-  OS: 'its operating system',
-  MAC: 'its network adapters',
-  DOMAIN: 'its Windows domain',
-  PROCESS: 'its running programs',
-};
+/** A descriptor's sentence as these words are written: no final full stop (a caller may add to it). */
+const sentence = (words: string) => words.replace(/\.$/, '');
+
+/** The reason's words from its type's descriptor, with the facts the reason carries. */
+function explainFromDescriptor(reason: PostureFailureReason): string {
+  const words = descriptorOfReason(reason.code)?.reasons[reason.code];
+  if (words === undefined) return 'Meet the posture check the policy requires';
+  if (reason.code === 'SCREEN_LOCK_TOO_LATE' && reason.maxIdleMinutes !== undefined) {
+    const now = reason.idleMinutes !== undefined ? ` (now ${reason.idleMinutes})` : '';
+    return `The screen locks too late: set it to lock after at most ${reason.maxIdleMinutes} idle minutes${now}`;
+  }
+  if (reason.code === 'AGENT_VERSION_OUT_OF_RANGE' && reason.versions) {
+    const mine = reason.agentVersion ? ` (this device runs ${reason.agentVersion})` : '';
+    return `Update Postern to ${rangeInWords(reason.versions)}${mine}`;
+  }
+  return reason.unknownReason ? `${sentence(words)} (${reason.unknownReason})` : sentence(words);
+}
 
 function explainProcess(code: string, path: string | undefined): string {
   if (!path) return 'Start the program the policy requires';
@@ -133,13 +146,20 @@ function explainMfa(reason: PostureFailureReason, ctx: ExplainContext): string {
   }
 }
 
+const MFA_CODES: readonly string[] = [
+  'MFA_REQUIRED',
+  'MFA_TIMED_OUT',
+  'MFA_NEEDED_AFTER_WAKE',
+  'MFA_NEEDED_AFTER_UNLOCK',
+];
+
 /** What the user must do about one reason. */
 export function explainReason(reason: PostureFailureReason, ctx: ExplainContext = {}): string {
   if (reason.processes) return explainProcessMulti(reason);
   switch (reason.code) {
     case 'NO_DATA_YET':
       if (reason.path) return explainProcess(reason.code, reason.path);
-      return `Waiting for this device to report ${NO_DATA_WORDS[reason.missing ?? ''] ?? 'its state'}`;
+      return `Waiting for this device to report ${postureTypeDescriptor(reason.missing ?? '')?.waitingFor ?? 'its state'}`;
     case 'OS_TYPE_NOT_ALLOWED':
       return explainOsType(reason, ctx);
     case 'OS_VERSION_OUT_OF_RANGE':
@@ -153,7 +173,7 @@ export function explainReason(reason: PostureFailureReason, ctx: ExplainContext 
     case 'PROCESS_SIGNER_NOT_APPROVED':
       return explainProcess(reason.code, reason.path);
     default:
-      return explainMfa(reason, ctx);
+      return MFA_CODES.includes(reason.code) ? explainMfa(reason, ctx) : explainFromDescriptor(reason);
   }
 }
 
@@ -179,8 +199,10 @@ function explainWithoutReason(query: PostureQuery, ctx: ExplainContext): string 
     }
     case 'MFA':
       return explainMfa({ code: 'MFA_REQUIRED' }, ctx);
-    default:
-      return `Meet the ${query.queryType} posture check`;
+    default: {
+      const type = postureTypeDescriptor(query.queryType);
+      return type ? `Make sure ${type.description}` : `Meet the ${query.queryType} posture check`;
+    }
   }
 }
 

@@ -5,29 +5,18 @@
  * signers: those would tell an attacker what to forge or aim at (the check's remediation text, written by the
  * administrator, says what to do instead).
  */
+import { POSTURE_TYPE_DESCRIPTORS, type PostureTypeReasonCode } from './posture-types/index.js';
 
+/**
+ * Every reason code: NO_DATA_YET (the device has not reported the data a check needs yet), then each type's own,
+ * as its descriptor lists them (posture-types/: OS_*, MAC_*, DOMAIN_*, PROCESS_*, MFA_*, then Postern's
+ * extensions). MFA_NEEDED_AFTER_WAKE / _UNLOCK also mark a passing check whose grace period runs.
+ */
 export const POSTURE_FAILURE_CODES = [
-  /** The device has not reported the data this check needs yet. */
   'NO_DATA_YET',
-  'PROCESS_NOT_RUNNING',
-  /** Running, but its binary's hash is not one of the approved builds. */
-  'PROCESS_HASH_NOT_APPROVED',
-  /** Running, but not signed by an approved certificate. */
-  'PROCESS_SIGNER_NOT_APPROVED',
-  /** The device's operating system is not one the check allows (also: a process rule for another OS). */
-  'OS_TYPE_NOT_ALLOWED',
-  'OS_VERSION_OUT_OF_RANGE',
-  'MAC_NOT_ALLOWED',
-  'DOMAIN_MISMATCH',
-  /** No authenticator code entered in this API session. */
-  'MFA_REQUIRED',
-  /** The last code is older than the check's timeout. */
-  'MFA_TIMED_OUT',
-  /** The device woke (or was unlocked) and no code was entered since: failing once the grace period ends. */
-  'MFA_NEEDED_AFTER_WAKE',
-  'MFA_NEEDED_AFTER_UNLOCK',
-] as const;
-export type PostureFailureCode = (typeof POSTURE_FAILURE_CODES)[number];
+  ...new Set(POSTURE_TYPE_DESCRIPTORS.flatMap((d) => Object.keys(d.reasons))),
+] as readonly PostureFailureCode[];
+export type PostureFailureCode = 'NO_DATA_YET' | PostureTypeReasonCode;
 
 export interface AllowedOperatingSystem {
   type: string;
@@ -43,7 +32,7 @@ export interface ProcessFailure {
 
 export interface PostureFailureReason {
   code: PostureFailureCode;
-  /** NO_DATA_YET: which report is missing (`OS`, `MAC`, `DOMAIN`, `PROCESS`) */
+  /** NO_DATA_YET: which report is missing: the check's type (`OS`, `MAC`, `DOMAIN`, `PROCESS`, `FIREWALL`, ...) */
   missing?: string;
   /** OS_*: the operating system the device reported */
   osType?: string;
@@ -63,4 +52,12 @@ export interface PostureFailureReason {
   semantic?: 'AllOf' | 'AnyOf';
   /** PROCESS_MULTI: each binary that stands in the way */
   processes?: ProcessFailure[];
+  /** SCREEN_LOCK_TOO_LATE: the idle minutes the device locks after, and the most the check allows */
+  idleMinutes?: number;
+  maxIdleMinutes?: number;
+  /** AGENT_VERSION_*: the version the agent signed in with ('' when none), and the range the check allows */
+  agentVersion?: string;
+  versions?: string;
+  /** *_UNKNOWN: why the agent could not read the fact, in its own plain words */
+  unknownReason?: string;
 }

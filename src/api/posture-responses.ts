@@ -6,6 +6,7 @@
 import type { Static } from '@sinclair/typebox';
 // Types only: the schemas are the controller's to run (see schemas.ts).
 import type { PostureResponseReplySchema, PostureResponseServiceSchema } from './schemas.js';
+import type { DiskEncryptionFact, FirewallFact, ScreenLockFact } from './posture-types/index.js';
 
 export interface OsPostureResponse {
   id: string;
@@ -51,9 +52,22 @@ export interface EndpointStatePostureResponse {
   unlocked?: boolean;
 }
 
+/** The answer to a check whose type's descriptor declares a fact (src/api/posture-types): its fields as they are. */
+export type DiskEncryptionPostureResponse = { id: string; typeId: 'DISK_ENCRYPTION' } & DiskEncryptionFact;
+export type FirewallPostureResponse = { id: string; typeId: 'FIREWALL' } & FirewallFact;
+export type ScreenLockPostureResponse = { id: string; typeId: 'SCREEN_LOCK' } & ScreenLockFact;
+
+/** Answers the agent's fact collectors give (src/agent/collectors/facts), one per type. */
+export type FactPostureResponse =
+  DiskEncryptionPostureResponse | FirewallPostureResponse | ScreenLockPostureResponse;
+
 /** What a collector produces: the answers to posture queries. */
 export type PostureResponse =
-  OsPostureResponse | MacPostureResponse | DomainPostureResponse | ProcessPostureResponse;
+  | OsPostureResponse
+  | MacPostureResponse
+  | DomainPostureResponse
+  | ProcessPostureResponse
+  | FactPostureResponse;
 
 export type AnyPostureResponse = PostureResponse | EndpointStatePostureResponse;
 

@@ -103,15 +103,17 @@ export function promptHeadline(prompt: PromptWords, now: number): string {
   return `Enter your code within ${formatCountdown(left)} to keep access to ${what}`;
 }
 
-/** Title of the one notification a prompt raises. */
-export function promptTitle(prompt: Pick<PromptWords, 'reason'>): string {
+/** Title of the one notification a prompt raises: "has expired" once the deadline passed, as the body says. */
+export function promptTitle(prompt: Pick<PromptWords, 'reason' | 'deadline'>, now: number): string {
   switch (prompt.reason) {
     case 'wake':
       return 'Welcome back: authenticator code needed';
     case 'unlock':
       return 'Screen unlocked: authenticator code needed';
     case 'timeout':
-      return 'Your MFA session is about to expire';
+      return remainingMs(prompt, now) === 0
+        ? 'Your authenticator code has expired'
+        : 'Your authenticator code is about to expire';
     default:
       return 'Authenticator code needed';
   }

@@ -189,7 +189,8 @@ export const PostureQueryProcessSchema = Type.Object({
 
 /**
  * One posture check as a client sees it: `id` is the posture check id a response must carry. Postern adds
- * `reason`, `remediation` and `promptGracePeriodSeconds` beyond these fields (see `services.ts`).
+ * `reason`, `remediation`, `promptGracePeriodSeconds`, `warning` and `exception` beyond these fields (see
+ * `services.ts`).
  */
 export const PostureQuerySchema = Type.Object(
   {

@@ -13,8 +13,10 @@ import type {
 } from './schemas.js';
 import type { BaseEntity, EntityRef } from './envelopes.js';
 import type { PostureFailureReason } from './posture-reasons.js';
+import { POSTURE_TYPE_IDS } from './posture-types/index.js';
 
-export const POSTURE_QUERY_TYPES = ['OS', 'MAC', 'DOMAIN', 'PROCESS', 'PROCESS_MULTI', 'MFA'] as const;
+/** A posture query's type is its check's type: every type the registry describes (posture-types/). */
+export const POSTURE_QUERY_TYPES = POSTURE_TYPE_IDS;
 
 /** `Invalid`: OpenZiti's name for a policy of neither type (Postern's are Dial or Bind). */
 export type PolicyType = Static<typeof DialBindSchema> | 'Invalid';
@@ -45,6 +47,11 @@ export type PostureQuery = Pick<
     reason?: PostureFailureReason;
     /** the administrator's own advice for this check, shown to the user as written */
     remediation?: string;
+    /** the query passes only because the check warns until this moment (then it refuses); `reason` says why
+     *  it fails */
+    warning?: { enforceFrom: string };
+    /** the query passes only because an administrator's exception covers this device until this moment */
+    exception?: { expiresAt: string };
   };
 
 /** The checks of one service policy that grants the service; the policy passes when all of them do. */

@@ -170,7 +170,7 @@ test('an administrator who owes an authenticator app is told how to set one up, 
   await page.getByLabel('Password', { exact: true }).fill('danas-password');
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByRole('alert')).toContainText('must set up an authenticator app');
-  await expect(page.getByRole('alert')).toContainText('npm run agent -- mfa enroll');
+  await expect(page.getByRole('alert')).toContainText('npm run agent -- mfa setup');
   await page.getByRole('button', { name: 'Back to sign-in' }).click();
   await expect(page.getByLabel('Password', { exact: true })).toHaveValue('');
   await page.getByLabel('Username', { exact: true }).fill('');
@@ -218,6 +218,7 @@ test("creates a posture check through its form, showing the API's error at the f
   await versions.fill('>=99.0.0');
   await page.getByRole('button', { name: 'Create check' }).click();
   await expect(page.getByRole('heading', { name: 'Posture check linux-99' })).toBeVisible();
+  await expect(page.getByRole('status').filter({ hasText: 'Created the check.' })).toBeVisible();
   const checks = await admin.get(`${MGMT}/posture-checks?filter=${encodeURIComponent('name = "linux-99"')}`);
   expect(checks.body.data[0]).toMatchObject({
     typeId: 'OS',
@@ -235,6 +236,9 @@ test('creates an identity with an enrollment token, shown as a QR code with its 
   await page.getByLabel('Username', { exact: true }).fill('bob-laptop-user');
   await page.getByRole('button', { name: 'Create identity' }).click();
   await expect(page.getByRole('heading', { name: 'laptop-bob' })).toBeVisible();
+  await expect(
+    page.getByRole('status').filter({ hasText: 'Created the identity laptop-bob.' }),
+  ).toContainText('Send its enrollment token');
   ids.bob = page.url().split('/').pop()!;
   const enrollment = section('Enrollment');
   await expect(enrollment.getByRole('img', { name: 'Enrollment token for laptop-bob' })).toBeVisible();
@@ -270,6 +274,9 @@ test('an agent enrolls with that token; the device appears with its posture', as
     timeout: 15_000,
   });
   await expect(section('API sessions').getByRole('button', { name: 'End session' })).toHaveCount(1);
+  // Enrolled with a password: its sign-in methods say so, and that no device holds a certificate for it.
+  await expect(section('Sign-in methods')).toContainText('Password login: bob-laptop-user');
+  await expect(section('Sign-in methods')).toContainText('No certificate login');
   const services = section('Services');
   await expect(services.locator('tr[data-service="Team wiki"]')).toContainText('granted');
   const payroll = services.locator('tr[data-service="Payroll"]');

@@ -33,10 +33,12 @@ export interface AgentRunOptions {
   verbose?: boolean;
   /** the CLI's --socks-port (0: any free port) */
   socksPort?: number;
+  /** the agent's --config-dir, kept after it exits (so another command can read it); a throwaway one if absent */
+  configDir?: string;
 }
 
 export function startAgentRun(options: AgentRunOptions): AgentProcess {
-  const configDir = mkdtempSync(join(tmpdir(), 'postern-agent-run-'));
+  const configDir = options.configDir ?? mkdtempSync(join(tmpdir(), 'postern-agent-run-'));
   const args = [
     '--import',
     'tsx',
@@ -58,7 +60,9 @@ export function startAgentRun(options: AgentRunOptions): AgentProcess {
     env: { ...process.env, POSTERN_PASSWORD: options.password, NO_COLOR: '1' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  return watchAgent(child, () => rmSync(configDir, { recursive: true, force: true }));
+  return watchAgent(child, () => {
+    if (!options.configDir) rmSync(configDir, { recursive: true, force: true });
+  });
 }
 
 /**

@@ -157,6 +157,13 @@ const mgmtUser = async (w: AuthWorld) => w.create('identities', identityBody());
 const enrollment = async (w: AuthWorld) =>
   w.create('enrollments', { method: 'ott', identityId: await mgmtUser(w) });
 
+const exceptionBody = (identityId: string) => ({
+  identityId,
+  postureCheckId: null,
+  expiresAt: new Date(Date.now() + 24 * 3600 * 1000).toISOString(),
+  reason: 'matrix: laptop replacement on order',
+});
+
 export const MATRIX: Record<string, MatrixRow> = {
   'GET /version': { expect: everyone(200), request: fixed('/version') },
   ...shared(CLIENT),
@@ -244,6 +251,28 @@ export const MATRIX: Record<string, MatrixRow> = {
     () => ({ name: unique('matrix-chk') }),
     async (w) => w.ids.check,
   ),
+
+  ...crud(
+    'posture-check-exceptions',
+    // A fresh identity each time: two active exceptions for one identity and check would conflict.
+    async (w) => exceptionBody(await mgmtUser(w)),
+    () => ({ reason: 'matrix: still waiting for the laptop' }),
+    async (w) => w.create('posture-check-exceptions', exceptionBody(await mgmtUser(w))),
+  ),
+  [`GET ${MGMT}/posture-checks/{id}/devices`]: {
+    expect: ADMIN_ONLY(200),
+    request: async (w) => ({ path: `${MGMT}/posture-checks/${w.ids.check}/devices` }),
+  },
+  [`GET ${MGMT}/posture-check-status`]: {
+    expect: ADMIN_ONLY(200),
+    request: fixed(`${MGMT}/posture-check-status`),
+  },
+  [`GET ${MGMT}/posture-check-exceptions/{id}/history`]: {
+    expect: ADMIN_ONLY(200),
+    request: async (w) => ({
+      path: `${MGMT}/posture-check-exceptions/${await w.create('posture-check-exceptions', exceptionBody(await mgmtUser(w)))}/history`,
+    }),
+  },
 
   ...crud(
     'config-types',

@@ -153,14 +153,14 @@ describe.runIf(process.platform === 'linux')('code prompts at a terminal', () =>
     }
   }, 90_000);
 
-  it('mfa enroll asks again after a mistyped code and a wrong one, then sets up; mfa status names the next command', async () => {
+  it('mfa setup asks again after a mistyped code and a wrong one, then sets up; mfa status names the next command', async () => {
     const status = new TerminalSession(['mfa', 'status', '--username', 'pty-new'], {
       POSTERN_PASSWORD: 'pty-password',
     });
-    await status.seen('npm run agent -- mfa enroll');
+    await status.seen('npm run agent -- mfa setup');
     expect(await status.exited).toBe(0);
 
-    const session = new TerminalSession(['mfa', 'enroll', '--username', 'pty-new'], {
+    const session = new TerminalSession(['mfa', 'setup', '--username', 'pty-new'], {
       POSTERN_PASSWORD: 'pty-password',
     });
     try {

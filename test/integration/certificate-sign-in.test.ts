@@ -297,3 +297,25 @@ describe('tokens', () => {
     }
   });
 });
+
+describe("an identity's sign-in methods", () => {
+  it('lists its certificate logins with when each certificate expires', async () => {
+    const device = await enrolled();
+    const res = await admin.get(`${MGMT}/identities/${device.id}/authenticators`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.meta.pagination.totalCount).toBe(1);
+    const [login] = res.body.data;
+    const issued = new X509Certificate(device.cert);
+    expect(login).toMatchObject({
+      method: 'cert',
+      identityId: device.id,
+      fingerprint: createHash('sha256').update(issued.raw).digest('hex'),
+      expiresAt: new Date(issued.validTo).toISOString(),
+    });
+  });
+
+  it('answers 404 for an identity that does not exist', async () => {
+    const res = await admin.get(`${MGMT}/identities/no-such-identity/authenticators`);
+    expect(res.status).toBe(404);
+  });
+});

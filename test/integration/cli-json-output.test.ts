@@ -87,7 +87,7 @@ afterAll(async () => {
 });
 
 describe.runIf(process.platform === 'linux')('--json prints only JSON, one value per line', () => {
-  it('agent: login, status, services, report, check, mfa status, mfa enroll, logout', async () => {
+  it('agent: login, status, services, report, check, mfa status, mfa setup, logout', async () => {
     const login = await agentRun(['--controller', controller.url, 'login', 'json-user', '--json']);
     expect(login.code, login.stderr).toBe(0);
     jsonLines(login);
@@ -105,7 +105,7 @@ describe.runIf(process.platform === 'linux')('--json prints only JSON, one value
     // another user, so this one's services stay reachable without a code
     const other = await agentRun(['--controller', controller.url, 'login', 'json-mfa-user'], enrollDir);
     expect(other.code, other.stderr).toBe(0);
-    const [enrollment] = jsonResult(await agentRun(['mfa', 'enroll', '--json'], enrollDir));
+    const [enrollment] = jsonResult(await agentRun(['mfa', 'setup', '--json'], enrollDir));
     expect(enrollment).toMatchObject({ provisioningUrl: expect.stringMatching(/^otpauth:\/\//) });
 
     const logout = await agentRun(['logout', '--json']);

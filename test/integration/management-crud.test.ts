@@ -242,6 +242,21 @@ describe('service policy roles', () => {
   });
 });
 
+describe('schema failures in words', () => {
+  it.each([
+    ['identities', { name: '', type: 'Device', isAdmin: false }, 'name', 'must not be empty'],
+    ['services', { name: 'x'.repeat(300) }, 'name', 'must be at most 255 characters'],
+    ['identities', { name: 'typed', type: 'Device', isAdmin: 'no' }, 'isAdmin', 'must be true or false'],
+  ])(
+    'POST /%s with %j names %s: "%s", not the validator\'s phrasing',
+    async (collection, body, field, reason) => {
+      const res = await admin.post(`${MGMT}/${collection}`, body);
+      expect(res.status).toBe(400);
+      expect(res.body.error.cause).toMatchObject({ field, reason });
+    },
+  );
+});
+
 describe('identities, authenticators and auth policies', () => {
   it('creates a password login for an identity; the password is never returned', async () => {
     const id = (await admin.post(`${MGMT}/identities`, { name: 'bob', type: 'User', isAdmin: false })).body
@@ -341,12 +356,16 @@ describe('identities, authenticators and auth policies', () => {
     const res = await admin.get(`${MGMT}/posture-check-types`);
     schemas.assert('GET', `${MGMT}/posture-check-types`, res);
     expect(res.body.data.map((t: { id: string }) => t.id).sort()).toEqual([
+      'AGENT_VERSION',
+      'DISK_ENCRYPTION',
       'DOMAIN',
+      'FIREWALL',
       'MAC',
       'MFA',
       'OS',
       'PROCESS',
       'PROCESS_MULTI',
+      'SCREEN_LOCK',
     ]);
     expect((await admin.get(`${MGMT}/posture-check-types/OS`)).body.data.name).toBe('Operating System Check');
   });

@@ -33,6 +33,9 @@ describe('per-API OpenAPI documents', () => {
       'postureResponseDOMAIN',
       'postureResponsePROCESS',
       'postureResponseENDPOINT_STATE',
+      'postureResponseDISK_ENCRYPTION',
+      'postureResponseFIREWALL',
+      'postureResponseSCREEN_LOCK',
     ]);
   });
 
@@ -49,7 +52,18 @@ describe('per-API OpenAPI documents', () => {
       expect(schema.discriminator).toEqual({ propertyName: 'typeId' });
       expect(
         schema.oneOf.map((s: { properties: { typeId: { const: string } } }) => s.properties.typeId.const),
-      ).toEqual(['OS', 'MAC', 'DOMAIN', 'PROCESS', 'PROCESS_MULTI', 'MFA']);
+      ).toEqual([
+        'OS',
+        'MAC',
+        'DOMAIN',
+        'PROCESS',
+        'PROCESS_MULTI',
+        'MFA',
+        'DISK_ENCRYPTION',
+        'FIREWALL',
+        'SCREEN_LOCK',
+        'AGENT_VERSION',
+      ]);
     }
     const os = doc.paths['/posture-checks']!.post!.requestBody!.content['application/json']!.schema.oneOf[0];
     expect(Object.keys(os.properties)).toContain('operatingSystems');

@@ -191,6 +191,8 @@ describe('migratePostgres', () => {
           'posture_checks',
           'posture_facts',
           'posture_processes',
+          // PostgreSQL only: which instance each router is linked to (SQLite is one instance)
+          'router_presence',
           'role_attributes',
           'schema_migrations',
           'service_changes',

@@ -9,105 +9,19 @@
  * reads `DEMO` (scratch folder) and `PORT` (controller port) with defaults; the test sets both, and points
  * HOME and the XDG folders at a temporary folder, so nothing touches the real user's files or keychain.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/controller.js';
-
-const REPO = join(import.meta.dirname, '..', '..');
-const MARK = '@@@ walkthrough';
-
-interface Block {
-  /** 1-based line of the opening fence in README.md, for the failure message */
-  line: number;
-  code: string;
-}
-
-/** The `sh walkthrough` fences of a Markdown text, in order. */
-function walkthroughBlocks(markdown: string): Block[] {
-  const blocks: Block[] = [];
-  let open: { info: string; line: number; lines: string[] } | undefined;
-  markdown.split('\n').forEach((text, index) => {
-    if (!open) {
-      const fence = /^```(.*)$/.exec(text);
-      if (fence) open = { info: fence[1]!.trim(), line: index + 1, lines: [] };
-    } else if (text.trim() === '```') {
-      if (/^sh\s+walkthrough$/.test(open.info)) blocks.push({ line: open.line, code: open.lines.join('\n') });
-      open = undefined;
-    } else open.lines.push(text);
-  });
-  return blocks;
-}
-
-/** One script: a marker before each block so the output says which block a failure came from. */
-function scriptOf(blocks: Block[]): string {
-  return [
-    'set -euo pipefail',
-    'exec 2>&1',
-    // Whatever happens, leave no sensor behind; the controller (whose npm does not pass signals on) is
-    // ended with the whole process group by the test.
-    `trap 'status=$?; echo; echo "${MARK} exit $status"; kill $(jobs -p) 2>/dev/null || true; exit $status' EXIT`,
-    ...blocks.flatMap((b, i) => [`echo "${MARK} block ${i}"`, b.code]),
-    `echo "${MARK} done"`,
-  ].join('\n');
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-interface Run {
-  exitCode: number | null;
-  output: string;
-}
-
-/** Runs the script in its own process group, ending the group (controller included) when bash is done. */
-function runBash(script: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<Run> {
-  const child = spawn('bash', ['-c', script], {
-    cwd: REPO,
-    env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const endGroup = () => {
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      // the group is already empty
-    }
-  };
-  const timer = setTimeout(() => {
-    output += `\n(the walkthrough did not finish within ${timeoutMs / 1000} s)\n`;
-    endGroup();
-  }, timeoutMs);
-  return new Promise((resolve) => {
-    child.on('close', (exitCode) => {
-      clearTimeout(timer);
-      endGroup();
-      resolve({ exitCode, output });
-    });
-  });
-}
-
-/** The output of each block, by the markers; the last entry is the block that was running at the end. */
-function outputsByBlock(output: string): Map<number, string> {
-  const byBlock = new Map<number, string>();
-  for (const part of output.split(`${MARK} block `).slice(1)) {
-    const [, index = '', text = ''] = /^(\d+)\n([\s\S]*)$/.exec(part) ?? [];
-    byBlock.set(Number(index), text);
-  }
-  return byBlock;
-}
-
+import {
+  freePort,
+  MARK,
+  outputsByBlock,
+  REPO,
+  runBash,
+  scriptOf,
+  walkthroughBlocks,
+} from '../helpers/markdown-walkthrough.js';
 /** Each `crm` row of the services tables printed, in order: its access word and the rest of the line. */
 function crmRows(output: string): { access: string; rest: string }[] {
   return [...output.matchAll(/^crm +(yes|blocked|needs code)(.*)$/gm)].map((m) => ({

@@ -5,6 +5,7 @@
  * `--controller-ca`, and says so), and a token works once and only before it expires.
  */
 import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +22,7 @@ import {
   sha256,
   signedInUser,
   type World,
+  waitFor,
 } from '../helpers/data-plane-world.js';
 import { RouterExit, spawnRouter, type RouterProcess } from '../helpers/router-process.js';
 
@@ -130,6 +132,25 @@ describe('a standalone router enrolled at an HTTPS controller', () => {
       expect(await roundTrip(opened.stream, payload)).toBe(sha256(payload));
     } finally {
       h2.destroy();
+    }
+  });
+
+  it('enrolls and links with --controller-fingerprint, the fingerprint a self-signed controller prints', async () => {
+    const printed = new X509Certificate(readFileSync(cert, 'utf8')).fingerprint256;
+    const pinned = await spawnRouter(
+      routerArgs(await newToken('pinning-router'), 'r-pin', ['--controller-fingerprint', printed]),
+    );
+    try {
+      const online = async () => {
+        const res = await admin.get(
+          `${MGMT}/edge-routers?filter=${encodeURIComponent('name="pinning-router"')}`,
+        );
+        return (res.body.data as { isOnline: boolean; isVerified: boolean }[])[0];
+      };
+      await waitFor(async () => (await online())?.isOnline === true, 60_000, 'the pinning router linked');
+      expect(await online()).toMatchObject({ isVerified: true, isOnline: true });
+    } finally {
+      await pinned.stop();
     }
   });
 

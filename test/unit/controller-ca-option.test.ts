@@ -52,3 +52,30 @@ describe('--controller-ca and its alias --ca', () => {
       expect(usage).toContain('--controller-ca FILE');
   });
 });
+
+describe('--controller-fingerprint, one option on the router, the agent and the admin CLI', () => {
+  const printed = 'AB:'.repeat(31) + 'AB';
+  const hex = 'ab'.repeat(32);
+
+  it('each takes the fingerprint as the controller printed it (colons, any case)', () => {
+    expect(parseCliArgs(['--controller-fingerprint', printed, 'status'], {}).controllerFingerprint).toBe(hex);
+    expect(
+      parseAdminArgs(['--controller-fingerprint', printed, 'services', 'list'], {}).connection
+        .controllerFingerprint,
+    ).toBe(hex);
+    const args = router(['--controller-fingerprint', printed]);
+    expect(args !== 'help' && args.controllerFingerprint).toBe(hex);
+  });
+
+  it('refuses what is not a SHA-256 fingerprint, saying so, on each', () => {
+    const words = /--controller-fingerprint must be a SHA-256 fingerprint \(64 hex digits\), got 'abc'/;
+    expect(() => parseCliArgs(['--controller-fingerprint', 'abc', 'status'], {})).toThrow(words);
+    expect(() => router(['--controller-fingerprint', 'abc'])).toThrow(RouterUsageError);
+    expect(() => router(['--controller-fingerprint', 'abc'])).toThrow(words);
+  });
+
+  it('every usage text names it', () => {
+    for (const usage of [AGENT_USAGE, ADMIN_USAGE, ROUTER_USAGE])
+      expect(usage).toContain('--controller-fingerprint');
+  });
+});

@@ -10,7 +10,7 @@
 import type { BaseEntity, EntityRef } from '../../../src/api/envelopes.js';
 import type { IdentityEnrollment } from '../../../src/api/enrollment.js';
 import type { CheckExplanation, PolicyExplanation } from '../../../src/api/access-explanation.js';
-import type { IdentityWire } from '../../../src/api/resources/identities.js';
+import type { AuthenticatorWire, IdentityWire } from '../../../src/api/resources/identities.js';
 import type { ServiceWire } from '../../../src/api/resources/services.js';
 import type { ConfigTypeWire, ConfigWire } from '../../../src/api/resources/configs.js';
 import type { AuthPolicyWire, ServicePolicyWire } from '../../../src/api/resources/policies.js';
@@ -54,7 +54,7 @@ export type Identity = Named &
   > & {
     authPolicy?: EntityRef;
     // Free-form objects in the schema; what the controller puts in them.
-    authenticators: { updb?: { id: string; username: string } };
+    authenticators: { updb?: { id: string; username: string }; cert?: { id: string; fingerprint: string } };
     enrollment?: { [M in keyof IdentityWire['enrollment']]?: PendingEnrollment | null } | null;
     envInfo: Record<string, string>;
     sdkInfo: Record<string, string>;
@@ -127,6 +127,9 @@ export type RouterEnrollment = Pick<RouterEnrollmentWire, 'id' | 'enrollmentToke
 
 export type ApiSession = BaseEntity &
   Pick<ApiSessionWire, 'identityId' | 'ipAddress' | 'isMfaRequired' | 'isMfaComplete' | 'lastActivityAt'>;
+
+export type Authenticator = BaseEntity &
+  Pick<AuthenticatorWire, 'method' | 'identityId' | 'username' | 'fingerprint' | 'expiresAt'>;
 
 export type PostureData = PostureDataWire;
 

@@ -34,6 +34,11 @@ export function FormFooter<T>({
       ))}
       {editor.errors.length === 0 && <ErrorNote error={editor.failure} />}
       {editor.note && <p className="hint">{editor.note}</p>}
+      {editor.created && (
+        <p className="success" role="status">
+          Created the {noun}. Change it below, or go back to the list.
+        </p>
+      )}
       {editor.saved && (
         <p className="success" role="status">
           Saved.

@@ -8,6 +8,7 @@
 import { useState } from 'react';
 import { api } from '../api/client.js';
 import { fieldErrorsOf, type FieldErrors } from './field-errors.js';
+import { consumeCreated, markCreated } from './just-created.js';
 import { navigate } from './router.js';
 import { useLoad, type Loaded } from './use-load.js';
 import {
@@ -27,6 +28,8 @@ export interface EntityEditor<T> {
   busy: boolean;
   /** set after a change was saved, until the next edit */
   saved: boolean;
+  /** set when this form opened on the entity the console just created, until the next edit */
+  created: boolean;
   save(body: Record<string, unknown>): Promise<void>;
   remove(cascade: boolean): Promise<void>;
   /** a previewed change that alters someone's access, waiting for `confirm` or `dismiss` */
@@ -54,6 +57,7 @@ export function useEntityEditor<T>(
   const [saved, setSaved] = useState(false);
   const [pending, setPending] = useState<PendingImpact | null>(null);
   const [note, setNote] = useCarriedNote(collection, id);
+  const [created, setCreated] = useState(() => consumeCreated(id));
 
   const attempt = async (action: () => Promise<void>) => {
     setBusy(true);
@@ -61,6 +65,7 @@ export function useEntityEditor<T>(
     setFailure(null);
     setSaved(false);
     setPending(null);
+    setCreated(false);
     try {
       await action();
     } catch (err) {
@@ -79,9 +84,10 @@ export function useEntityEditor<T>(
       setSaved(true);
       existing.reload();
     } else {
-      const created = await api.post<{ id: string }>(`/${collection}`, body);
-      carryNote(collection, created.data.id, savedNote);
-      navigate(`/${collection}/${created.data.id}`);
+      const made = await api.post<{ id: string }>(`/${collection}`, body);
+      markCreated(made.data.id);
+      carryNote(collection, made.data.id, savedNote);
+      navigate(`/${collection}/${made.data.id}`);
     }
   };
 
@@ -93,6 +99,7 @@ export function useEntityEditor<T>(
     failure,
     busy,
     saved,
+    created,
     pending,
     note,
     save: (body) =>

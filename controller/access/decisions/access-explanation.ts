@@ -46,6 +46,11 @@ export async function sessionToExplain(
 ): Promise<ApiSession | undefined> {
   const sessions = await store.apiSessions.listByIdentity(identity.id);
   if (requested !== undefined) return sessions.find((s) => s.id === requested);
+  return latestSession(sessions);
+}
+
+/** The most recently active of an identity's API sessions (the first of a tie, in the store's order). */
+export function latestSession(sessions: readonly ApiSession[]): ApiSession | undefined {
   return sessions.reduce<ApiSession | undefined>(
     (latest, s) => (!latest || s.lastActivityAt > latest.lastActivityAt ? s : latest),
     undefined,
@@ -60,9 +65,20 @@ function checkToExplanation({ check, result }: PolicyOutcome['checks'][number]):
     isPassing: result.isPassing,
     actualValue: result.actualValue,
     expectedValue: result.expectedValue,
-    ...(result.reason === undefined || result.isPassing ? {} : { reason: result.reason }),
+    ...(result.reason === undefined || (result.isPassing && !result.notEnforced)
+      ? {}
+      : { reason: result.reason }),
     ...(result.failure === undefined ? {} : { failure: result.failure }),
     ...(check.remediation ? { remediation: check.remediation } : {}),
+    // Failing but let through: the administrator sees why (report-only, warn, an exception) and until when.
+    ...(result.notEnforced
+      ? {
+          notEnforced: {
+            because: result.notEnforced.because,
+            until: result.notEnforced.until?.toISOString() ?? null,
+          },
+        }
+      : {}),
   };
 }
 
@@ -91,7 +107,7 @@ export class AccessExplainer {
   ) {
     this.apiSessionId = apiSession?.id ?? null;
     // No session: an id no session has, so per-session facts (TOTP passes) read as absent.
-    this.evaluation = new SessionEvaluation(resolver, data, apiSession?.id ?? '', now);
+    this.evaluation = new SessionEvaluation(resolver, data, apiSession?.id ?? '', now, identity);
   }
 
   static async create(

@@ -57,14 +57,25 @@ export class AccessResolver {
   }
 
   /** The identities a policy selects (by its `identityRoles`): read from the store, which holds them. */
-  async identitiesOf(policy: ServicePolicy, identities: AttributedRepository<Identity>): Promise<Identity[]> {
-    const roles = policy.identityRoles;
+  identitiesOf(policy: ServicePolicy, identities: AttributedRepository<Identity>): Promise<Identity[]> {
+    return this.identitiesOfAny([policy], identities);
+  }
+
+  /** The identities any of the policies selects, each once, sorted by name: one read for all the policies. */
+  async identitiesOfAny(
+    policies: readonly ServicePolicy[],
+    identities: AttributedRepository<Identity>,
+  ): Promise<Identity[]> {
+    if (policies.length === 0) return [];
+    const roles = policies.flatMap((p) => p.identityRoles);
     const found = roles.includes(ALL_ROLE)
       ? (await identities.list({ limit: Math.max(await identities.count(), 1), offset: 0 })).items
       : await identities.getMany([
           ...new Set([...idRoles(roles), ...(await identities.idsWithAnyAttribute(attributeRoles(roles)))]),
         ]);
-    return found.filter((e) => roleSelects(policy.semantic, roles, e.id, e.roleAttributes)).sort(byName);
+    return found
+      .filter((e) => policies.some((p) => roleSelects(p.semantic, p.identityRoles, e.id, e.roleAttributes)))
+      .sort(byName);
   }
 
   /** The service policies that select the service, sorted by name. */
@@ -72,6 +83,14 @@ export class AccessResolver {
     return this.catalogue
       .selecting('service', rolesOf(service.id, service.roleAttributes))
       .filter((p) => roleSelects(p.semantic, p.serviceRoles, service.id, service.roleAttributes))
+      .sort(byName);
+  }
+
+  /** The service policies that require the check (select it by their `postureCheckRoles`), sorted by name. */
+  policiesRequiring(check: PostureCheck): ServicePolicy[] {
+    return this.catalogue
+      .selecting('postureCheck', rolesOf(check.id, check.roleAttributes))
+      .filter((p) => roleSelects(p.semantic, p.postureCheckRoles, check.id, check.roleAttributes))
       .sort(byName);
   }
 
@@ -126,6 +145,20 @@ export class AccessResolver {
       }
     }
     return [...grants.values()].sort((a, b) => byName(a.service, b.service));
+  }
+
+  /**
+   * When the last active exception letting the identity through this check (or every check) expires, or null
+   * when none does at `now`.
+   */
+  exceptionUntil(identity: Pick<Identity, 'id' | 'roleAttributes'>, checkId: string, now: Date): Date | null {
+    let until: Date | null = null;
+    for (const e of this.catalogue.exceptionsOf(identity.id, identity.roleAttributes)) {
+      if (e.postureCheckId !== null && e.postureCheckId !== checkId) continue;
+      if (e.expiresAt.getTime() <= now.getTime()) continue;
+      if (!until || e.expiresAt.getTime() > until.getTime()) until = e.expiresAt;
+    }
+    return until;
   }
 
   /** OpenZiti shows placeholder query sets on every service while no posture check exists at all. */

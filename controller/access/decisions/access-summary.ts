@@ -36,7 +36,7 @@ export async function summariseAccess(store: Store, now: Date): Promise<AccessSu
     if (grants.length === 0) continue;
     devices++;
     const data = await store.posture.data.load(identityId);
-    const evaluations = sessions.map((s) => new SessionEvaluation(resolver, data, s.id, now));
+    const evaluations = sessions.map((s) => new SessionEvaluation(resolver, data, s.id, now, identity));
     for (const { service } of grants) {
       const tally = tallies.get(service.id) ?? { id: service.id, name: service.name, passing: 0, failing: 0 };
       const granted = evaluations.some((e) => e.access(identity, service, 'Dial').granted);

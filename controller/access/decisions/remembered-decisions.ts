@@ -46,7 +46,7 @@ export function isGranted(
     at < hit.until
   )
     return hit.granted;
-  const evaluation = new SessionEvaluation(resolver, data, apiSessionId, now);
+  const evaluation = new SessionEvaluation(resolver, data, apiSessionId, now, identity);
   const granted = evaluation.access(identity, service, type).granted;
   const until = evaluation.nextChangeAt()?.getTime() ?? Infinity;
   if (!known) decisions.set(data, (known = new Map()));

@@ -12,9 +12,11 @@ import { createHash } from 'node:crypto';
 import type { ControllerContext } from '../../platform/context.js';
 import { AccessResolver } from '../decisions/access-resolver.js';
 import { serializeAccessOf } from '../../store/access-lock.js';
-import { SessionEvaluation, type PolicyOutcome } from '../decisions/session-evaluation.js';
+import { SessionEvaluation, type CheckOutcome, type PolicyOutcome } from '../decisions/session-evaluation.js';
 import type { PostureSnapshot } from '../../posture-model.js';
+import type { Identity } from '../../model.js';
 import { ExpiryTimers } from './expiry-timers.js';
+import { deleteCheckStatesOf, recordCheckStates } from './check-state-recorder.js';
 import { PersistedDeadlines } from './persisted-deadlines.js';
 
 export interface EvaluateOptions {
@@ -24,12 +26,19 @@ export interface EvaluateOptions {
   forceChange?: boolean;
 }
 
-/** What an API session can reach, reduced to a short string: policy and check results in a stable order. */
+/** A check's result as its device sees it: passing, failing, or passing only by a warning or an exception. */
+const shownResult = ({ isPassing, notEnforced }: CheckOutcome['result']) =>
+  !isPassing ? '0' : notEnforced && notEnforced.because !== 'report-only' ? notEnforced.because : '1';
+
+/**
+ * What an API session can reach, reduced to a short string: policy and check results in a stable order. A
+ * check starting to warn, or passing by an exception, changes it too: the device's posture queries say so.
+ */
 function digestOf(outcomes: readonly PolicyOutcome[]): string {
   const parts = outcomes.map(
     (o) =>
       `${o.policy.id}:${o.policy.type}:${o.isPassing ? 1 : 0}:` +
-      o.checks.map((c) => `${c.check.id}=${c.result.isPassing ? 1 : 0}`).join(','),
+      o.checks.map((c) => `${c.check.id}=${shownResult(c.result)}`).join(','),
   );
   return createHash('sha1').update(parts.join('|')).digest('base64url');
 }
@@ -50,12 +59,12 @@ export class PostureEngine {
   /** An evaluation of one API session of the identity now; `data` defaults to what is stored. */
   async evaluation(
     resolver: AccessResolver,
-    identityId: string,
+    identity: Identity,
     apiSessionId: string,
     data?: PostureSnapshot,
   ): Promise<SessionEvaluation> {
-    const stored = data ?? (await this.ctx.store.posture.data.load(identityId));
-    return new SessionEvaluation(resolver, stored, apiSessionId, this.ctx.clock.now());
+    const stored = data ?? (await this.ctx.store.posture.data.load(identity.id));
+    return new SessionEvaluation(resolver, stored, apiSessionId, this.ctx.clock.now(), identity);
   }
 
   /** One transaction, so an evaluation's writes (digests, revocations, the change mark) cost one commit. */
@@ -90,7 +99,7 @@ export class PostureEngine {
     const evaluationOf = (apiSessionId: string) => {
       let evaluation = evaluations.get(apiSessionId);
       if (!evaluation) {
-        evaluation = new SessionEvaluation(resolver, data, apiSessionId, now);
+        evaluation = new SessionEvaluation(resolver, data, apiSessionId, now, identity);
         evaluations.set(apiSessionId, evaluation);
       }
       return evaluation;
@@ -111,6 +120,12 @@ export class PostureEngine {
       this.timers.set(apiSessionId, nextChangeAt);
       await this.deadlines.record(apiSessionId, nextChangeAt);
     }
+
+    // Recorded for the administrator, from the same evaluations; with no API session, as for a new sign-in.
+    const checks = [...new Set(policies.flatMap((p) => resolver.checksOf(p)))];
+    const sessionIds = Object.keys(data.apiSessions);
+    const recorded = (sessionIds.length ? sessionIds : ['']).map(evaluationOf);
+    await recordCheckStates(store, identityId, checks, recorded, now);
 
     const lost = sessions.filter((s) => {
       const service = resolver.service(s.serviceId);
@@ -160,6 +175,7 @@ export class PostureEngine {
       await posture.sessions.deleteByIdentity(identityId);
       await posture.failures.deleteByIdentity(identityId);
       await posture.changes.deleteByIdentity(identityId);
+      await deleteCheckStatesOf(this.ctx.store, identityId);
     });
   }
 

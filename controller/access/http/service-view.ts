@@ -41,9 +41,21 @@ export function postureQueryToWire(check: PostureCheck, result: CheckResult, eva
       : {}),
     ...module.queryFields(check),
     // Postern's additions, for the caller's own device: why it fails and the administrator's advice.
-    ...(result.failure ? { reason: result.failure } : {}),
+    ...userFacingReason(result),
     ...(check.remediation ? { remediation: check.remediation } : {}),
   };
+}
+
+/**
+ * Why the query fails, and what lets it through anyway: a warning with its deadline, or an exception with its
+ * expiry. A report-only check the device fails reads exactly like a passing one: its user is not told.
+ */
+function userFacingReason({ failure, notEnforced }: CheckResult) {
+  if (!failure || notEnforced?.because === 'report-only') return {};
+  const until = notEnforced?.until ? iso(notEnforced.until) : null;
+  if (notEnforced?.because === 'warn') return { reason: failure, warning: { enforceFrom: until } };
+  if (notEnforced?.because === 'exception') return { reason: failure, exception: { expiresAt: until } };
+  return { reason: failure };
 }
 
 /** The caller's permissions on a service: each type of the policies that grant it. */

@@ -58,6 +58,10 @@ export async function applyResponses(
         if (item.woken) await data.updateApiSession(apiSessionId, identityId, { wokenAt: now });
         if (item.unlocked) await data.updateApiSession(apiSessionId, identityId, { unlockedAt: now });
         break;
+      default:
+        // A described type's fact (DISK_ENCRYPTION, FIREWALL, ...): stored generically under its type id.
+        await data.setReportedFact(identityId, item.typeId, { ...slot, value: item.fact });
+        break;
     }
   }
 }

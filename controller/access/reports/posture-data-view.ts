@@ -51,6 +51,10 @@ export function postureDataToWire(data: PostureSnapshot) {
       binaryHash: p.hash,
       signerFingerprints: p.signerFingerprints,
     })),
+    // Postern: the described types' facts (DISK_ENCRYPTION, FIREWALL, SCREEN_LOCK, ...) by type id.
+    facts: Object.fromEntries(
+      Object.entries(data.facts ?? {}).map(([typeId, f]) => [typeId, { ...slot(f), ...f.value }]),
+    ),
     apiSessionPostureData: Object.fromEntries(
       Object.entries(data.apiSessions).map(([id, s]) => [id, apiSessionToWire(s)]),
     ),

@@ -51,6 +51,15 @@ function repeats(stored: PostureSnapshot, item: ResponseItem): boolean {
     case 'ENDPOINT_STATE':
       // A wake or an unlock is news (it starts a grace period); "neither" changes nothing.
       return !item.woken && !item.unlocked;
+    default: {
+      // Both are built field by field in the schema's order, so equal facts have equal JSON.
+      const fact = stored.facts?.[item.typeId];
+      return (
+        fact !== undefined &&
+        fact.postureCheckId === item.id &&
+        JSON.stringify(fact.value) === JSON.stringify(item.fact)
+      );
+    }
   }
 }
 
@@ -79,6 +88,7 @@ export function reportedSlots(items: readonly ResponseItem[]): FactSlotRef[] {
     else if (item.typeId === 'MAC') slots.push({ kind: 'mac' });
     else if (item.typeId === 'DOMAIN') slots.push({ kind: 'domain' });
     else if (item.typeId === 'PROCESS') slots.push({ kind: 'process', path: item.path });
+    else if (item.typeId !== 'ENDPOINT_STATE') slots.push({ kind: 'fact', typeId: item.typeId });
   }
   return slots;
 }

@@ -111,7 +111,7 @@ async function grantOrRefuse(
     ]);
   }
 
-  const evaluation = await engine.evaluation(resolver, identity.id, apiSession.id);
+  const evaluation = await engine.evaluation(resolver, identity, apiSession.id);
   const decision = evaluation.access(identity, service, type);
   const now = evaluation.ctx.now;
   if (!decision.granted) {

@@ -8,6 +8,7 @@ import type { ConfigType } from '../../model.js';
 import { validationError } from '../../api-error.js';
 import { pointerToField } from '../../field-path.js';
 import { isAddressPattern } from '../../../src/common/address-pattern.js';
+import { schemaIssueInWords } from '../../http/validation-words.js';
 
 const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false });
 const compiled = new Map<string, { updatedAt: number; validate: ValidateFunction }>();
@@ -45,7 +46,7 @@ export function assertConfigData(type: ConfigType, data: unknown): void {
   throw validationError([
     {
       field: inner ? `data.${inner}` : 'data',
-      reason: `${error.message ?? 'invalid'} (config type ${type.name})`,
+      reason: `${missing ? 'is required' : schemaIssueInWords(error)} (config type ${type.name})`,
       value: missing ? undefined : valueAt(data, error.instancePath),
     },
   ]);

@@ -1,6 +1,7 @@
 /**
  * The registry of posture check types: the only way the rest of the controller reaches a type's validation,
- * evaluation and wire form. Adding a type means one module and one line here.
+ * evaluation and wire form. Adding a type means its descriptor (src/api/posture-types), one evaluation module
+ * (described-check.ts does the rest) and one line here; a descriptor without its line fails to compile.
  */
 import {
   POSTURE_CHECK_TYPES,
@@ -11,12 +12,16 @@ import {
   type PostureCheckType,
 } from '../../posture-model.js';
 import type { CheckModule } from './check-module.js';
+import { agentVersionCheck } from './agent-version-check.js';
+import { diskEncryptionCheck } from './disk-encryption-check.js';
 import { domainCheck } from './domain-check.js';
+import { firewallCheck } from './firewall-check.js';
 import { macCheck } from './mac-check.js';
 import { mfaCheck } from './mfa-check.js';
 import { osCheck } from './os-check.js';
 import { processCheck } from './process-check.js';
 import { processMultiCheck } from './process-multi-check.js';
+import { screenLockCheck } from './screen-lock-check.js';
 
 export type { CheckModule, ParseMode, ParseResult } from './check-module.js';
 export { isLegacyClient } from './mfa-check.js';
@@ -33,6 +38,10 @@ const registry: Registry = {
   PROCESS: processCheck,
   PROCESS_MULTI: processMultiCheck,
   MFA: mfaCheck,
+  DISK_ENCRYPTION: diskEncryptionCheck,
+  FIREWALL: firewallCheck,
+  SCREEN_LOCK: screenLockCheck,
+  AGENT_VERSION: agentVersionCheck,
 };
 
 export const checkModules: Record<PostureCheckType, CheckModule> = registry;

@@ -8,6 +8,8 @@ import { attemptCounters } from './migrations/002-attempt-counters.js';
 import { edgeSessionTokenHashes } from './migrations/003-edge-session-token-hashes.js';
 import { sessionsNeedApiSession } from './migrations/004-sessions-need-api-session.js';
 import { hostV1Forwarding } from './migrations/005-host-v1-forwarding.js';
+import { routerPresence } from './migrations/006-router-presence.js';
+import { postureRollout } from './migrations/007-posture-rollout.js';
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   initial,
@@ -15,4 +17,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   edgeSessionTokenHashes,
   sessionsNeedApiSession,
   hostV1Forwarding,
+  routerPresence,
+  postureRollout,
 ];

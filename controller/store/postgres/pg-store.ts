@@ -56,6 +56,9 @@ export class PgStore implements Store {
   readonly posture;
   readonly mfa;
   readonly deadlines;
+  readonly postureCheckExceptions;
+  readonly postureCheckExceptionHistory;
+  readonly postureCheckStates;
   private readonly catalogue = new CatalogueVersion();
   /** tells this instance's own announcements from the others', and owns the deadlines it arms */
   readonly instanceId = randomUUID();
@@ -83,7 +86,15 @@ export class PgStore implements Store {
     this.posture = new PgPostureRepository(db);
     this.mfa = new PgMfaRepository(db);
     this.deadlines = new PgDeadlineRepository(db);
-    for (const repo of [this.services, this.postureChecks, this.servicePolicies]) {
+    this.postureCheckExceptions = documents(ENTITY_KINDS.postureCheckExceptions);
+    this.postureCheckExceptionHistory = documents(ENTITY_KINDS.postureCheckExceptionHistory);
+    this.postureCheckStates = documents(ENTITY_KINDS.postureCheckStates);
+    for (const repo of [
+      this.services,
+      this.postureChecks,
+      this.servicePolicies,
+      this.postureCheckExceptions,
+    ]) {
       this.announceWrites(repo);
       this.catalogue.watchWrites(repo, (fn) => this.db.afterCommit(fn));
     }

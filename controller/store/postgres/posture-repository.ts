@@ -14,7 +14,14 @@ import type {
   PostureDataRepository,
   PostureRepository,
 } from '../posture-repository.js';
-import type { DomainData, IdentityPostureData, MacData, OsData, ProcessData } from '../../posture-model.js';
+import type {
+  DomainData,
+  IdentityPostureData,
+  MacData,
+  OsData,
+  ProcessData,
+  ReportedFactData,
+} from '../../posture-model.js';
 import {
   PgEdgeSessionRepository,
   PgFailedRequestRepository,
@@ -23,11 +30,12 @@ import {
 import {
   API_SESSION_COLUMNS as COLUMNS,
   apiSessionOf,
+  emptyPostureData,
   processOf as processFromRow,
+  kindOfSlot,
   putFact,
   text,
   type ApiSessionRow,
-  type FactKind,
   type FactRow,
   type ProcessRow as ProcessRowOf,
 } from '../rows/posture-rows.js';
@@ -62,16 +70,43 @@ class PgPostureDataRepository implements PostureDataRepository {
   async load(identityId: string): Promise<IdentityPostureData> {
     const row = (await this.db.one<LoadRow>(LOAD, [identityId, identityId, identityId]))!;
     const data: IdentityPostureData = {
-      identityId,
-      os: null,
-      mac: null,
-      domain: null,
+      ...emptyPostureData(identityId),
       processes: (row.processes ?? []).map(processOf),
-      apiSessions: {},
     };
     for (const fact of row.facts ?? []) putFact(data, fact);
     for (const r of row.api_sessions ?? []) data.apiSessions[r.api_session_id] = apiSessionOf(r);
     return data;
+  }
+
+  /** Three queries for all of them, each table's rows in the order `load` gives one identity's. */
+  async loadMany(identityIds: readonly string[]): Promise<Map<string, IdentityPostureData>> {
+    const found = new Map<string, IdentityPostureData>();
+    for (const id of identityIds) if (!found.has(id)) found.set(id, emptyPostureData(id));
+    if (found.size === 0) return found;
+    const ids = [...found.keys()];
+    type Keyed<R> = R & { identity_id: string };
+    const [facts, processes, sessions] = await Promise.all([
+      this.db.rows<Keyed<FactRow>>(
+        `SELECT identity_id, kind, posture_check_id, value, updated_at FROM posture_facts
+         WHERE identity_id = ANY(?::text[])`,
+        [ids],
+      ),
+      this.db.rows<Keyed<ProcessRow>>(
+        `SELECT identity_id, path, posture_check_id, is_running, hash, signer_fingerprints, updated_at
+         FROM posture_processes WHERE identity_id = ANY(?::text[]) ORDER BY identity_id, path`,
+        [ids],
+      ),
+      this.db.rows<Keyed<ApiSessionRow>>(
+        `SELECT identity_id, api_session_id, mfa_passed_at, woken_at, unlocked_at, sdk_info
+         FROM posture_api_sessions WHERE identity_id = ANY(?::text[]) ORDER BY identity_id, api_session_id`,
+        [ids],
+      ),
+    ]);
+    for (const row of facts) putFact(found.get(row.identity_id)!, row);
+    for (const row of processes) found.get(row.identity_id)!.processes.push(processOf(row));
+    for (const row of sessions)
+      found.get(row.identity_id)!.apiSessions[row.api_session_id] = apiSessionOf(row);
+    return found;
   }
 
   setOs(identityId: string, os: OsData): Promise<void> {
@@ -84,6 +119,10 @@ class PgPostureDataRepository implements PostureDataRepository {
 
   setDomain(identityId: string, domain: DomainData): Promise<void> {
     return this.setFact(identityId, 'domain', domain, { domain: domain.domain });
+  }
+
+  setReportedFact(identityId: string, typeId: string, fact: ReportedFactData): Promise<void> {
+    return this.setFact(identityId, typeId, fact, fact.value);
   }
 
   async setProcess(identityId: string, p: ProcessData): Promise<void> {
@@ -108,7 +147,7 @@ class PgPostureDataRepository implements PostureDataRepository {
 
   /** Written at once, each time: the other instances read these rows, not this one's memory. */
   async refreshReported(identityId: string, slots: readonly FactSlotRef[], at: Date): Promise<void> {
-    const kinds = slots.flatMap((s) => (s.kind === 'process' ? [] : [s.kind]));
+    const kinds = slots.flatMap((s) => (s.kind === 'process' ? [] : [kindOfSlot(s)]));
     const paths = slots.flatMap((s) => (s.kind === 'process' ? [s.path] : []));
     const time = at.toISOString();
     if (kinds.length > 0)
@@ -212,7 +251,7 @@ class PgPostureDataRepository implements PostureDataRepository {
   /** Upserts in place, as SQLite's: a report rewrites its row instead of deleting and inserting one. */
   private async setFact(
     identityId: string,
-    kind: FactKind,
+    kind: string,
     slot: { postureCheckId: string; lastUpdatedAt: Date },
     value: object,
   ): Promise<void> {

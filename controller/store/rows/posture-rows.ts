@@ -6,10 +6,11 @@
 import type { ApiSessionPatch } from '../posture-repository.js';
 import type { ApiSessionPostureData, IdentityPostureData, OsData, ProcessData } from '../../posture-model.js';
 
+/** OpenZiti's facts; any other kind is a described type's fact, the kind being its type id (`FIREWALL`). */
 export type FactKind = 'os' | 'mac' | 'domain';
 
 export interface FactRow {
-  kind: FactKind;
+  kind: string;
   posture_check_id: string;
   value: string;
   updated_at: string;
@@ -44,6 +45,16 @@ export const API_SESSION_COLUMNS: Record<keyof ApiSessionPatch, string> = {
   sdkInfo: 'sdk_info',
 };
 
+/** An identity's posture data before any row is read: every slot empty. */
+export const emptyPostureData = (identityId: string): IdentityPostureData => ({
+  identityId,
+  os: null,
+  mac: null,
+  domain: null,
+  processes: [],
+  apiSessions: {},
+});
+
 /** A fact row into its slot of `data`. */
 export function putFact(data: IdentityPostureData, row: FactRow): void {
   const slot = { postureCheckId: row.posture_check_id, lastUpdatedAt: new Date(row.updated_at) };
@@ -51,7 +62,15 @@ export function putFact(data: IdentityPostureData, row: FactRow): void {
   if (row.kind === 'os') data.os = { ...slot, ...(value as Pick<OsData, 'type' | 'version' | 'build'>) };
   if (row.kind === 'mac') data.mac = { ...slot, addresses: value.addresses as string[] };
   if (row.kind === 'domain') data.domain = { ...slot, domain: value.domain as string };
+  // A new map: the one `data` held may be shared with callers of a cached snapshot.
+  if (!isFactKind(row.kind)) data.facts = { ...data.facts, [row.kind]: { ...slot, value } };
 }
+
+const isFactKind = (kind: string): kind is FactKind => kind === 'os' || kind === 'mac' || kind === 'domain';
+
+/** The kind column's value for a stored slot (a described type's fact is stored under its type id). */
+export const kindOfSlot = (slot: { kind: FactKind } | { kind: 'fact'; typeId: string }): string =>
+  slot.kind === 'fact' ? slot.typeId : slot.kind;
 
 /** A process from its row, given how to read the backend's is_running. */
 export const processOf = <Flag>(r: ProcessRow<Flag>, isRunning: (flag: Flag) => boolean): ProcessData => ({

@@ -12,6 +12,7 @@ import type {
   OsData,
   PostureSnapshot,
   ProcessData,
+  ReportedFactData,
 } from '../../posture-model.js';
 import {
   SqliteEdgeSessionRepository,
@@ -21,11 +22,12 @@ import {
 import {
   API_SESSION_COLUMNS as COLUMNS,
   apiSessionOf,
+  emptyPostureData,
   processOf as processFromRow,
+  kindOfSlot,
   putFact,
   text,
   type ApiSessionRow,
-  type FactKind,
   type FactRow,
   type ProcessRow as ProcessRowOf,
 } from '../rows/posture-rows.js';
@@ -56,10 +58,13 @@ const REPEATED_FACT_WRITE_MS = 60_000;
  */
 const REPEATED_FACT_RESOLUTION_MS = 1_000;
 
-const slotKey = (slot: FactSlotRef) => (slot.kind === 'process' ? `process:${slot.path}` : slot.kind);
+const slotKey = (slot: FactSlotRef) => (slot.kind === 'process' ? `process:${slot.path}` : kindOfSlot(slot));
 
 function slotIn(data: PostureSnapshot, slot: FactSlotRef): { lastUpdatedAt: Date } | null | undefined {
-  return slot.kind === 'process' ? data.processes.find((p) => p.path === slot.path) : data[slot.kind];
+  if (slot.kind === 'process') return data.processes.find((p) => p.path === slot.path);
+  if (slot.kind === 'fact')
+    return data.facts && Object.hasOwn(data.facts, slot.typeId) ? data.facts[slot.typeId] : undefined;
+  return data[slot.kind];
 }
 
 /** Whether the slot is held with a time less than the resolution before `at` (so it need not move). */
@@ -73,6 +78,8 @@ function moveTime(data: IdentityPostureData, slot: FactSlotRef, at: Date): void 
   if (slot.kind === 'os' && data.os) data.os = { ...data.os, lastUpdatedAt: at };
   else if (slot.kind === 'mac' && data.mac) data.mac = { ...data.mac, lastUpdatedAt: at };
   else if (slot.kind === 'domain' && data.domain) data.domain = { ...data.domain, lastUpdatedAt: at };
+  else if (slot.kind === 'fact' && data.facts?.[slot.typeId])
+    data.facts = { ...data.facts, [slot.typeId]: { ...data.facts[slot.typeId]!, lastUpdatedAt: at } };
   else if (slot.kind === 'process') {
     const i = data.processes.findIndex((p) => p.path === slot.path);
     if (i >= 0) data.processes[i] = { ...data.processes[i]!, lastUpdatedAt: at };
@@ -124,6 +131,19 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
       apiSessions: db.prepare(
         `SELECT * FROM posture_api_sessions WHERE identity_id = ? ORDER BY api_session_id`,
       ),
+      // The same three reads for a JSON array of identities (loadMany), in the order `read` gives each.
+      manyFacts: db.prepare(
+        `SELECT identity_id, kind, posture_check_id, value, updated_at FROM posture_facts
+         WHERE identity_id IN (SELECT value FROM json_each(?))`,
+      ),
+      manyProcesses: db.prepare(
+        `SELECT * FROM posture_processes WHERE identity_id IN (SELECT value FROM json_each(?))
+         ORDER BY identity_id, path`,
+      ),
+      manyApiSessions: db.prepare(
+        `SELECT * FROM posture_api_sessions WHERE identity_id IN (SELECT value FROM json_each(?))
+         ORDER BY identity_id, api_session_id`,
+      ),
       ensureApiSession: db.prepare(
         // Only for a live API session (the foreign key would refuse it): an event that arrives after its API
         // session ended writes nothing.
@@ -165,6 +185,28 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
     return data;
   }
 
+  /** Cached identities as held (memory may be ahead of the rows, see refreshReported), the others read. */
+  loadMany(identityIds: readonly string[]): Map<string, PostureSnapshot> {
+    const found = new Map<string, PostureSnapshot>();
+    const missing = new Map<string, IdentityPostureData>();
+    for (const id of identityIds) {
+      const cached = this.cache.get(id);
+      if (cached) found.set(id, cached);
+      else if (!missing.has(id)) missing.set(id, emptyPostureData(id));
+    }
+    if (missing.size === 0) return found;
+    const ids = JSON.stringify([...missing.keys()]);
+    type Keyed<R> = R & { identity_id: string };
+    for (const row of this.stmts.manyFacts.all(ids) as Keyed<FactRow>[])
+      putFact(missing.get(row.identity_id)!, row);
+    for (const row of this.stmts.manyProcesses.all(ids) as Keyed<ProcessRow>[])
+      missing.get(row.identity_id)!.processes.push(processOf(row));
+    for (const row of this.stmts.manyApiSessions.all(ids) as Keyed<ApiSessionRow>[])
+      missing.get(row.identity_id)!.apiSessions[row.api_session_id] = apiSessionOf(row);
+    for (const [id, data] of missing) found.set(id, data);
+    return found;
+  }
+
   /** Forgets every cached identity (after a rolled-back transaction). */
   clearCache(): void {
     this.cache.clear();
@@ -190,14 +232,7 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
   }
 
   private read(identityId: string): IdentityPostureData {
-    const data: IdentityPostureData = {
-      identityId,
-      os: null,
-      mac: null,
-      domain: null,
-      processes: [],
-      apiSessions: {},
-    };
+    const data = emptyPostureData(identityId);
     for (const row of this.stmts.facts.all(identityId) as FactRow[]) putFact(data, row);
     data.processes = (this.stmts.processes.all(identityId) as ProcessRow[]).map(processOf);
     for (const r of this.stmts.apiSessions.all(identityId) as ApiSessionRow[]) {
@@ -216,6 +251,10 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
 
   setDomain(identityId: string, domain: DomainData): void {
     this.setFact(identityId, 'domain', domain, { domain: domain.domain });
+  }
+
+  setReportedFact(identityId: string, typeId: string, fact: ReportedFactData): void {
+    this.setFact(identityId, typeId, fact, fact.value);
   }
 
   setProcess(identityId: string, p: ProcessData): void {
@@ -262,7 +301,7 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
       const stored = this.storedAt.get(identityId)?.get(key) ?? held?.lastUpdatedAt.getTime();
       if (!held || stored === undefined || at.getTime() - stored >= REPEATED_FACT_WRITE_MS) {
         if (slot.kind === 'process') this.stmts.processTime.run(at.toISOString(), identityId, slot.path);
-        else this.stmts.factTime.run(at.toISOString(), identityId, slot.kind);
+        else this.stmts.factTime.run(at.toISOString(), identityId, kindOfSlot(slot));
         this.storedAt.get(identityId)?.delete(key);
       } else {
         let behind = this.storedAt.get(identityId);
@@ -342,7 +381,7 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
 
   private setFact(
     identityId: string,
-    kind: FactKind,
+    kind: string,
     slot: { postureCheckId: string; lastUpdatedAt: Date },
     value: object,
   ): void {

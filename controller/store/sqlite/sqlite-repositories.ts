@@ -45,6 +45,9 @@ export class SqliteRepositories implements SyncRepositories {
   readonly posture;
   readonly mfa;
   readonly deadlines = new SqliteDeadlineRepository();
+  readonly postureCheckExceptions;
+  readonly postureCheckExceptionHistory;
+  readonly postureCheckStates;
 
   constructor(readonly db: Db) {
     const documents = <T extends Entity & { roleAttributes?: string[] }>(
@@ -72,6 +75,10 @@ export class SqliteRepositories implements SyncRepositories {
     this.postureChecks = documents<PostureCheck>(ENTITY_KINDS.postureChecks, true);
     this.servicePolicies = new SqliteServicePolicyRepository(db);
     this.authPolicies = documents<AuthPolicy>(ENTITY_KINDS.authPolicies, true);
+    // Exceptions are read with the catalogue; history and states only by the management lists.
+    this.postureCheckExceptions = documents(ENTITY_KINDS.postureCheckExceptions, true);
+    this.postureCheckExceptionHistory = documents(ENTITY_KINDS.postureCheckExceptionHistory, false);
+    this.postureCheckStates = documents(ENTITY_KINDS.postureCheckStates, false);
     this.authenticators = new SqliteAuthenticatorRepository(db);
     this.enrollments = new SqliteEnrollmentRepository(db);
     this.apiSessions = new SqliteApiSessionRepository(db);
@@ -118,6 +125,7 @@ export class SqliteRepositories implements SyncRepositories {
       this.postureChecks,
       this.servicePolicies,
       this.authPolicies,
+      this.postureCheckExceptions,
       this.configTypes,
       this.configs,
       this.edgeRouters,

@@ -1,7 +1,7 @@
 /** The CLI's command line: one command (with its words) and the options every command shares. */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { optionErrorText } from './option-errors.js';
-import { controllerCaFile } from '../../common/controller-ca-option.js';
+import { controllerCaFile, controllerFingerprint } from '../../common/controller-ca-option.js';
 
 export const USAGE = `Usage: postern-agent [options] <command>
        npm run agent -- [options] <command>
@@ -20,7 +20,7 @@ Commands:
   run                   keep reporting, open the tunnels (a local port per service, and SOCKS5);
                         prompt for codes on wake/unlock/timeouts (Ctrl-C to stop)
   mfa status            whether an authenticator app is set up
-  mfa enroll            set up an authenticator app (QR code, recovery codes, then a code to verify)
+  mfa setup             set up an authenticator app (QR code, recovery codes, then a code to verify)
   mfa verify [CODE]     finish setting up with a code from the app
   mfa remove [CODE]     remove MFA (a code or recovery code; none to abandon an unfinished setup)
   mfa codes [CODE]      show your recovery codes (--regenerate to replace them)
@@ -190,11 +190,5 @@ export function normaliseControllerUrl(text: string): string {
 
 /** A SHA-256 fingerprint as printed (`AB:CD:…`) or as bare hex; anything else is a usage error. */
 export function fingerprintArg(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
-  const hex = value.replace(/:/g, '').toLowerCase();
-  if (!/^[0-9a-f]{64}$/.test(hex))
-    throw new UsageError(
-      `--controller-fingerprint must be a SHA-256 fingerprint (64 hex digits), got '${value}'`,
-    );
-  return hex;
+  return controllerFingerprint(value, (message) => new UsageError(message));
 }

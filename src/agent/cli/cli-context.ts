@@ -149,7 +149,7 @@ export function requireActive(status: AgentStatus): void {
   }
   if (status.state === 'needs-enrollment') {
     throw new CliError(
-      `this account must set up an authenticator app first: run ${agentCommand('mfa enroll')}`,
+      `this account must set up an authenticator app first: run ${agentCommand('mfa setup')}`,
       EXIT.mfa,
     );
   }

@@ -31,7 +31,7 @@ export interface ControllerFailureAdvice {
 
 const AGENT_ADVICE: ControllerFailureAdvice = {
   signInAgain: `sign in again with ${agentCommand('login')}`,
-  setUpMfa: `run ${agentCommand('mfa enroll')}`,
+  setUpMfa: `run ${agentCommand('mfa setup')}`,
 };
 
 /** A controller's refusal as one line and an exit code; shared by the agent's and the admin's CLIs. */
@@ -88,7 +88,11 @@ export function controllerFailure(
 }
 
 export function explainError(error: unknown): { message: string; exitCode: ExitCode } {
-  if (error instanceof UsageError) return { message: `${error.message} (see --help)`, exitCode: EXIT.usage };
+  if (error instanceof UsageError) {
+    // A message that already points at --help (an unknown option with no near spelling) says it once.
+    const message = /see --help\b/.test(error.message) ? error.message : `${error.message} (see --help)`;
+    return { message, exitCode: EXIT.usage };
+  }
   if (error instanceof CliError) return { message: error.message, exitCode: error.exitCode };
   if (error instanceof NotSignedInError) {
     return {

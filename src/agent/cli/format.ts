@@ -1,10 +1,14 @@
 /** Text the CLI prints: the services table, what a report sent, the status lines. */
 import type { PostureResponse } from '../../api/posture-responses.js';
-import type { ServiceAccess, ServiceAccessView } from '../../api/service-access.js';
+import { dateInWords, exceptionInWords, warningInWords } from '../../api/deadlines.js';
+import type { FailingCheck, ServiceAccess, ServiceAccessView } from '../../api/service-access.js';
+import { blockedFrom, isReachable } from '../../api/service-access.js';
 import type { AgentStatus } from '../agent.js';
 
 const ACCESS_WORDS: Record<ServiceAccess, string> = {
   granted: 'yes',
+  // Reachable until a deadline: its own word, neither "yes" nor "blocked".
+  warned: 'warned',
   blocked: 'blocked',
   'mfa-needed': 'needs code',
   checking: 'checking…',
@@ -21,13 +25,21 @@ export function table(header: string[], rows: string[][]): string {
   return [line(header), ...rows.map(line)].join('\n');
 }
 
-export function servicesTable(services: readonly ServiceAccessView[]): string {
+/** A check's line, then the administrator's own advice indented under it. */
+const adviceLines = (check: FailingCheck, line: string) =>
+  check.remediation ? [line, `  Your administrator says: ${check.remediation}`] : [line];
+
+/** `timeZone`: for tests; deadlines are otherwise in the user's own zone. */
+export function servicesTable(services: readonly ServiceAccessView[], timeZone?: string): string {
   if (services.length === 0) return 'No services are available to this identity.';
   const rows: string[][] = [];
   for (const s of services) {
-    const advice = s.failing.flatMap((f) =>
-      f.remediation ? [f.explanation, `  Your administrator says: ${f.remediation}`] : [f.explanation],
-    );
+    // Deadlines first (warn mode, then exceptions): what keeps a reachable service reachable.
+    const advice = [
+      ...s.warnings.flatMap((w) => adviceLines(w, warningInWords(w, timeZone))),
+      ...s.excepted.flatMap((e) => adviceLines(e, exceptionInWords(e, timeZone))),
+      ...s.failing.flatMap((f) => adviceLines(f, f.explanation)),
+    ];
     const [first, ...rest] = advice;
     rows.push([s.name, ACCESS_WORDS[s.access], first ?? '']);
     for (const more of rest) rows.push(['', '', more]);
@@ -46,14 +58,33 @@ export function describeResponse(r: PostureResponse): string {
       return `DOMAIN   ${r.domain || '(none)'}`;
     case 'PROCESS':
       return `PROCESS  ${r.path} ${r.isRunning ? 'running' : 'not running'}${r.hash ? ` sha256 ${r.hash.slice(0, 16)}…` : ''}`;
+    default: {
+      // A descriptor's fact (DISK_ENCRYPTION, FIREWALL, ...): its fields as they were sent.
+      const { id: _id, typeId, ...fact } = r;
+      const fields = Object.entries(fact).map(([key, value]) => `${key}=${JSON.stringify(value)}`);
+      return `${typeId} ${fields.join(' ')}`;
+    }
   }
 }
 
-export function statusLines(status: AgentStatus, services: readonly ServiceAccessView[]): string {
+/** `1 warned: blocked from 3 March 2027, 09:00 unless fixed`, for the earliest deadline; null when none. */
+function warnedSummary(services: readonly ServiceAccessView[], timeZone?: string): string | null {
+  const warned = services.filter((s) => s.access === 'warned');
+  const dates = warned.map(blockedFrom).filter((d): d is string => d !== null);
+  const first = dates.sort((a, b) => Date.parse(a) - Date.parse(b))[0];
+  if (!first) return null;
+  return `${warned.length} warned: blocked from ${dateInWords(first, timeZone)} unless fixed`;
+}
+
+export function statusLines(
+  status: AgentStatus,
+  services: readonly ServiceAccessView[],
+  timeZone?: string,
+): string {
   const state = {
     'signed-out': 'signed out',
     'needs-totp': 'signed in, waiting for an authenticator code',
-    'needs-enrollment': 'signed in, must set up an authenticator app (mfa enroll)',
+    'needs-enrollment': 'signed in, must set up an authenticator app (mfa setup)',
     active: 'signed in',
   }[status.state];
   const mfa = {
@@ -61,7 +92,8 @@ export function statusLines(status: AgentStatus, services: readonly ServiceAcces
     unverified: 'setup not finished (mfa verify)',
     'not-enrolled': 'not set up',
   };
-  const granted = services.filter((s) => s.access === 'granted').length;
+  const granted = services.filter((s) => isReachable(s.access)).length;
+  const warned = warnedSummary(services, timeZone);
   const lines = [
     `controller  ${status.controllerUrl}${status.reachable === false ? ' (unreachable)' : ''}`,
     status.signInMethod === 'certificate'
@@ -70,6 +102,7 @@ export function statusLines(status: AgentStatus, services: readonly ServiceAcces
     `session     ${state}`,
     `mfa         ${status.mfa ? mfa[status.mfa] : 'unknown'}`,
   ];
-  if (status.state === 'active') lines.push(`services    ${granted} of ${services.length} reachable`);
+  if (status.state === 'active')
+    lines.push(`services    ${granted} of ${services.length} reachable${warned ? ` (${warned})` : ''}`);
   return lines.join('\n');
 }

@@ -9,11 +9,13 @@ import type { PostureResponse } from '../../api/posture-responses.js';
 import type { ServiceDetail } from '../../api/services.js';
 import type { EdgeApi } from '../client/edge-api.js';
 import type { PostureCollector } from '../collectors/posture-collector.js';
+import type { FactCollector } from '../collectors/facts/fact-collector.js';
 import type { SessionStatus } from '../session/session-manager.js';
 import { systemClock, type Clock, type TimerHandle } from '../../common/clock.js';
 import { Listeners } from '../../common/listeners.js';
 import { errorMessage, silentLogger, type AgentLogger } from '../../common/logger.js';
-import { planCollection, responseKey, type CollectionPlan } from './query-plan.js';
+import { collectAnswers } from './collect-answers.js';
+import { planCollection, responseKey } from './query-plan.js';
 import type { ServiceDirectory } from './service-directory.js';
 
 export const DEFAULT_REPORT_INTERVAL_MS = 20_000;
@@ -34,6 +36,8 @@ export interface ReportResult {
 export interface PostureReporterOptions {
   api: EdgeApi;
   collector: PostureCollector;
+  /** the descriptors' facts (disk encryption, firewall, screen lock); checks of those types go unanswered without it */
+  facts?: Pick<FactCollector, 'collect'>;
   directory: ServiceDirectory;
   session: () => SessionStatus;
   clock?: Clock;
@@ -142,7 +146,8 @@ export class PostureReporter {
       const generation = this.generation;
       full = this.fullResend;
       const services = directory.snapshot?.services ?? [];
-      const responses = await this.collect(planCollection(services, this.options.platform));
+      const plan = planCollection(services, this.options.platform);
+      const responses = await collectAnswers(plan, this.options.collector, this.options.facts, this.log);
       this.forgetObsolete(responses);
       const sent = full
         ? responses
@@ -167,23 +172,6 @@ export class PostureReporter {
         error: error instanceof Error ? error : new Error(String(error)),
       });
     }
-  }
-
-  /** Collects each asked-for fact; one failing collector does not hold back the others' answers. */
-  private async collect(plan: CollectionPlan): Promise<PostureResponse[]> {
-    const { collector } = this.options;
-    const jobs: Promise<PostureResponse[]>[] = [];
-    if (plan.os) jobs.push(collector.collectOs(plan.os).then((r) => [r]));
-    if (plan.mac) jobs.push(collector.collectMac(plan.mac).then((r) => [r]));
-    if (plan.domain) jobs.push(collector.collectDomain(plan.domain).then((r) => [r]));
-    if (plan.processes.length > 0) jobs.push(collector.collectProcesses(plan.processes));
-    const results = await Promise.allSettled(jobs);
-    const responses: PostureResponse[] = [];
-    for (const result of results) {
-      if (result.status === 'fulfilled') responses.push(...result.value);
-      else this.log.warn(`posture collection failed: ${errorMessage(result.reason)}`);
-    }
-    return responses;
   }
 
   /** Answers no check asks for any more are dropped, so a check that comes back is answered afresh. */

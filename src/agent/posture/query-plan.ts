@@ -1,11 +1,19 @@
 /**
  * What to collect for a service list: one OS, one MAC and one DOMAIN answer whatever the number of checks
  * asking, and one PROCESS answer per distinct binary path across PROCESS and PROCESS_MULTI checks (the
- * controller matches process reports by path). MFA is answered by a code, never by posture data.
+ * controller matches process reports by path). A type with a fact collector (facts/fact-registry.ts) gets one
+ * answer whatever the number of its checks. MFA is answered by a code, never by posture data.
  */
 import type { PostureResponse } from '../../api/posture-responses.js';
 import type { PostureQuery, PostureQueryProcess, ServiceDetail } from '../../api/services.js';
 import type { ProcessQuery } from '../collectors/posture-collector.js';
+import { isFactType, type FactTypeId } from '../collectors/facts/fact-registry.js';
+
+/** A check of a type whose descriptor declares a fact (DISK_ENCRYPTION, ...): one answer per type. */
+export interface FactQuery {
+  typeId: FactTypeId;
+  id: string;
+}
 
 export interface CollectionPlan {
   /** The posture check id each answer carries; undefined when nothing asks. */
@@ -13,6 +21,8 @@ export interface CollectionPlan {
   mac?: string;
   domain?: string;
   processes: ProcessQuery[];
+  /** sorted by type, so answers come in a stable order */
+  facts: FactQuery[];
 }
 
 const OS_TYPES_BY_PLATFORM: Partial<Record<NodeJS.Platform, string[]>> = {
@@ -36,8 +46,9 @@ export function planCollection(
   services: readonly ServiceDetail[],
   platform: NodeJS.Platform = process.platform,
 ): CollectionPlan {
-  const plan: CollectionPlan = { processes: [] };
+  const plan: CollectionPlan = { processes: [], facts: [] };
   const processes = new Map<string, string>();
+  const facts = new Map<FactTypeId, string>();
   const addProcess = (query: PostureQuery, entry: PostureQueryProcess | undefined) => {
     if (!entry?.path || !appliesHere(entry, platform)) return;
     processes.set(entry.path, pick(processes.get(entry.path), query.id));
@@ -62,11 +73,14 @@ export function planCollection(
             for (const entry of query.processes ?? []) addProcess(query, entry);
             break;
           default:
+            if (isFactType(query.queryType))
+              facts.set(query.queryType, pick(facts.get(query.queryType), query.id));
             break;
         }
       }
     }
   }
+  plan.facts = [...facts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([typeId, id]) => ({ typeId, id }));
   plan.processes = [...processes].sort(([a], [b]) => (a < b ? -1 : 1)).map(([path, id]) => ({ id, path }));
   return plan;
 }

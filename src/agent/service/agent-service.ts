@@ -105,6 +105,11 @@ export class AgentService {
     if (!agent) return [];
     // Local listeners in proxy mode, the real names and addresses when intercepting.
     const addresses = agent.tunnel?.localAddresses() ?? new Map<string, string[]>();
-    return agent.services().map((service) => ({ ...service, addresses: addresses.get(service.name) ?? [] }));
+    const carriers = agent.tunnel?.carriedBy() ?? new Map<string, { name: string }>();
+    return agent.services().map((service) => ({
+      ...service,
+      addresses: addresses.get(service.name) ?? [],
+      carriedBy: carriers.get(service.name)?.name ?? null,
+    }));
   }
 }

@@ -45,6 +45,8 @@ export interface ServiceEntry extends ServiceAccessView {
    * proxy mode the service's local listeners (`127.0.0.1:8443`).
    */
   addresses: string[];
+  /** the edge router that carried its latest connection (`edge-2`); null before the first */
+  carriedBy: string | null;
 }
 
 export interface StatusResult {

@@ -31,9 +31,25 @@ const SESSION_WINDOW = 1 << 24;
 const SESSION_MEMORY_MB = 64;
 const KEEPALIVE_MS = 15_000;
 const CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * A router that could not be reached or refused as unavailable is tried after the others for this long: a
+ * stopped router on a real network costs a connect timeout per attempt, so new connections go to the routers
+ * that work at once; after this it is tried in its own turn again (it may be back).
+ */
+export const ROUTER_SETBACK_MS = 30_000;
 
-/** A refusal carries the router's code (`postern-error`) and, for the ones a user can act on, what to say. */
-export type DialResult = { stream: ClientHttp2Stream } | { status: number; error: string; message?: string };
+/** Which edge router carried a stream: its name (the session's routers have no id on the wire) and URL. */
+export interface Carrier {
+  name: string;
+  url: string;
+}
+
+/**
+ * A stream names the router that carried it. A refusal carries the router's code (`postern-error`) and, for
+ * the ones a user can act on, what to say.
+ */
+export type DialResult =
+  { stream: ClientHttp2Stream; router: Carrier } | { status: number; error: string; message?: string };
 
 /** The words the agent shows for refusals the user can do something about (the rest name their code). */
 const REFUSAL_WORDS: Record<string, string> = {
@@ -49,9 +65,14 @@ const REFUSAL_WORDS: Record<string, string> = {
 
 export class RouterConnector {
   private readonly sessions = new Map<string, Promise<ClientHttp2Session>>();
+  /** router URL → when it last failed to carry (unreachable, or refused as unavailable) */
+  private readonly setbacks = new Map<string, number>();
+
+  constructor(private readonly now: () => number = Date.now) {}
 
   /**
-   * A stream for the service through the first router that takes it (online ones first, then by cost).
+   * A stream for the service through the first router that takes it: online ones first, then by cost, and one
+   * that failed within ROUTER_SETBACK_MS after every other.
    * `target`: the destination the user's program asked for, which the router dials only for a service whose
    * host.v1 forwards it (within its allowed lists); every other service ignores it.
    */
@@ -61,9 +82,18 @@ export class RouterConnector {
     serviceId: string,
     target?: DialTarget,
   ): Promise<DialResult> {
+    const setBack = (r: SessionEdgeRouter) => {
+      const at = this.setbacks.get(r.urls.tls!);
+      return at !== undefined && this.now() - at < ROUTER_SETBACK_MS;
+    };
     const ordered = [...routers]
       .filter((r) => r.urls?.tls && r.fingerprint)
-      .sort((a, b) => Number(b.isOnline) - Number(a.isOnline) || a.cost - b.cost);
+      .sort(
+        (a, b) =>
+          Number(setBack(a)) - Number(setBack(b)) ||
+          Number(b.isOnline) - Number(a.isOnline) ||
+          a.cost - b.cost,
+      );
     if (ordered.length === 0) return { status: 503, error: 'NO_EDGE_ROUTER' };
     let last: DialResult = { status: 503, error: 'NO_EDGE_ROUTER' };
     for (const router of ordered) {
@@ -72,13 +102,19 @@ export class RouterConnector {
         session = await this.session(router);
       } catch (err) {
         last = { status: 503, error: `ROUTER_UNREACHABLE: ${(err as Error).message}` };
+        this.setbacks.set(router.urls.tls!, this.now());
         continue;
       }
       const result = await openStream(session, token, serviceId, target).catch((err: Error): DialResult => ({
         status: 503,
         error: `ROUTER_UNREACHABLE: ${err.message}`,
       }));
-      if ('stream' in result || result.status !== 503) return result;
+      if ('stream' in result) {
+        this.setbacks.delete(router.urls.tls!);
+        return { stream: result.stream, router: { name: router.name, url: router.urls.tls! } };
+      }
+      if (result.status !== 503) return result;
+      this.setbacks.set(router.urls.tls!, this.now());
       last = result;
     }
     return last;
@@ -170,7 +206,7 @@ async function openStream(
   token: string,
   serviceId: string,
   target: DialTarget | undefined,
-): Promise<DialResult> {
+): Promise<{ stream: ClientHttp2Stream } | { status: number; error: string; message?: string }> {
   const stream = session.request(
     {
       ':method': 'CONNECT',

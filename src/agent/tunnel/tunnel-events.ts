@@ -7,6 +7,11 @@ export type TunnelEvent =
   | { type: 'refused'; service: string; reasons: string[] }
   | { type: 'revoked'; service: string }
   /**
+   * the edge router carrying the service's new connections changed (or carried its first one): its name and
+   * URL, and the one before it, if any
+   */
+  | { type: 'carried'; service: string; router: string; url: string; previous?: string }
+  /**
    * the listener moved or stands on one address only, and why (a port squatted on ::1, no IPv6 loopback);
    * a move names the port asked for and the port used
    */
@@ -28,6 +33,8 @@ export function describeTunnelEvent(event: TunnelEvent): string {
       return `tunnel ${event.service}: refused: ${event.reasons.join('; ')}`;
     case 'revoked':
       return `tunnel ${event.service}: revoked (access ended; the connection was cut)`;
+    case 'carried':
+      return `tunnel ${event.service}: carried by ${event.router}${event.previous ? ` (was ${event.previous})` : ''}`;
     case 'warning':
       return event.service === 'socks5'
         ? `socks5: warning: ${event.message}`

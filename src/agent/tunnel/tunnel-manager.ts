@@ -19,7 +19,7 @@ import { interceptedTarget, matchIntercept } from './intercept.js';
 import { InterceptFront, interceptAddresses } from './intercept-front.js';
 import { closeServer, LoopbackBinder, type LoopbackListeners } from './loopback-listeners.js';
 import { PortMemory } from './port-memory.js';
-import { RouterConnector } from './router-connector.js';
+import { RouterConnector, type Carrier } from './router-connector.js';
 import { answerRefusal, type RefusalReason } from './refusal-page.js';
 import { createSocksServer, pipeBoth } from './socks5-server.js';
 import type { TunnelEvent } from './tunnel-events.js';
@@ -59,6 +59,8 @@ export class TunnelManager {
   private readonly published = new Map<string, Published>();
   private readonly sessions = new Map<string, Promise<SessionDetail>>();
   private readonly connector = new RouterConnector();
+  /** service id → the edge router that carried its latest connection */
+  private readonly carriers = new Map<string, Carrier>();
   private readonly ports: PortMemory;
   private readonly loopback = new LoopbackBinder();
   private socks: Server[] | undefined;
@@ -140,6 +142,16 @@ export class TunnelManager {
     return this.front ? this.localAddresses() : new Map();
   }
 
+  /** service name → the edge router that carried its latest connection (none yet: absent) */
+  carriedBy(): Map<string, Carrier> {
+    const named = new Map<string, Carrier>();
+    for (const [id, carrier] of this.carriers) {
+      const service = this.published.get(id)?.service;
+      if (service) named.set(service.name, carrier);
+    }
+    return named;
+  }
+
   get socksListening(): string | undefined {
     return this.socksAddress;
   }
@@ -196,6 +208,7 @@ export class TunnelManager {
       if (!wanted.has(id)) {
         this.published.delete(id);
         this.sessions.delete(id);
+        this.carriers.delete(id);
         for (const address of entry.addresses)
           this.emit({ type: 'closed', service: entry.service.name, address });
       }
@@ -246,6 +259,7 @@ export class TunnelManager {
     if (!entry) return;
     this.published.delete(serviceId);
     this.sessions.delete(serviceId);
+    this.carriers.delete(serviceId);
     for (const server of entry.servers) await closeServer(server);
     for (const address of entry.addresses)
       this.emit({ type: 'closed', service: entry.service.name, address });
@@ -293,7 +307,9 @@ export class TunnelManager {
 
   /**
    * A stream to the service, or why it was refused, or null after a fault; each said as an event. One retry
-   * with a fresh session on INVALID_SESSION. `target`: the destination the program asked for (router-connector).
+   * with a fresh session on INVALID_SESSION, and on no router taking it (503): the session's list of routers
+   * and whether each is online were the controller's when it was made, and a router may have moved, come back
+   * or been added since. `target`: the destination the program asked for (router-connector).
    */
   private async open(
     service: ServiceDetail,
@@ -320,9 +336,13 @@ export class TunnelManager {
       service.id,
       target,
     );
-    if ('stream' in result) return result.stream;
-    if (result.error === 'INVALID_SESSION' || result.status === 503) this.sessions.delete(service.id);
-    if (result.error === 'INVALID_SESSION' && retry) return this.open(service, target, false);
+    if ('stream' in result) {
+      this.noteCarrier(service, result.router);
+      return result.stream;
+    }
+    const stale = result.error === 'INVALID_SESSION' || result.status === 503;
+    if (stale) this.sessions.delete(service.id);
+    if (stale && retry) return this.open(service, target, false);
     const reasons =
       result.error === 'INVALID_SESSION' ? await this.options.reasonsFor(service.id).catch(() => []) : [];
     return this.refuse(
@@ -331,6 +351,21 @@ export class TunnelManager {
         ? reasons
         : [{ fix: result.message ?? `the edge router refused the connection (${result.error})` }],
     );
+  }
+
+  /** A change of router is said once, when the first connection through the new one opens. */
+  private noteCarrier(service: ServiceDetail, router: Carrier): void {
+    const before = this.carriers.get(service.id);
+    if (before?.url === router.url && before.name === router.name) return;
+    if (!this.published.has(service.id)) return;
+    this.carriers.set(service.id, router);
+    this.emit({
+      type: 'carried',
+      service: service.name,
+      router: router.name,
+      url: router.url,
+      ...(before ? { previous: before.name } : {}),
+    });
   }
 
   private refuse(service: ServiceDetail, reasons: RefusalReason[]): Refused {

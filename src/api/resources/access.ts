@@ -32,6 +32,10 @@ export const PostureData = Type.Object({
       signerFingerprints: Type.Array(Type.String()),
     }),
   ),
+  facts: Type.Record(Type.String(), Type.Object(Slot, open), {
+    description:
+      "Postern: the described types' facts (DISK_ENCRYPTION, FIREWALL, SCREEN_LOCK, ...) by type id, each with its reported fields",
+  }),
   apiSessionPostureData: Type.Record(
     Type.String(),
     Type.Object({
@@ -95,6 +99,18 @@ export const CheckExplanation = Type.Object(
       ),
     ),
     remediation: Type.Optional(Type.String()),
+    notEnforced: Type.Optional(
+      Type.Object(
+        {
+          because: Type.Union([Type.Literal('exception'), Type.Literal('report-only'), Type.Literal('warn')]),
+          until: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+        },
+        {
+          description:
+            'Postern: the check fails but lets the device through: why, and until when (null: while report-only)',
+        },
+      ),
+    ),
   },
   open,
 );

@@ -147,5 +147,10 @@ export const AuthenticatorDetail = Type.Object({
   fingerprint: Type.Optional(Type.String()),
   certPem: Type.Optional(Type.String()),
   isIssuedByNetwork: Type.Optional(Type.Boolean()),
+  expiresAt: Type.Optional(
+    Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: "Postern: when a certificate login's certificate expires (null if it cannot be read)",
+    }),
+  ),
 });
 export type AuthenticatorWire = Static<typeof AuthenticatorDetail>;

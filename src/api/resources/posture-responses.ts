@@ -4,24 +4,19 @@
  * (`POSTURE_RESPONSE_DOCS`). Each item is validated by the controller (posture/response-items.ts), so a problem
  * names `[index].field` precisely; the limits here are the ones it enforces.
  */
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { PostureResponseReplySchema } from '../schemas.js';
-import { Strings, Text } from './texts.js';
+import { Text } from './texts.js';
+import {
+  POSTURE_TYPE_DESCRIPTORS,
+  RESPONSE_TEXT_LIMITS,
+  type PostureTypeDescriptor,
+} from '../posture-types/index.js';
 
 export const MAX_BULK_ITEMS = 1000;
 
 /** Each text field's cap, enforced by the controller (posture/response-items.ts) and published below. */
-export const RESPONSE_TEXT_LIMITS = {
-  id: 255,
-  osType: 64,
-  osVersion: 255,
-  osBuild: 255,
-  domain: 255,
-  path: 4096,
-  hash: 256,
-  /** one MAC address or signer thumbprint, separators included */
-  hexEntry: 256,
-} as const;
+export { RESPONSE_TEXT_LIMITS };
 
 const open = { additionalProperties: true };
 
@@ -29,12 +24,14 @@ const open = { additionalProperties: true };
 export const PostureResponseCreate = Type.Object(
   {
     id: Type.String({ description: 'the posture check (query) answered' }),
-    typeId: Type.String({ description: 'OS, MAC, DOMAIN, PROCESS or ENDPOINT_STATE' }),
+    typeId: Type.String({
+      description: 'OS, MAC, DOMAIN, PROCESS, ENDPOINT_STATE, or a Postern type reporting a fact',
+    }),
   },
   {
     ...open,
     description:
-      'plus the fields of the typeId: OS {type, version, build}, MAC {macAddresses}, DOMAIN {domain}, PROCESS {path, isRunning, hash, signerFingerprints}, ENDPOINT_STATE {woken, unlocked}',
+      'plus the fields of the typeId: OS {type, version, build}, MAC {macAddresses}, DOMAIN {domain}, PROCESS {path, isRunning, hash, signerFingerprints}, ENDPOINT_STATE {woken, unlocked}; DISK_ENCRYPTION {encrypted}, FIREWALL {enabled}, SCREEN_LOCK {lockEnabled, idleMinutes}',
   },
 );
 export const PostureResponseBulk = Type.Array(PostureResponseCreate, { maxItems: MAX_BULK_ITEMS });
@@ -56,24 +53,31 @@ const response = (typeId: string, fields: Record<string, TSchema>) =>
     { title: `postureResponse${typeId}` },
   );
 
+const DESCRIPTORS: readonly PostureTypeDescriptor[] = POSTURE_TYPE_DESCRIPTORS;
+const fields = (schema: TSchema) => (schema as TObject).properties;
+
+/**
+ * OpenZiti's response types (from the descriptors of the types they answer), ENDPOINT_STATE (which answers no
+ * check), then each Postern type's reported fact.
+ */
 export const POSTURE_RESPONSE_DOCS: Record<string, TSchema> = {
-  OS: response('OS', {
-    type: Text(RESPONSE_TEXT_LIMITS.osType),
-    version: Text(RESPONSE_TEXT_LIMITS.osVersion),
-    build: Type.Optional(Text(RESPONSE_TEXT_LIMITS.osBuild)),
-  }),
-  MAC: response('MAC', {
-    macAddresses: Strings('as the device reports them', RESPONSE_TEXT_LIMITS.hexEntry),
-  }),
-  DOMAIN: response('DOMAIN', { domain: Text(RESPONSE_TEXT_LIMITS.domain) }),
-  PROCESS: response('PROCESS', {
-    path: Text(RESPONSE_TEXT_LIMITS.path),
-    isRunning: Type.Optional(Type.Boolean({ description: 'left out: not running' })),
-    hash: Type.Optional(Text(RESPONSE_TEXT_LIMITS.hash, 'sha256 or sha512 of the binary, hex')),
-    signerFingerprints: Type.Optional(Strings('sha1 thumbprints, hex', RESPONSE_TEXT_LIMITS.hexEntry)),
-  }),
+  ...Object.fromEntries(
+    DESCRIPTORS.flatMap((d) =>
+      d.openZitiResponse
+        ? [
+            [
+              d.openZitiResponse.typeId,
+              response(d.openZitiResponse.typeId, fields(d.openZitiResponse.schema)),
+            ],
+          ]
+        : [],
+    ),
+  ),
   ENDPOINT_STATE: response('ENDPOINT_STATE', {
     woken: Type.Optional(Type.Boolean()),
     unlocked: Type.Optional(Type.Boolean()),
   }),
+  ...Object.fromEntries(
+    DESCRIPTORS.flatMap((d) => (d.fact ? [[d.id, response(d.id, fields(d.fact.schema))]] : [])),
+  ),
 };

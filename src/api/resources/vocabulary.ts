@@ -3,12 +3,17 @@
  * types, OS types, MFA audit events): the schemas build their enums from them and the controller's model
  * uses the same lists, so the two cannot disagree.
  */
+import { OS_TYPES, POSTURE_TYPE_IDS } from '../posture-types/index.js';
+
 export const IDENTITY_TYPES = ['User', 'Device', 'Service', 'Router', 'Default'] as const;
 export const POLICY_TYPES = ['Dial', 'Bind'] as const;
 export const SEMANTICS = ['AllOf', 'AnyOf'] as const;
-export const POSTURE_CHECK_TYPES = ['OS', 'MAC', 'DOMAIN', 'PROCESS', 'PROCESS_MULTI', 'MFA'] as const;
+/** Every posture check type: the descriptors' ids (posture-types/index.ts), OpenZiti's six first. */
+export const POSTURE_CHECK_TYPES = POSTURE_TYPE_IDS;
+/** Postern: a posture check's enforcement modes (what a failing check does). */
+export const ENFORCEMENT_MODE_VALUES = ['enforce', 'report-only', 'warn'] as const;
 /** Canonical spellings of OpenZiti's `osType` enum; input is matched case-insensitively. */
-export const OS_TYPES = ['Windows', 'WindowsServer', 'Linux', 'macOS', 'iOS', 'Android'] as const;
+export { OS_TYPES };
 export const MFA_AUDIT_EVENT_TYPES = [
   'enroll',
   'verify',

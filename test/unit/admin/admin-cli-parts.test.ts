@@ -144,4 +144,47 @@ describe('output', () => {
     );
     expect(listText(services, { data: [], meta: {} }, true)).toBe('No services match the filter.');
   });
+
+  it('creates each Postern posture type from its own flags, read from the descriptors', async () => {
+    const checks = findResource('posture-check')!;
+    const identities = findResource('identities')!;
+    const body = (...argv: string[]) =>
+      buildBody(args('posture-checks', 'create', 'n', ...argv), checks, { name: 'n' });
+    expect(await body('--type', 'DISK_ENCRYPTION', '--all-volumes')).toEqual({
+      typeId: 'DISK_ENCRYPTION',
+      allVolumes: true,
+      name: 'n',
+    });
+    expect(await body('--type', 'FIREWALL')).toEqual({ typeId: 'FIREWALL', name: 'n' });
+    expect(await body('--type', 'SCREEN_LOCK', '--max-idle-minutes', '10')).toEqual({
+      typeId: 'SCREEN_LOCK',
+      maxIdleMinutes: 10,
+      name: 'n',
+    });
+    // Not a number: sent as typed, for the controller to refuse naming the field.
+    expect((await body('--type', 'SCREEN_LOCK', '--max-idle-minutes', 'ten')).maxIdleMinutes).toBe('ten');
+    expect(await body('--type', 'AGENT_VERSION', '--versions', '>=1.4.0 <2')).toEqual({
+      typeId: 'AGENT_VERSION',
+      versions: '>=1.4.0 <2',
+      name: 'n',
+    });
+    await expect(
+      buildBody(args('services', 'create', 's', '--max-idle-minutes', '5'), identities, { name: 's' }),
+    ).rejects.toThrow('posture check flags do not apply to identities');
+    expect(
+      usage(() => refuseOptionsOutside(args('posture-checks', 'list', '--all-volumes'), { list: true })),
+    ).toBe("--all-volumes does not apply to 'posture-checks list'");
+  });
+
+  it('lists every posture check type and its flags in the help', async () => {
+    const { USAGE } = await import('../../../src/admin/admin-args.js');
+    for (const words of [
+      'DISK_ENCRYPTION  Disk encryption (Postern)',
+      '--max-idle-minutes V',
+      'an integer from 1 to 1440; required',
+      '--versions V',
+      'typeId (OS, MAC, DOMAIN, PROCESS, PROCESS_MULTI, MFA, DISK_ENCRYPTION, FIREWALL, SCREEN_LOCK, AGENT_VERSION)',
+    ])
+      expect(USAGE).toContain(words);
+  });
 });

@@ -237,6 +237,7 @@ describe('the mode the service claims', () => {
       events: new EventEmitter(),
       mode: intercept ? 'intercept' : 'proxy',
       localAddresses: () => new Map([['wiki', [intercept ? 'wiki.corp:443' : '127.0.0.1:8443']]]),
+      carriedBy: () => new Map([['wiki', { name: 'edge-2', url: 'tls://127.0.0.1:3022' }]]),
     };
     return {
       tunnel,
@@ -268,6 +269,8 @@ describe('the mode the service claims', () => {
     });
     const status = service.status();
     expect(status.services[0]!.addresses).toEqual(['wiki.corp:443']);
+    // and which edge router carries it
+    expect(status.services[0]!.carriedBy).toBe('edge-2');
     expect(status.session).not.toHaveProperty('apiSessionId');
   });
 

@@ -7,6 +7,7 @@ import { parseAdminArgs } from '../../../src/admin/admin-args.js';
 import { parseCliArgs } from '../../../src/agent/cli/cli-args.js';
 import { USAGE, UsageError } from '../../../src/agent/cli/cli-args.js';
 import { SERVICE_HELP } from '../../../src/agent/cli/commands/agent-service-command.js';
+import { explainError } from '../../../src/agent/cli/cli-errors.js';
 
 function usage(action: () => unknown): string {
   try {
@@ -40,9 +41,20 @@ describe('option errors', () => {
   });
 });
 
+describe('the line a usage error prints', () => {
+  it('points at --help once, also when the message already does', () => {
+    expect(explainError(new UsageError("unknown option '--bogus'; see --help")).message).toBe(
+      "unknown option '--bogus'; see --help",
+    );
+    expect(explainError(new UsageError('--port must be a number')).message).toBe(
+      '--port must be a number (see --help)',
+    );
+  });
+});
+
 describe("the agent's --help", () => {
   it('lists every command the README tells a newcomer to run, `service` and `service code` included', () => {
-    for (const command of ['login', 'services', 'status', 'run', 'mfa enroll', 'service', 'service code'])
+    for (const command of ['login', 'services', 'status', 'run', 'mfa setup', 'service', 'service code'])
       expect(USAGE, command).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     expect(USAGE).toContain('--intercept');
     expect(SERVICE_HELP).toContain('--restore-only');

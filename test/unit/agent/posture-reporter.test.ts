@@ -171,3 +171,49 @@ describe('PostureReporter', () => {
     expect(typesOf((await reporter.runNow()).sent)).toEqual(['MAC']);
   });
 });
+
+describe('PostureReporter: facts declared by posture type descriptors', () => {
+  it('collects only the fact types some check asks for, once per type, answering with the smallest check id', async () => {
+    const { api, directory, session, clock, collector } = setup();
+    const asked: string[] = [];
+    const facts = {
+      collect: async (typeId: string, id: string) => {
+        asked.push(`${typeId}:${id}`);
+        return typeId === 'FIREWALL'
+          ? { id, typeId: 'FIREWALL' as const, enabled: true }
+          : { id, typeId: 'DISK_ENCRYPTION' as const, encrypted: null, unknownReason: 'not a disk' };
+      },
+    };
+    const reporter = new PostureReporter({
+      api: api.asEdgeApi(),
+      collector,
+      facts,
+      directory,
+      session: () => session,
+      clock,
+      platform: 'linux',
+    });
+    api.services = [
+      service('a', [query('DISK_ENCRYPTION', { id: 'disk-b' }), query('FIREWALL', { id: 'fw' })]),
+      service('b', [query('DISK_ENCRYPTION', { id: 'disk-a' }), query('OS')]),
+    ];
+    const result = await reporter.runNow();
+    expect(result.error).toBeUndefined();
+    expect(asked.sort()).toEqual(['DISK_ENCRYPTION:disk-a', 'FIREWALL:fw']);
+    expect(api.bulkSends[0]).toEqual(
+      expect.arrayContaining([
+        { id: 'disk-a', typeId: 'DISK_ENCRYPTION', encrypted: null, unknownReason: 'not a disk' },
+        { id: 'fw', typeId: 'FIREWALL', enabled: true },
+      ]),
+    );
+    expect(typesOf(api.bulkSends[0]!)).toEqual(['DISK_ENCRYPTION', 'FIREWALL', 'OS']);
+
+    // Unchanged facts are not sent again; a check of the type gone, its answer is no longer collected.
+    expect((await reporter.runNow()).sent).toEqual([]);
+    api.services = [service('b', [query('OS')])];
+    api.lastChangeAt = 't2';
+    asked.length = 0;
+    await reporter.runNow();
+    expect(asked).toEqual([]);
+  });
+});

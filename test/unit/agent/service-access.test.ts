@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { binaryName, explainQuery, explainReason } from '../../../src/api/explain-failure.js';
 import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
-import { describeTotpPrompt, formatCountdown, servicesPhrase } from '../../../src/api/prompts.js';
-import { describeServiceAccess, describeServices } from '../../../src/api/service-access.js';
+import {
+  describeTotpPrompt,
+  formatCountdown,
+  promptTitle,
+  servicesPhrase,
+} from '../../../src/api/prompts.js';
+import { checkInWords, describeServiceAccess, describeServices } from '../../../src/api/service-access.js';
 import { planCollection } from '../../../src/agent/posture/query-plan.js';
 import { query, service } from './fakes.js';
 
@@ -106,6 +111,27 @@ describe('explainReason', () => {
     );
   });
 
+  it("words Postern's types from their descriptors, with the facts the reason carries", () => {
+    expect(says({ code: 'NO_DATA_YET', missing: 'FIREWALL' })).toBe(
+      'Waiting for this device to report whether its firewall is on',
+    );
+    expect(says({ code: 'FIREWALL_OFF' })).toBe('The firewall is off: turn it on in the system settings');
+    expect(says({ code: 'DISK_NOT_ENCRYPTED' })).toMatch(/^The system disk is not encrypted: turn on/);
+    expect(says({ code: 'SCREEN_LOCK_TOO_LATE', idleMinutes: 30, maxIdleMinutes: 10 })).toBe(
+      'The screen locks too late: set it to lock after at most 10 idle minutes (now 30)',
+    );
+    expect(says({ code: 'AGENT_VERSION_OUT_OF_RANGE', agentVersion: '1.3.0', versions: '>=1.4.0 <2' })).toBe(
+      'Update Postern to 1.4 or later, older than 2 (this device runs 1.3.0)',
+    );
+    // An unknown fact says so, with the agent's own words, never that it passes.
+    expect(says({ code: 'FIREWALL_UNKNOWN', unknownReason: 'nft needs the service' })).toMatch(
+      /^Postern could not tell whether the firewall is on.*\(nft needs the service\)$/,
+    );
+    expect(explainQuery(query('SCREEN_LOCK'))).toBe(
+      'Make sure the screen locks after at most maxIdleMinutes minutes of idle',
+    );
+  });
+
   it('names binaries from POSIX and Windows paths', () => {
     expect(binaryName('/usr/bin/node')).toBe('node');
     expect(binaryName('C:\\Windows\\explorer.exe')).toBe('explorer.exe');
@@ -154,6 +180,13 @@ describe('describeServiceAccess', () => {
     expect(describeServiceAccess(known, { reported: true }).access).toBe('blocked');
     const mfa = service('git', [query('MFA', { reason: { code: 'MFA_REQUIRED' } })]);
     expect(describeServiceAccess(mfa, { reported: false }).access).toBe('mfa-needed');
+  });
+
+  it('names every type as a user names the check, from the descriptors', () => {
+    expect(checkInWords('MAC')).toBe('network adapter check');
+    expect(checkInWords('DISK_ENCRYPTION')).toBe('disk encryption check');
+    expect(checkInWords('AGENT_VERSION')).toBe('Postern version check');
+    expect(checkInWords('SOMETHING_NEW')).toBe('SOMETHING_NEW check');
   });
 
   it("carries the administrator's remediation text as written", () => {
@@ -217,6 +250,16 @@ describe('prompt wording', () => {
     );
     expect(describeTotpPrompt({ reason: 'login', services: [] }, 0)).toBe(
       'Your account needs an authenticator code to finish signing in.',
+    );
+  });
+
+  it('titles a timeout prompt "has expired" once the deadline passed and "about to expire" before', () => {
+    const timeout = { ...unlock(['wiki']), reason: 'timeout' as const };
+    expect(promptTitle(timeout, 0)).toBe('Your authenticator code is about to expire');
+    expect(promptTitle(timeout, 300_000)).toBe('Your authenticator code has expired');
+    // A prompt without a deadline has not passed one.
+    expect(promptTitle({ reason: 'timeout', deadline: null }, 300_000)).toBe(
+      'Your authenticator code is about to expire',
     );
   });
 

@@ -139,6 +139,35 @@ describe('tray', () => {
   });
 });
 
+describe('a warned service', () => {
+  it('turns the tray to its own state and notifies once, not on every redraw', async () => {
+    h.controller.setServices([
+      serviceWith('svc-wiki', 'wiki', [
+        {
+          queryType: 'OS',
+          isPassing: true,
+          reason: { code: 'OS_VERSION_OUT_OF_RANGE', osType: 'Linux', osVersion: '6.8.0' },
+          warning: { enforceFrom: '2099-03-03T09:00:00.000Z' },
+        },
+      ]),
+    ]);
+    await signIn();
+    await vi.waitFor(() => expect(h.desktop.tray!.current).toBe('some-warned'));
+    expect(fake.Tray.all[0]!.tooltip.split('\n')[0]).toMatch(
+      /^Postern: wiki will be blocked from 3 March 2099, /,
+    );
+    await vi.waitFor(() => expect(fake.Notification.shown).toHaveLength(1));
+    expect(fake.Notification.shown[0]!.options.title).toMatch(/^wiki will be blocked from 3 March 2099, /);
+    expect(fake.Notification.shown[0]!.options.body).toMatch(/^From 3 March 2099, \d\d:\d\d: Update Linux/);
+
+    await fake.ipcMain.invokeFrom(MAIN, 'services:checkAgain');
+    await fake.ipcMain.invokeFrom(MAIN, 'services:checkAgain');
+    // Reviews run one after another, each after the last one is recorded: give the queued ones a moment.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(fake.Notification.shown).toHaveLength(1);
+  });
+});
+
 describe('IPC from a foreign page', () => {
   it('is refused and reaches neither the agent nor the controller', async () => {
     const result = await fake.ipcMain.invokeFrom('https://evil.example/', 'session:signIn', {

@@ -104,6 +104,7 @@ describe('the mode line', () => {
             ['wiki', ['127.0.0.1:8443']],
             ['crm', ['127.0.0.1:9443']],
           ]),
+        carriedBy: () => new Map([['wiki', { name: 'edge-2', url: 'tls://127.0.0.1:3022' }]]),
       },
       services: () => [{ name: 'wiki' }, { name: 'crm' }],
     } as unknown as Parameters<typeof withLocalAddresses>[0];
@@ -116,5 +117,7 @@ describe('the mode line', () => {
       ['wiki.corp:443'],
       ['127.0.0.1:9443'],
     ]);
+    // the detail's "via edge-2": the router that carried the latest connection, none before the first
+    expect(withLocalAddresses(agent).map((r) => r.carriedBy)).toEqual(['edge-2', null]);
   });
 });

@@ -85,6 +85,55 @@ describe('trayState', () => {
   });
 });
 
+describe('a service kept only by warn mode', () => {
+  const MARCH = '2027-03-03T09:00:00.000Z';
+  const warned = (name: string, enforceFrom = MARCH) => ({
+    name,
+    access: 'warned' as const,
+    exceptionUntil: null,
+    warnings: [
+      { id: 'c', queryType: 'OS', paths: [], explanation: 'Update macOS to 14.4 or later', enforceFrom },
+    ],
+  });
+
+  it('is its own state, below a block, and the tooltip says from when it will be blocked', () => {
+    const input: TrayInput = {
+      session: signedIn,
+      services: [svc('a', 'granted'), warned('wiki')],
+      timeZone: 'UTC',
+    };
+    expect(trayState(input)).toBe('some-warned');
+    expect(trayTooltip(input)).toBe('Postern: wiki will be blocked from 3 March 2027, 09:00');
+    const two = { ...input, services: [warned('git', '2027-04-01T00:00:00.000Z'), warned('wiki')] };
+    expect(trayTooltip(two)).toBe(
+      'Postern: wiki and 1 other service will be blocked from 3 March 2027, 09:00',
+    );
+    const blocked = { ...input, services: [svc('db', 'blocked'), warned('wiki')] };
+    expect(trayState(blocked)).toBe('some-blocked');
+    expect(trayTooltip(blocked)).toBe(
+      'Postern: 1 of 2 services blocked; wiki will be blocked from 3 March 2027, 09:00',
+    );
+    expect(trayState({ ...input, services: [svc('db', 'mfa-needed'), warned('wiki')] })).toBe('mfa-needed');
+  });
+
+  it('the Services menu names its deadline; the icon is its own', () => {
+    const act = { open: vi.fn(), openPrompt: vi.fn(), signOut: vi.fn(), quit: vi.fn() };
+    const input: TrayInput = { session: signedIn, services: [warned('wiki')], timeZone: 'UTC' };
+    const menu = trayMenuTemplate(input, act);
+    const services = menu.find((item) => item.label === 'Services')!.submenu as { label: string }[];
+    expect(services.map((s) => s.label)).toEqual(['wiki: reachable, blocked from 3 March 2027, 09:00']);
+    const tray = new AppTray(act);
+    const native = fake.Tray.all[0]!;
+    for (const services of [[svc('a', 'granted')], [warned('wiki')], [svc('b', 'blocked')]])
+      tray.update({ session: signedIn, services });
+    expect(tray.current).toBe('some-blocked');
+    const images = native.setImage.mock.calls.map(([image]) =>
+      (image as { buffer: Buffer }).buffer.toString('base64'),
+    );
+    expect(new Set(images).size).toBe(3);
+  });
+});
+
 describe('AppTray', () => {
   const actions = () => ({ open: vi.fn(), openPrompt: vi.fn(), signOut: vi.fn(), quit: vi.fn() });
 

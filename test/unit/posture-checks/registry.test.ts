@@ -23,6 +23,10 @@ const FIELDS: Record<PostureCheckType, { keys: string[]; valid: Record<string, u
     keys: ['timeoutSeconds', 'promptOnWake', 'promptOnUnlock', 'ignoreLegacyEndpoints'],
     valid: { timeoutSeconds: 60 },
   },
+  DISK_ENCRYPTION: { keys: ['allVolumes'], valid: { allVolumes: true } },
+  FIREWALL: { keys: [], valid: {} },
+  SCREEN_LOCK: { keys: ['maxIdleMinutes'], valid: { maxIdleMinutes: 10 } },
+  AGENT_VERSION: { keys: ['versions'], valid: { versions: '>=1.4.0 <2' } },
 };
 
 describe('check registry', () => {
@@ -43,7 +47,15 @@ describe('check registry', () => {
   });
 
   it('only MFA has a timeout; the others answer -1, no query fields of their own and no timer', () => {
-    for (const type of ['OS', 'MAC', 'DOMAIN'] as const) {
+    for (const type of [
+      'OS',
+      'MAC',
+      'DOMAIN',
+      'DISK_ENCRYPTION',
+      'FIREWALL',
+      'SCREEN_LOCK',
+      'AGENT_VERSION',
+    ] as const) {
       const check = checkFrom(type, FIELDS[type].valid);
       const mod = getCheckModule(type) as (typeof checkModules)[PostureCheckType];
       expect(mod.timeoutSeconds(check)).toBe(-1);

@@ -39,7 +39,7 @@ describe('MFA expiry on exact timers', () => {
   const caller = () => ({ session: apiSession, identity });
   const sessionExists = async (id: string) => (await f.store.posture.sessions.get(id)) !== undefined;
   const checkPasses = async () =>
-    (await engine.evaluation(await AccessResolver.of(f.store), identity.id, apiSession.id)).check(check)
+    (await engine.evaluation(await AccessResolver.of(f.store), identity, apiSession.id)).check(check)
       .isPassing;
   /** What a TOTP pass publishes; resolves once the engine has stored and evaluated it. */
   const passMfa = (session: ApiSession, of: Identity) =>

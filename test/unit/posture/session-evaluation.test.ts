@@ -33,7 +33,13 @@ describe('SessionEvaluation', () => {
   it('passes a policy only when all its checks pass, and grants per session type', async () => {
     const { identity, service, domain, strict } = await scene();
     const onlyDomain = data({ domain: { ...slot, domain: 'CORP' } });
-    const evaluation = new SessionEvaluation(await AccessResolver.of(f.store), onlyDomain, 's', NOW);
+    const evaluation = new SessionEvaluation(
+      await AccessResolver.of(f.store),
+      onlyDomain,
+      's',
+      NOW,
+      identity,
+    );
     const dial = evaluation.access(identity, service, 'Dial');
     expect(dial.granted).toBe(false);
     expect(dial.outcomes.map((o) => o.policy.id)).toEqual([strict.id]);
@@ -43,7 +49,7 @@ describe('SessionEvaluation', () => {
 
     const both = data({ domain: { ...slot, domain: 'corp' }, mac: { ...slot, addresses: ['aabbccddeeff'] } });
     expect(
-      new SessionEvaluation(await AccessResolver.of(f.store), both, 's', NOW).access(
+      new SessionEvaluation(await AccessResolver.of(f.store), both, 's', NOW, identity).access(
         identity,
         service,
         'Dial',
@@ -59,6 +65,7 @@ describe('SessionEvaluation', () => {
       data({ domain: { ...slot, domain: 'corp' } }),
       's',
       NOW,
+      identity,
     );
     const { outcomes } = evaluation.access(identity, service, 'Dial');
     expect(outcomes.map((o) => o.policy.id)).not.toContain(open.id);

@@ -8,7 +8,7 @@ const failure = (code: string, message = code) => Object.assign(new Error(messag
 describe('linkFailureText', () => {
   it('names the cause and the fix', () => {
     expect(linkFailureText(failure('DEPTH_ZERO_SELF_SIGNED_CERT'), URL)).toMatch(
-      /self-signed: pass --controller-ca <file>/,
+      /self-signed: pass --controller-ca <file> \(its certificate\) or --controller-fingerprint/,
     );
     expect(linkFailureText(failure('SELF_SIGNED_CERT_IN_CHAIN'), URL)).toMatch(
       /CA this router does not trust.*--controller-ca <file>/,

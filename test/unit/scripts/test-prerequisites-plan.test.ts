@@ -94,6 +94,9 @@ describe('TEST_PREREQUISITES', () => {
       'curl',
       'iproute2',
       'nftables',
+      'cryptsetup-bin',
+      'libglib2.0-bin',
+      'gsettings-desktop-schemas',
       'postgresql',
     ]);
     for (const p of TEST_PREREQUISITES) expect(p.commands.length).toBeGreaterThan(0);

@@ -10,6 +10,7 @@ import type { AuthPolicy } from '../../api/types.js';
 import { CheckboxField, SelectField, TextField, attributesOf } from '../../components/fields.js';
 import { ErrorNote } from '../../components/status.js';
 import { fieldErrorsOf, messageFor, unclaimed, type FieldErrors } from '../../lib/field-errors.js';
+import { markCreated } from '../../lib/just-created.js';
 import { Link, navigate } from '../../lib/router.js';
 import { useLoad } from '../../lib/use-load.js';
 
@@ -78,6 +79,7 @@ export function IdentityCreatePage() {
           password,
         });
       }
+      markCreated(id);
       navigate(`/identities/${id}`);
     } catch (err) {
       setErrors(fieldErrorsOf(err));

@@ -8,6 +8,7 @@ import { api } from '../../api/client.js';
 import type { Identity } from '../../api/types.js';
 import { ConfirmButton } from '../../components/confirm-button.js';
 import { ErrorNote, Loading } from '../../components/status.js';
+import { consumeCreated } from '../../lib/just-created.js';
 import { navigate } from '../../lib/router.js';
 import { useLoad } from '../../lib/use-load.js';
 import { ApiSessionsSection } from './sections/api-sessions-section.js';
@@ -17,11 +18,13 @@ import { IdentitySummary } from './sections/identity-summary.js';
 import { MfaSection } from './sections/mfa-section.js';
 import { PostureDataSection } from './sections/posture-data-section.js';
 import { ServiceAccessSection } from './sections/service-access-section.js';
+import { SignInMethodsSection } from './sections/sign-in-methods-section.js';
 
 const REFRESH_MS = 5_000;
 
 export function IdentityDetailPage({ id }: { id: string }) {
   const [tick, setTick] = useState(0);
+  const [created] = useState(() => consumeCreated(id));
   useEffect(() => {
     const timer = setInterval(() => setTick((t) => t + 1), REFRESH_MS);
     return () => clearInterval(timer);
@@ -50,10 +53,19 @@ export function IdentityDetailPage({ id }: { id: string }) {
           />
         )}
       </div>
+      {created && (
+        <p className="success" role="status">
+          Created the identity {value.name}.
+          {value.enrollment?.ott || value.enrollment?.updb
+            ? ' Send its enrollment token (below) to the device’s user.'
+            : ''}
+        </p>
+      )}
       <IdentitySummary identity={value} />
       <EnrollmentSection identity={value} onChanged={refresh} />
       <ServiceAccessSection identity={value} tick={tick} />
       <PostureDataSection identityId={id} tick={tick} />
+      <SignInMethodsSection identityId={id} identityName={value.name} tick={tick} onChanged={refresh} />
       <ApiSessionsSection identityId={id} tick={tick} onChanged={refresh} />
       <MfaSection identity={value} onChanged={refresh} />
       <FailedRequestsSection identityId={id} tick={tick} />

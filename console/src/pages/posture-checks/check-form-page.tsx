@@ -15,9 +15,11 @@ import {
   CHECK_TYPE_NAMES,
   CLAIMED_FIELDS,
   bodyOf,
+  describedType,
   initialState,
   type CheckFormState,
 } from './check-form-state.js';
+import { DescriptorFields } from './type-fields/descriptor-fields.js';
 import { MfaFields } from './type-fields/mfa-fields.js';
 import { OsFields } from './type-fields/os-fields.js';
 import { ProcessMultiFields } from './type-fields/process-multi-fields.js';
@@ -44,6 +46,7 @@ function CheckForm({
   const change = (patch: Partial<CheckFormState>) => setState((now) => ({ ...now, ...patch }));
   const [enforcement, setEnforcement] = useState(() => enforcementStateOf(initial?.enforcement));
   const errors = editor.errors;
+  const described = describedType(state.typeId);
   return (
     <section className="card form-card">
       <h1>{initial ? `Posture check ${initial.name}` : 'New posture check'}</h1>
@@ -123,6 +126,15 @@ function CheckForm({
           <ProcessMultiFields state={state} onChange={change} errors={errors} />
         )}
         {state.typeId === 'MFA' && <MfaFields state={state} onChange={change} errors={errors} />}
+        {described && (
+          <DescriptorFields
+            descriptor={described}
+            values={state.options[state.typeId] ?? {}}
+            onChange={(values) => change({ options: { ...state.options, [state.typeId]: values } })}
+            errors={errors}
+          />
+        )}
+        <EnforcementSection value={enforcement} onChange={setEnforcement} errors={errors} />
         <LinesField
           label="Advice for a blocked user"
           name="remediation"
@@ -132,7 +144,6 @@ function CheckForm({
           rows={2}
           error={messageFor(errors, 'remediation')}
         />
-        <EnforcementSection value={enforcement} onChange={setEnforcement} errors={errors} />
         <FormFooter editor={editor} claimed={[...CLAIMED_FIELDS, ...ENFORCEMENT_FIELDS]} noun="check" />
       </form>
     </section>

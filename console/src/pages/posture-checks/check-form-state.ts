@@ -5,18 +5,27 @@
  */
 import { attributesOf, linesOf } from '../../components/fields.js';
 import type { PostureCheck, ProcessRuleWire } from '../../api/types.js';
+import {
+  POSTURE_TYPE_DESCRIPTORS,
+  POSTURE_TYPE_IDS,
+  postureTypeDescriptor,
+  type PostureTypeDescriptor,
+  type PostureTypeId,
+} from '../../../../src/api/posture-types/index.js';
+import { optionBody, optionValuesOf, type OptionValues } from './type-fields/descriptor-values.js';
 
-export const CHECK_TYPES = ['OS', 'MAC', 'DOMAIN', 'PROCESS', 'PROCESS_MULTI', 'MFA'] as const;
-export type CheckType = (typeof CHECK_TYPES)[number];
+/** Every type the registry describes (src/api/posture-types), with its name from its descriptor. */
+export const CHECK_TYPES = POSTURE_TYPE_IDS;
+export type CheckType = PostureTypeId;
 
-export const CHECK_TYPE_NAMES: Record<CheckType, string> = {
-  OS: 'Operating system',
-  MAC: 'MAC address',
-  DOMAIN: 'Windows domain',
-  PROCESS: 'Process',
-  PROCESS_MULTI: 'Several processes',
-  MFA: 'MFA (authenticator code)',
-};
+export const CHECK_TYPE_NAMES = Object.fromEntries(
+  POSTURE_TYPE_DESCRIPTORS.map((d) => [d.id, d.displayName]),
+) as Record<CheckType, string>;
+
+/** OpenZiti's types have forms of their own (type-fields/); every other type's form is built from its descriptor. */
+const HAND_BUILT: readonly string[] = ['OS', 'MAC', 'DOMAIN', 'PROCESS', 'PROCESS_MULTI', 'MFA'];
+export const describedType = (typeId: string): PostureTypeDescriptor | undefined =>
+  HAND_BUILT.includes(typeId) ? undefined : postureTypeDescriptor(typeId);
 
 export const OS_TYPES = ['Windows', 'WindowsServer', 'Linux', 'macOS', 'iOS', 'Android'] as const;
 
@@ -45,6 +54,8 @@ export interface CheckFormState {
   promptOnWake: boolean;
   promptOnUnlock: boolean;
   ignoreLegacyEndpoints: boolean;
+  /** a described type's fields (type-fields/descriptor-fields.tsx), by type */
+  options: Partial<Record<CheckType, OptionValues>>;
 }
 
 export const emptyRule = (): ProcessRuleState => ({
@@ -83,6 +94,12 @@ export function initialState(check?: PostureCheck): CheckFormState {
     promptOnWake: check?.promptOnWake ?? false,
     promptOnUnlock: check?.promptOnUnlock ?? false,
     ignoreLegacyEndpoints: check?.ignoreLegacyEndpoints ?? false,
+    options: Object.fromEntries(
+      POSTURE_TYPE_DESCRIPTORS.filter((d) => describedType(d.id)).map((d) => [
+        d.id,
+        optionValuesOf(d, check?.typeId === d.id ? (check as unknown as Record<string, unknown>) : undefined),
+      ]),
+    ),
   };
 }
 
@@ -121,6 +138,10 @@ function typeFields(state: CheckFormState): Record<string, unknown> {
         promptOnUnlock: state.promptOnUnlock,
         ignoreLegacyEndpoints: state.ignoreLegacyEndpoints,
       };
+    default: {
+      const descriptor = describedType(state.typeId);
+      return descriptor ? optionBody(descriptor, state.options[state.typeId] ?? {}) : {};
+    }
   }
 }
 
@@ -147,4 +168,7 @@ export const CLAIMED_FIELDS = [
   'processes',
   'semantic',
   'timeoutSeconds',
+  ...POSTURE_TYPE_DESCRIPTORS.filter((d) => describedType(d.id)).flatMap((d) =>
+    d.optionFields.map((f) => f.name),
+  ),
 ];

@@ -131,7 +131,7 @@ export function SignInPage({
           <>
             <p className="notice" role="alert">
               Your account must set up an authenticator app before it can sign in here. Set it up with the
-              agent (<code>npm run agent -- mfa enroll</code>) or the API (
+              agent (<code>npm run agent -- mfa setup</code>) or the API (
               <code>POST /current-identity/mfa</code>
               ), then sign in again.
             </p>

@@ -113,7 +113,7 @@ function afterSignIn(ctx: CliContext, status: AgentStatus): ExitCode {
     ctx.terminal.print('The memory credential store keeps nothing: later commands must sign in again.');
   if (status.state === 'needs-enrollment')
     ctx.terminal.print(
-      `This account must set up an authenticator app before it can reach services: run ${agentCommand('mfa enroll')}.`,
+      `This account must set up an authenticator app before it can reach services: run ${agentCommand('mfa setup')}.`,
     );
   if (status.state === 'needs-totp')
     throw new CliError('signed in, but no authenticator code was entered', EXIT.mfa);

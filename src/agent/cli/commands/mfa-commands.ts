@@ -129,13 +129,16 @@ export async function mfaCommand(ctx: CliContext): Promise<ExitCode> {
         const words = {
           enrolled: `set up (${status.remainingRecoveryCodes ?? 'some'} recovery codes left). ${agentCommand('mfa codes')} shows them; ${agentCommand('mfa remove')} removes MFA.`,
           unverified: `setup started but not verified. Finish it with ${agentCommand('mfa verify')}, or start over with ${agentCommand('mfa remove')}.`,
-          'not-enrolled': `not set up. Set up an authenticator app with ${agentCommand('mfa enroll')}.`,
+          'not-enrolled': `not set up. Set up an authenticator app with ${agentCommand('mfa setup')}.`,
         };
         const { state, remainingRecoveryCodes } = status;
         if (ctx.args.json) ctx.terminal.json({ state, remainingRecoveryCodes });
         else ctx.terminal.print(`MFA: ${words[state]}`);
         break;
       }
+      // `enroll` was this command's first name (OpenZiti says "MFA enrollment"); kept for scripts. Postern
+      // says "enroll" only for a device's enrollment with a token.
+      case 'setup':
       case 'enroll':
         if (ctx.args.json) {
           ctx.terminal.json(await agent.mfa.enroll());

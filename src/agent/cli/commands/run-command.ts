@@ -16,8 +16,9 @@ import type { Terminal } from '../terminal.js';
 import { enrollInteractively } from './mfa-commands.js';
 import { dirname, join } from 'node:path';
 import { describeTunnelEvent, tunnelEventJson, type TunnelEvent } from '../../tunnel/tunnel-events.js';
+import { carriersFileBeside, keepCarriersFile } from '../../tunnel/carrier-state.js';
 
-const HELP = `Commands: services, status, report, check, code, enroll, wake, unlock, help, quit`;
+const HELP = `Commands: services, status, report, check, code, setup-mfa, wake, unlock, help, quit`;
 
 const SIMULATED: Record<string, PowerEvent> = {
   wake: 'resume',
@@ -87,6 +88,8 @@ export async function runConsole(
     },
     check: async () => t.print(servicesTable((await agent.checkAgain()).services)),
     code: () => agent.promptForCode(),
+    'setup-mfa': () => enrollInteractively(agent, t),
+    // the word's first name, kept for those used to it
     enroll: () => enrollInteractively(agent, t),
     quit: () => finish(),
     ...options.commands,
@@ -103,7 +106,7 @@ export async function runConsole(
       // The prompt after an unlock is for an authenticator app this identity does not have yet.
       t.print(
         `No code will be asked: this identity has no authenticator app set up yet, so there is no code to ` +
-          `ask for. Type 'enroll' to set one up, then '${word}' asks for a code.`,
+          `ask for. Type 'setup-mfa' to set one up, then '${word}' asks for a code.`,
       );
     const action = simulated ? () => agent.simulatePowerEvent(simulated) : commands[word];
     if (!action) {
@@ -155,6 +158,10 @@ export async function runCommand(ctx: CliContext): Promise<ExitCode> {
         },
   });
   const offTunnel = printTunnelEvents(agent, ctx.terminal, ctx.args.json);
+  // `status` runs in a process of its own: which router carries each service is kept where it reads it.
+  const offCarriers = agent.tunnel
+    ? keepCarriersFile(agent.tunnel, carriersFileBeside(ctx.settingsFile.path))
+    : () => undefined;
   if (agent.tunnel) printMode(ctx.terminal, ctx.args.json, agent.tunnel.mode);
   try {
     // Before signing in: a `--socks-port` that is taken ends `run` with the port and who holds it, rather
@@ -164,11 +171,12 @@ export async function runCommand(ctx: CliContext): Promise<ExitCode> {
     });
     const status = await signIn(agent, ctx);
     if (status.state === 'needs-enrollment')
-      ctx.terminal.print('Set up an authenticator app first: type `enroll`.');
+      ctx.terminal.print('Set up an authenticator app first: type `setup-mfa`.');
     await runConsole(agent, ctx.terminal, { json: ctx.args.json });
     return EXIT.ok;
   } finally {
     offTunnel();
+    offCarriers();
     source.close();
     await agent.stop();
   }

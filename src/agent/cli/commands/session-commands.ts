@@ -5,6 +5,7 @@ import { NotSignedInError } from '../../session/session-manager.js';
 import { CliError, EXIT, type ExitCode } from '../cli-errors.js';
 import { controllerUrlOf, createAgent, deviceIdentities, signIn, type CliContext } from '../cli-context.js';
 import { statusLines } from '../format.js';
+import { carrierLines, carriersFileBeside, readCarriers } from '../../tunnel/carrier-state.js';
 import { agentCommand } from '../command-name.js';
 import { serviceSocketPath } from '../../service/service-client.js';
 import { serviceMode } from '../../service/service-mode.js';
@@ -41,7 +42,7 @@ export async function loginCommand(ctx: CliContext): Promise<ExitCode> {
     }
     if (status.state === 'needs-enrollment') {
       t.print(
-        `This account must set up an authenticator app before it can reach services: run ${agentCommand('mfa enroll')}.`,
+        `This account must set up an authenticator app before it can reach services: run ${agentCommand('mfa setup')}.`,
       );
     }
     if (status.state === 'needs-totp')
@@ -88,19 +89,30 @@ export async function statusCommand(ctx: CliContext): Promise<ExitCode> {
       current.signInMethod === 'certificate' ? undefined : (current.username ?? ctx.settings.username);
     const status = { ...current, username };
     const services = agent.services();
+    // Written by a running `run` (carrier-state.ts); undefined when none runs.
+    const carriers = readCarriers(carriersFileBeside(ctx.settingsFile.path));
     if (ctx.args.json) {
       const count = (access: string) => services.filter((s) => s.access === access).length;
       const summary = {
         total: services.length,
         granted: count('granted'),
+        warned: count('warned'),
         blocked: count('blocked'),
         mfaNeeded: count('mfa-needed'),
         checking: count('checking'),
       };
       const { mode: name, why } = await mode;
-      ctx.terminal.json({ ...status, services: summary, mode: name, modeReason: why });
+      ctx.terminal.json({
+        ...status,
+        services: summary,
+        mode: name,
+        modeReason: why,
+        // service name → the router carrying it, null while not connected yet; null when no agent runs
+        routers: carriers ? Object.fromEntries(carriers.map((c) => [c.service, c.router])) : null,
+      });
     } else {
       ctx.terminal.print(statusLines(status, services));
+      ctx.terminal.print(carrierLines(carriers));
       const { mode: name, why } = await mode;
       ctx.terminal.print(`mode: ${name} (${why})`);
     }

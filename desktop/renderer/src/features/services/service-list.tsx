@@ -2,9 +2,17 @@
  * The identity's services with their access state; for a blocked one, each failing check in plain words
  * (src/api's explanations), and "Check again", which runs a posture cycle now. A reachable
  * service shows the local addresses the tunnel listens on for it. Services waiting only for
- * an authenticator code get one code field for all of them.
+ * an authenticator code get one code field for all of them. A service kept only by warn mode says from
+ * when it will be blocked and what to fix before then; one kept by an exception says until when.
  */
-import { checkInWords, type ServiceAccessView } from '../../../../../src/api/service-access.js';
+import { dateInWords } from '../../../../../src/api/deadlines.js';
+import {
+  blockedFrom,
+  checkInWords,
+  isReachable,
+  type FailingCheck,
+  type ServiceAccessView,
+} from '../../../../../src/api/service-access.js';
 import { formatCountdown } from '../../../../../src/api/prompts.js';
 import type { ServiceRowView, SessionView } from '../../../../ipc/views.js';
 import { modeLine } from '../../../../ipc/mode-line.js';
@@ -15,6 +23,7 @@ import { LocalAddresses } from './local-addresses.js';
 
 const ACCESS_LABELS: Record<ServiceAccessView['access'], string> = {
   granted: 'Reachable',
+  warned: 'Action needed',
   blocked: 'Blocked',
   'mfa-needed': 'Needs your code',
   checking: 'Checking…',
@@ -26,7 +35,7 @@ export function ServiceList({ session }: { session: SessionView }) {
   const check = useAction(postern.services.checkAgain);
   const code = useAction(postern.mfa.submitCode);
   const services = view?.services ?? [];
-  const reachable = services.filter((s) => s.access === 'granted').length;
+  const reachable = services.filter((s) => isReachable(s.access)).length;
   const waiting = services.filter((s) => s.access === 'mfa-needed');
   return (
     <section aria-labelledby="services-title">
@@ -84,6 +93,60 @@ export function ServiceList({ session }: { session: SessionView }) {
   );
 }
 
+/** Each check in plain words, its type, and the administrator's own advice. */
+function CheckList({ label, checks }: { label: string; checks: FailingCheck[] }) {
+  return (
+    <ul className="failing" aria-label={label}>
+      {checks.map((check) => (
+        <li key={check.id} data-code={check.code}>
+          {check.explanation}
+          <span className="type">({checkInWords(check.queryType)})</span>
+          {check.remediation && (
+            <p className="remediation">
+              <span className="hint">Your administrator says: </span>
+              {check.remediation}
+            </p>
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** What a reachable service owes: the warn-mode deadline and its fixes, an exception's end and its fixes. */
+function Deadlines({ service }: { service: ServiceRowView }) {
+  const from = blockedFrom(service);
+  return (
+    <>
+      {service.access === 'warned' && from && (
+        <div className="deadline" role="note">
+          <p>
+            <strong>Will be blocked from {dateInWords(from)}</strong> unless this device is fixed:
+          </p>
+          <CheckList
+            label={`What to fix for ${service.name} before the deadline`}
+            checks={service.warnings}
+          />
+        </div>
+      )}
+      {service.exceptionUntil && (
+        <div className="exception" role="note">
+          <p>
+            <strong>Exception until {dateInWords(service.exceptionUntil)}</strong>
+            {service.excepted.length > 0 && ': your administrator let this device in; fix this before then'}
+          </p>
+          {service.excepted.length > 0 && (
+            <CheckList
+              label={`What to fix for ${service.name} before the exception ends`}
+              checks={service.excepted}
+            />
+          )}
+        </div>
+      )}
+    </>
+  );
+}
+
 function ServiceItem({ service, elapsedMs }: { service: ServiceRowView; elapsedMs: number }) {
   const titleId = `service-${service.id}`;
   const remaining =
@@ -95,29 +158,20 @@ function ServiceItem({ service, elapsedMs }: { service: ServiceRowView; elapsedM
         <span className={`badge ${service.access}`}>{ACCESS_LABELS[service.access]}</span>
       </header>
       {service.failing.length > 0 && (
-        <ul className="failing" aria-label={`What to do for ${service.name}`}>
-          {service.failing.map((check) => (
-            <li key={check.id} data-code={check.code}>
-              {check.explanation}
-              <span className="type">({checkInWords(check.queryType)})</span>
-              {check.remediation && (
-                <p className="remediation">
-                  <span className="hint">Your administrator says: </span>
-                  {check.remediation}
-                </p>
-              )}
-            </li>
-          ))}
-        </ul>
+        <CheckList label={`What to do for ${service.name}`} checks={service.failing} />
       )}
+      {isReachable(service.access) && <Deadlines service={service} />}
       {service.access === 'checking' && (
         <p className="hint">Checking this device against the service&apos;s policy…</p>
       )}
-      {service.access === 'granted' && remaining !== null && remaining > 0 && (
+      {isReachable(service.access) && remaining !== null && remaining > 0 && (
         <p className="timer">Your authenticator code keeps this service for {formatCountdown(remaining)}.</p>
       )}
-      {service.access === 'granted' && (
+      {isReachable(service.access) && (
         <LocalAddresses service={service.name} addresses={service.localAddresses} />
+      )}
+      {service.access === 'granted' && service.carriedBy && (
+        <p className="hint carrier">via {service.carriedBy}</p>
       )}
     </li>
   );
