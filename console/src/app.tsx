@@ -17,6 +17,7 @@ const SECTIONS = [
   { to: '/configs', label: 'Configs' },
   { to: '/service-policies', label: 'Service policies' },
   { to: '/posture-checks', label: 'Posture checks' },
+  { to: '/posture-check-exceptions', label: 'Exceptions' },
   { to: '/edge-routers', label: 'Edge routers' },
   { to: '/why-blocked', label: 'Why blocked?' },
 ] as const;

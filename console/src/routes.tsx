@@ -1,13 +1,18 @@
 /** Which page a console URL shows: `/<section>`, `/<section>/new`, `/<section>/<id>`. */
 import type { Route } from './lib/router.js';
+import { DEVICE_STATES, type DeviceState } from './api/rollout-types.js';
 import { ConfigFormPage } from './pages/configs/config-form-page.js';
 import { ConfigListPage } from './pages/configs/config-list-page.js';
 import { RouterDetailPage } from './pages/edge-routers/router-detail-page.js';
 import { RouterListPage } from './pages/edge-routers/router-list-page.js';
+import { ExceptionCreatePage } from './pages/exceptions/exception-create-page.js';
+import { ExceptionDetailPage } from './pages/exceptions/exception-detail-page.js';
+import { ExceptionListPage } from './pages/exceptions/exception-list-page.js';
 import { IdentityCreatePage } from './pages/identities/identity-create-page.js';
 import { IdentityDetailPage } from './pages/identities/identity-detail-page.js';
 import { IdentityListPage } from './pages/identities/identity-list-page.js';
 import { OverviewPage } from './pages/overview/overview-page.js';
+import { CheckDevicesPage } from './pages/posture-checks/check-devices-page.js';
 import { CheckFormPage } from './pages/posture-checks/check-form-page.js';
 import { CheckListPage } from './pages/posture-checks/check-list-page.js';
 import { PolicyFormPage } from './pages/service-policies/policy-form-page.js';
@@ -17,7 +22,7 @@ import { ServiceListPage } from './pages/services/service-list-page.js';
 import { WhyBlockedPage } from './pages/why-blocked/why-blocked-page.js';
 
 export function PageFor({ route }: { route: Route }) {
-  const [section, id] = route.segments;
+  const [section, id, part] = route.segments;
   const existing = id === 'new' ? undefined : id;
   switch (section) {
     case undefined:
@@ -32,7 +37,13 @@ export function PageFor({ route }: { route: Route }) {
     case 'service-policies':
       return id === undefined ? <PolicyListPage /> : <PolicyFormPage key={id} id={existing} />;
     case 'posture-checks':
-      return id === undefined ? <CheckListPage /> : <CheckFormPage key={id} id={existing} />;
+      if (id === undefined) return <CheckListPage />;
+      if (existing && part === 'devices')
+        return <CheckDevicesPage key={id} id={existing} state={deviceState(route.query.get('state'))} />;
+      return <CheckFormPage key={id} id={existing} />;
+    case 'posture-check-exceptions':
+      if (id === undefined) return <ExceptionListPage />;
+      return id === 'new' ? <ExceptionCreatePage /> : <ExceptionDetailPage key={id} id={id} />;
     case 'edge-routers':
       return id === undefined ? <RouterListPage /> : <RouterDetailPage key={id} id={existing} />;
     case 'why-blocked':
@@ -51,3 +62,6 @@ export function PageFor({ route }: { route: Route }) {
       );
   }
 }
+
+const deviceState = (text: string | null): DeviceState | undefined =>
+  DEVICE_STATES.find((state) => state === text);

@@ -20,8 +20,9 @@ import { controllerCaFile } from '../common/controller-ca-option.js';
 export const USAGE = `Usage: postern-admin <noun> <verb> [arguments] [options]
        npm run admin -- <noun> <verb> [arguments] [options]
 
-Nouns: identities, services, policies (service policies), posture-checks, configs, config-types,
-routers (edge routers), edge-router-policies, service-edge-router-policies; each takes the verbs
+Nouns: identities, services, policies (service policies), posture-checks, posture-check-exceptions
+(exceptions), configs, config-types, routers (edge routers), edge-router-policies,
+service-edge-router-policies; each takes the verbs
   list [--filter EXPR] [--limit N] [--offset N]
                         a table (or --json); EXPR is the controller's filter grammar, passed as is
   show <id-or-name>     every field of one entity
@@ -32,6 +33,12 @@ routers (edge routers), edge-router-policies, service-edge-router-policies; each
                         --cascade also removes it from the service policies that name it
   routers re-enroll <id-or-name>
                         a new one-time enrollment token for the router
+  posture-checks preview create [NAME] [body], preview update <id-or-name> [body],
+  preview delete <id-or-name>   (policies too)
+                        what the change would do to access, changing nothing: who would newly be
+                        refused which service and why, who newly let in
+  exceptions history <id>
+                        every grant, change, deletion and expiry of an exception, with who did it
 
   enroll show <identity>
                         the identity's outstanding enrollment (method, token, expiry)
@@ -53,6 +60,17 @@ Field flags (for create and update; each noun takes the ones that fit it):
                         policies: identityRoles, serviceRoles, postureCheckRoles, edgeRouterRoles
                         (#attribute, @id-or-name, #all; repeat for more)
   --config C            services: a config id or name (repeat for more)
+  --enforcement-mode M  posture-checks: enforce (default), report-only or warn
+  --enforce-from T      posture-checks: when a warning starts to refuse (RFC 3339, e.g.
+                        2026-03-03T09:00:00+01:00); alone, it sets --enforcement-mode warn
+  --identity I, --identity-role R
+                        exceptions: one identity (id or name), or roles (#attribute, @id-or-name)
+  --check C, --all-checks
+                        exceptions: one posture check (id or name), or every check; one is required
+  --expires-in D, --expires-at T
+                        exceptions: 7d, 24h… from now, or an RFC 3339 time (default: 7 days; the
+                        controller allows at most 90 days unless configured otherwise)
+  --reason TEXT         exceptions: why (required)
   --data JSON           the request body (flags and NAME are set over it); --file F reads it from F
                         (- for standard input)
 

@@ -73,6 +73,12 @@ export class ManagementApi {
     await this.call('DELETE', path(collection, id), cascade ? { query: { cascade: 'true' } } : {});
   }
 
+  /** GET a sub-resource (`posture-check-exceptions/<id>/history`): the whole envelope, for `--json`. */
+  read<T>(parts: string[], query: ListQuery = {}): Promise<Envelope<T>> {
+    const q = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined));
+    return this.call<T>('GET', path(...parts), { query: q as Record<string, string | number> });
+  }
+
   /** POST to a sub-resource (`edge-routers/<id>/re-enroll`, `enrollments/<id>/refresh`). */
   async post<T = Record<string, unknown>>(parts: string[], body: unknown = {}): Promise<T> {
     return (await this.call<T>('POST', path(...parts), { body })).data;

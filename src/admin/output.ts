@@ -14,8 +14,13 @@ export const json = (value: unknown): string => JSON.stringify(value);
 export function listText(resource: Resource, page: Envelope<Entity[]>, filtered: boolean): string {
   const items = page.data;
   if (items.length === 0) return filtered ? `No ${resource.noun} match the filter.` : `No ${resource.noun}.`;
-  const rows = items.map((e) => [String(e.name ?? ''), e.id, ...resource.columns.map((c) => c.value(e))]);
-  const lines = [table(['NAME', 'ID', ...resource.columns.map((c) => c.header)], rows)];
+  const named = !resource.unnamed;
+  const rows = items.map((e) => [
+    ...(named ? [String(e.name ?? '')] : []),
+    e.id,
+    ...resource.columns.map((c) => c.value(e)),
+  ]);
+  const lines = [table([...(named ? ['NAME'] : []), 'ID', ...resource.columns.map((c) => c.header)], rows)];
   const pagination = page.meta?.pagination;
   if (pagination && (pagination.offset > 0 || pagination.offset + items.length < pagination.totalCount)) {
     const first = pagination.offset + 1;
@@ -27,7 +32,7 @@ export function listText(resource: Resource, page: Envelope<Entity[]>, filtered:
 }
 
 /** A field's value on one line: text as it is, anything structured as compact JSON. */
-function shown(value: unknown): string {
+export function shown(value: unknown): string {
   if (value === null || value === undefined) return '-';
   if (typeof value === 'string') return value || '""';
   return typeof value === 'object' ? JSON.stringify(value) : String(value);

@@ -68,6 +68,12 @@ export async function buildBody(
   if (checkOptions.length > 0 && resource.collection !== 'posture-checks')
     throw new UsageError(`posture check flags do not apply to ${resource.noun}`);
   for (const [field, value] of checkOptions) body[field] = value;
+  resource.complete?.(body, {
+    fields: args.fields,
+    expiresInMs: args.expiresInMs,
+    create: create !== undefined,
+    now: new Date(),
+  });
   if (create) {
     if (create.name !== undefined) body.name = create.name;
     for (const [field, value] of Object.entries(resource.createDefaults ?? {}))

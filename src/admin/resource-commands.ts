@@ -11,6 +11,7 @@ import { withManagementApi, type AdminContext } from './admin-session.js';
 import { fieldLines, json, listText } from './output.js';
 import { buildBody } from './request-body.js';
 import type { Entity, Resource } from './resources.js';
+import { EXTRA_VERBS, resolveRefs } from './rollout-commands.js';
 
 type Verb = (ctx: AdminContext, resource: Resource) => Promise<void>;
 
@@ -36,7 +37,10 @@ const create: Verb = async (ctx, resource) => {
   const [name, extra] = ctx.args.words;
   if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
   const body = await buildBody(ctx.args, resource, { name });
-  const created = await withManagementApi(ctx, (api) => api.create(resource.collection, body));
+  const created = await withManagementApi(ctx, async (api) => {
+    await resolveRefs(api, resource, ctx.args.fields, body);
+    return api.create(resource.collection, body);
+  });
   if (ctx.args.json) return ctx.print(json(created));
   ctx.print(`Created ${label(resource, { ...created, name: body.name })}.`);
   // What a create shows only once (an edge router's enrollment token) is printed, not lost.
@@ -49,6 +53,7 @@ const update: Verb = async (ctx, resource) => {
   const body = await buildBody(ctx.args, resource, undefined);
   const updated = await withManagementApi(ctx, async (api) => {
     const entity = await api.resolve(resource.collection, target, resource.singular);
+    await resolveRefs(api, resource, ctx.args.fields, body);
     await api.patch(resource.collection, entity.id, body);
     return api.get(resource.collection, entity.id);
   });
@@ -113,17 +118,23 @@ async function runAction(ctx: AdminContext, resource: Resource, actionName: stri
 
 export async function resourceCommand(ctx: AdminContext, resource: Resource): Promise<ExitCode> {
   const { verb } = ctx.args;
-  const known = VERBS[verb];
+  const extra = resource.extraVerbs?.find((v) => v === verb);
+  const known = extra ? EXTRA_VERBS[extra] : VERBS[verb];
   const action = resource.actions?.[verb];
   if (!known && !action) {
-    const verbs = [...Object.keys(VERBS), ...Object.keys(resource.actions ?? {})].join(', ');
+    const verbs = [
+      ...Object.keys(VERBS),
+      ...(resource.extraVerbs ?? []),
+      ...Object.keys(resource.actions ?? {}),
+    ].join(', ');
     throw new UsageError(
       verb
         ? `unknown verb '${verb}' for ${resource.noun}; use ${verbs}`
         : `${resource.noun} needs a verb: ${verbs}`,
     );
   }
-  refuseOptionsOutside(ctx.args, known?.takes ?? {});
+  const takes = known?.takes ?? {};
+  refuseOptionsOutside(ctx.args, resource.expires && takes.body ? { ...takes, expiresIn: true } : takes);
   if (known) await known.run(ctx, resource);
   else await runAction(ctx, resource, verb);
   return EXIT.ok;

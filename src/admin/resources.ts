@@ -3,6 +3,12 @@
  * command-line flags set which body fields, and what a create needs by default. The verbs
  * (resource-commands.ts) are written once against this table, so a new collection is one entry here.
  */
+import {
+  EXCEPTION_COLUMNS,
+  completeEnforcement,
+  completeException,
+  enforcementColumn,
+} from './rollout-fields.js';
 
 /** An entity as the management API shows it: `id`, `name` and whatever else its collection has. */
 export type Entity = Record<string, unknown> & { id: string; name?: string };
@@ -20,6 +26,13 @@ export const FIELD_FLAGS = {
   config: { type: 'string', multiple: true },
   ott: { type: 'boolean', multiple: false },
   updb: { type: 'string', multiple: false },
+  'enforcement-mode': { type: 'string', multiple: false },
+  'enforce-from': { type: 'string', multiple: false },
+  identity: { type: 'string', multiple: false },
+  check: { type: 'string', multiple: false },
+  'all-checks': { type: 'boolean', multiple: false },
+  'expires-at': { type: 'string', multiple: false },
+  reason: { type: 'string', multiple: false },
 } as const;
 export type FieldFlag = keyof typeof FIELD_FLAGS;
 
@@ -34,6 +47,23 @@ export interface EntityAction {
   summary: string;
 }
 
+/** A flag whose value is an id or name of another collection; the body gets the id. */
+export interface EntityRefFlag {
+  collection: string;
+  singular: string;
+}
+
+/** What a noun's `complete` sees besides the body: the flags given, whether it is a create, and now. */
+export interface BodyContext {
+  fields: Partial<Record<FieldFlag, string | string[] | boolean>>;
+  expiresInMs: number | undefined;
+  create: boolean;
+  now: Date;
+}
+
+/** Verbs some nouns add (rollout-commands.ts). */
+export type ExtraVerb = 'preview' | 'history';
+
 export interface Resource {
   /** the noun as typed first, and what the API calls the collection */
   noun: string;
@@ -47,6 +77,15 @@ export interface Resource {
   /** what a create sends for the fields the API requires when neither a flag nor --data gave them */
   createDefaults?: Record<string, unknown>;
   actions?: Record<string, EntityAction>;
+  /** flags naming an entity of another collection by id or name (resolved before sending) */
+  refs?: Partial<Record<FieldFlag, EntityRefFlag>>;
+  /** the rules the flags imply beyond setting one field each; throws a UsageError for what cannot be sent */
+  complete?: (body: Record<string, unknown>, context: BodyContext) => void;
+  extraVerbs?: readonly ExtraVerb[];
+  /** no name of its own: tables start with the id */
+  unnamed?: boolean;
+  /** create and update take `--expires-in` (an exception's expiry, from now) */
+  expires?: boolean;
 }
 
 const text = (header: string, field: string): Column => ({
@@ -121,14 +160,45 @@ export const RESOURCES: readonly Resource[] = [
       'posture-check-role': 'postureCheckRoles',
     },
     createDefaults: { type: 'Dial', semantic: 'AllOf' },
+    extraVerbs: ['preview'],
   },
   {
     noun: 'posture-checks',
     collection: 'posture-checks',
     aliases: ['posture-check', 'checks'],
     singular: 'posture check',
-    columns: [text('TYPE', 'typeId'), ATTRIBUTES],
-    fieldFlags: { type: 'typeId', role: 'roleAttributes' },
+    columns: [text('TYPE', 'typeId'), ATTRIBUTES, enforcementColumn],
+    fieldFlags: {
+      type: 'typeId',
+      role: 'roleAttributes',
+      'enforcement-mode': 'enforcement.mode',
+      'enforce-from': 'enforcement.enforceFrom',
+    },
+    complete: completeEnforcement,
+    extraVerbs: ['preview'],
+  },
+  {
+    noun: 'posture-check-exceptions',
+    collection: 'posture-check-exceptions',
+    aliases: ['posture-check-exception', 'exceptions', 'exception'],
+    singular: 'posture check exception',
+    unnamed: true,
+    columns: EXCEPTION_COLUMNS,
+    fieldFlags: {
+      identity: 'identityId',
+      'identity-role': 'identityRoles',
+      check: 'postureCheckId',
+      'all-checks': 'postureCheckId',
+      'expires-at': 'expiresAt',
+      reason: 'reason',
+    },
+    refs: {
+      identity: { collection: 'identities', singular: 'identity' },
+      check: { collection: 'posture-checks', singular: 'posture check' },
+    },
+    complete: completeException,
+    expires: true,
+    extraVerbs: ['history'],
   },
   {
     noun: 'configs',

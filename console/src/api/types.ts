@@ -25,6 +25,7 @@ import type {
   ServiceAccessWire,
 } from '../../../src/api/resources/access.js';
 import type { POLICY_TYPES, SEMANTICS } from '../../../src/api/resources/vocabulary.js';
+import type { Enforcement } from './rollout-types.js';
 
 export type { CheckExplanation, EntityRef, PolicyExplanation };
 
@@ -105,6 +106,8 @@ export type PostureCheck = Named &
     promptOnWake?: boolean;
     promptOnUnlock?: boolean;
     ignoreLegacyEndpoints?: boolean;
+    /** Postern's staged enforcement (rollout-types.ts); absent on a controller that predates it */
+    enforcement?: Enforcement;
   };
 
 export type EdgeRouter = Named &

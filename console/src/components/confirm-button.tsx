@@ -10,18 +10,35 @@ export function ConfirmButton({
   question,
   onConfirm,
   className = 'danger',
+  consequence,
 }: {
   label: string;
   question: string;
   onConfirm: () => Promise<unknown>;
   className?: string;
+  /** what acting would do, asked for when the button is first clicked and said with the question */
+  consequence?: () => Promise<string | null>;
 }) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [said, setSaid] = useState<string | null>(null);
   if (!asking) {
+    const ask = async () => {
+      setSaid(null);
+      setError(null);
+      setBusy(true);
+      try {
+        setSaid((await consequence?.()) ?? null);
+      } catch (err) {
+        setError(errorText(err));
+      } finally {
+        setBusy(false);
+        setAsking(true);
+      }
+    };
     return (
-      <button type="button" className={`${className} small`} onClick={() => setAsking(true)}>
+      <button type="button" className={`${className} small`} disabled={busy} onClick={() => void ask()}>
         {label}
       </button>
     );
@@ -40,7 +57,10 @@ export function ConfirmButton({
   };
   return (
     <span className="confirm" role="group" aria-label={question}>
-      <span>{question}</span>
+      <span>
+        {said && <strong>{said} </strong>}
+        {question}
+      </span>
       <button type="button" className="danger small" disabled={busy} onClick={() => void act()}>
         Yes, {label.charAt(0).toLowerCase() + label.slice(1)}
       </button>

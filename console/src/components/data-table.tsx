@@ -93,7 +93,14 @@ export function DataTable<T extends { id: string }>({
   );
 }
 
-function Pager<T>({ list, total }: { list: ListState<T>; total: number }) {
+/** Previous and Next over any server-side page (a list's, or a page without search and sort). */
+export function Pager({
+  list,
+  total,
+}: {
+  list: Pick<ListState<unknown>, 'offset' | 'limit' | 'setOffset'>;
+  total: number;
+}) {
   const first = total === 0 ? 0 : list.offset + 1;
   const last = Math.min(list.offset + list.limit, total);
   return (

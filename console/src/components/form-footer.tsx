@@ -1,13 +1,15 @@
 /**
  * The end of every entity form: problems the API named for fields no input shows, any other error, Save,
  * Cancel, and Delete (asked first; when policies still name the entity, the API refuses with 409 and the
- * administrator may delete it from them too).
+ * administrator may delete it from them too). A previewed change that alters access shows its impact here
+ * and waits for a confirmation; a previewed editor's Delete says what deleting would do before asking.
  */
 import { ApiError } from '../api/api-error.js';
 import { unclaimed } from '../lib/field-errors.js';
 import { Link } from '../lib/router.js';
 import type { EntityEditor } from '../lib/use-entity-editor.js';
 import { ConfirmButton } from './confirm-button.js';
+import { ImpactPreview } from './impact-preview.js';
 import { ErrorNote } from './status.js';
 
 export function FormFooter<T>({
@@ -31,6 +33,7 @@ export function FormFooter<T>({
         </p>
       ))}
       {editor.errors.length === 0 && <ErrorNote error={editor.failure} />}
+      {editor.note && <p className="hint">{editor.note}</p>}
       {editor.created && (
         <p className="success" role="status">
           Created the {noun}. Change it below, or go back to the list.
@@ -41,23 +44,33 @@ export function FormFooter<T>({
           Saved.
         </p>
       )}
-      <div className="actions">
-        <button type="submit" disabled={editor.busy}>
-          {editor.busy ? 'Saving…' : editor.id ? 'Save' : `Create ${noun}`}
-        </button>
-        <Link to={`/${editor.collection}`}>Back to the list</Link>
-        {editor.id && (
-          <ConfirmButton
-            label={referenced ? `Delete from policies too` : `Delete ${noun}`}
-            question={
-              referenced
-                ? 'Remove it from every policy that names it, and delete it?'
-                : `Delete this ${noun}?`
-            }
-            onConfirm={() => editor.remove(referenced)}
-          />
-        )}
-      </div>
+      {editor.pending ? (
+        <ImpactPreview
+          preview={editor.pending.preview}
+          busy={editor.busy}
+          onConfirm={() => void editor.confirm()}
+          onDismiss={editor.dismiss}
+        />
+      ) : (
+        <div className="actions">
+          <button type="submit" disabled={editor.busy}>
+            {editor.busy ? 'Saving…' : editor.id ? 'Save' : `Create ${noun}`}
+          </button>
+          <Link to={`/${editor.collection}`}>Back to the list</Link>
+          {editor.id && (
+            <ConfirmButton
+              label={referenced ? `Delete from policies too` : `Delete ${noun}`}
+              question={
+                referenced
+                  ? 'Remove it from every policy that names it, and delete it?'
+                  : `Delete this ${noun}?`
+              }
+              onConfirm={() => editor.remove(referenced)}
+              consequence={editor.removalImpact}
+            />
+          )}
+        </div>
+      )}
     </>
   );
 }

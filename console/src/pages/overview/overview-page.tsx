@@ -1,6 +1,7 @@
 /**
  * The overview: how many signed-in devices each service lets in and refuses right now, the latest refused
- * session requests, and how many identities have MFA (`GET /access-summary`, `GET /failed-service-requests`).
+ * session requests, and how many identities have MFA (`GET /access-summary`, `GET /failed-service-requests`);
+ * each posture check's devices by state (check-status-section.tsx).
  */
 import { api } from '../../api/client.js';
 import type { AccessSummary, FailedServiceRequest } from '../../api/types.js';
@@ -8,6 +9,7 @@ import { ErrorNote, Loading, When } from '../../components/status.js';
 import { Link } from '../../lib/router.js';
 import { useLoad } from '../../lib/use-load.js';
 import { FailureList } from '../../components/failure-list.js';
+import { CheckStatusSection } from './check-status-section.js';
 
 const RECENT = 10;
 
@@ -87,6 +89,7 @@ export function OverviewPage() {
           </p>
         )}
       </section>
+      <CheckStatusSection />
       <section className="card">
         <h2>Recently refused sessions</h2>
         <ErrorNote error={refused.error} />

@@ -24,9 +24,11 @@ import { MfaFields } from './type-fields/mfa-fields.js';
 import { OsFields } from './type-fields/os-fields.js';
 import { ProcessMultiFields } from './type-fields/process-multi-fields.js';
 import { ProcessRuleFields } from './type-fields/process-rule-fields.js';
+import { EnforcementSection } from './enforcement/enforcement-section.js';
+import { ENFORCEMENT_FIELDS, enforcementBody, enforcementStateOf } from './enforcement/enforcement-state.js';
 
 export function CheckFormPage({ id }: { id: string | undefined }) {
-  const editor = useEntityEditor<PostureCheck>('posture-checks', id);
+  const editor = useEntityEditor<PostureCheck>('posture-checks', id, { previewed: true });
   if (id && !editor.existing.value) {
     return editor.existing.error ? <ErrorNote error={editor.existing.error} /> : <Loading what="the check" />;
   }
@@ -42,6 +44,7 @@ function CheckForm({
 }) {
   const [state, setState] = useState<CheckFormState>(() => initialState(initial));
   const change = (patch: Partial<CheckFormState>) => setState((now) => ({ ...now, ...patch }));
+  const [enforcement, setEnforcement] = useState(() => enforcementStateOf(initial?.enforcement));
   const errors = editor.errors;
   const described = describedType(state.typeId);
   return (
@@ -51,7 +54,7 @@ function CheckForm({
         noValidate
         onSubmit={(event) => {
           event.preventDefault();
-          void editor.save(bodyOf(state));
+          void editor.save({ ...bodyOf(state), enforcement: enforcementBody(enforcement) });
         }}
       >
         <SelectField
@@ -131,7 +134,7 @@ function CheckForm({
             errors={errors}
           />
         )}
-        {/* The check's enforcement (every type) has its own component, placed here. */}
+        <EnforcementSection value={enforcement} onChange={setEnforcement} errors={errors} />
         <LinesField
           label="Advice for a blocked user"
           name="remediation"
@@ -141,7 +144,7 @@ function CheckForm({
           rows={2}
           error={messageFor(errors, 'remediation')}
         />
-        <FormFooter editor={editor} claimed={CLAIMED_FIELDS} noun="check" />
+        <FormFooter editor={editor} claimed={[...CLAIMED_FIELDS, ...ENFORCEMENT_FIELDS]} noun="check" />
       </form>
     </section>
   );

@@ -7,6 +7,7 @@ import { SelectField } from '../../components/fields.js';
 import { Link } from '../../lib/router.js';
 import { useList } from '../../lib/use-list.js';
 import { CHECK_TYPES, CHECK_TYPE_NAMES } from './check-form-state.js';
+import { enforcementText } from './enforcement/enforcement-state.js';
 
 const COLUMNS: Column<PostureCheck>[] = [
   { label: 'Name', sortBy: 'name', render: (c) => <Link to={`/posture-checks/${c.id}`}>{c.name}</Link> },
@@ -17,6 +18,10 @@ const COLUMNS: Column<PostureCheck>[] = [
   },
   { label: 'Attributes', render: (c) => c.roleAttributes.map((a) => `#${a}`).join(' ') },
   { label: 'Advice', render: (c) => c.remediation ?? <span className="hint">none</span> },
+  {
+    label: 'Enforcement',
+    render: (c) => <Link to={`/posture-checks/${c.id}/devices`}>{enforcementText(c.enforcement)}</Link>,
+  },
   { label: 'Updated', sortBy: 'updatedAt', render: (c) => new Date(c.updatedAt).toLocaleString() },
 ];
 

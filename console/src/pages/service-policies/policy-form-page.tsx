@@ -1,6 +1,7 @@
 /**
  * A service policy: Dial or Bind, AnyOf or AllOf, and the roles selecting identities, services and posture
  * checks (`#attribute`, `@id` or `@name`, `#all`), one per line; the API names a bad role by its position.
+ * Each save is previewed first: who it newly refuses or lets in.
  */
 import { useState } from 'react';
 import type { ServicePolicy } from '../../api/types.js';
@@ -14,7 +15,7 @@ const CLAIMED = ['name', 'type', 'semantic', 'identityRoles', 'serviceRoles', 'p
 const ROLE_HINT = 'One per line: #attribute, @name (or @id), or #all.';
 
 export function PolicyFormPage({ id }: { id: string | undefined }) {
-  const editor = useEntityEditor<ServicePolicy>('service-policies', id);
+  const editor = useEntityEditor<ServicePolicy>('service-policies', id, { previewed: true });
   if (id && !editor.existing.value) {
     return editor.existing.error ? (
       <ErrorNote error={editor.existing.error} />
