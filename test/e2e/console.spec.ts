@@ -217,6 +217,11 @@ test("creates a posture check through its form, showing the API's error at the f
   await shoot(page, 'console-posture-check-error');
   await versions.fill('>=99.0.0');
   await page.getByRole('button', { name: 'Create check' }).click();
+  // The policy requiring #payroll-os already selects a device: the preview says whom the check would block.
+  await expect(
+    page.getByRole('status').filter({ hasText: 'This blocks 1 device from 1 service.' }),
+  ).toBeVisible();
+  await page.getByRole('button', { name: 'Save this change' }).click();
   await expect(page.getByRole('heading', { name: 'Posture check linux-99' })).toBeVisible();
   await expect(page.getByRole('status').filter({ hasText: 'Created the check.' })).toBeVisible();
   const checks = await admin.get(`${MGMT}/posture-checks?filter=${encodeURIComponent('name = "linux-99"')}`);
