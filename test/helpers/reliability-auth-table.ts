@@ -362,6 +362,25 @@ export const MATRIX: Record<string, MatrixRow> = {
     expect: ADMIN_ONLY(200),
     request: async (w) => ({ path: `${MGMT}/enrollments/${await enrollment(w)}/refresh`, body: {} }),
   },
+  [`GET ${MGMT}/identities/{id}/authenticators`]: {
+    expect: ADMIN_ONLY(200),
+    request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/authenticators` }),
+  },
+  // A preview changes nothing: an administrator gets the answer, anyone else nothing.
+  [`POST ${MGMT}/posture-checks/preview`]: {
+    expect: ADMIN_ONLY(200),
+    request: () => ({
+      path: `${MGMT}/posture-checks/preview`,
+      body: { name: unique('matrix-preview'), typeId: 'MAC', macAddresses: ['aa:bb:cc:dd:ee:ff'] },
+    }),
+  },
+  [`POST ${MGMT}/service-policies/preview`]: {
+    expect: ADMIN_ONLY(200),
+    request: () => ({
+      path: `${MGMT}/service-policies/preview`,
+      body: { name: unique('matrix-preview'), type: 'Dial', semantic: 'AnyOf' },
+    }),
+  },
   [`GET ${MGMT}/identities/{id}/enrollments`]: {
     expect: ADMIN_ONLY(200),
     request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/enrollments` }),
