@@ -41,9 +41,11 @@ export class Fixture {
 
   private base(name: string) {
     const now = this.ctx.clock.now();
+    const id = randomUUID();
     return {
-      id: randomUUID(),
-      name: `${name}-${randomUUID().slice(0, 6)}`,
+      id,
+      // From the id, so never two alike: six random hex digits collided about once in 400 runs of 300 policies.
+      name: `${name}-${id}`,
       createdAt: now,
       updatedAt: now,
       tags: {},
