@@ -6,9 +6,6 @@
  * policy selects saves at once and says that nothing changed; loosening a service policy shows whom it newly
  * lets in, and deleting it says whom that would block before asking. The screen with the preview goes to
  * docs/screenshots/console-preview.png with POSTERN_UPDATE_SCREENSHOTS=1.
- *
- * Skipped, saying why, on a controller without `POST /posture-checks/preview` or the `enforcement` field the
- * check form sends (both probed first).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,8 +15,6 @@ import { ADMIN_PASSWORD, startTestController, type TestController } from '../hel
 import { CONSOLE_DIR, ROOT } from './global-setup.js';
 
 const SCREENSHOTS = join(ROOT, 'docs', 'screenshots');
-/** Why the tests skip, when the controller lacks what the console sends (probed in beforeAll). */
-let missing = '';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -78,18 +73,6 @@ test.beforeAll(async ({ browser }) => {
   controller = await startTestController({ consoleDir: CONSOLE_DIR });
   admin = new Api(controller.url);
   await admin.login('admin', ADMIN_PASSWORD);
-  // The console's check form sends `enforcement`; both it and the preview route are issue 25's API.
-  const probe = await admin.post(`${MGMT}/posture-checks/preview`, {
-    ...osCheck('probe', [], ['>=1.0.0']),
-    enforcement: { mode: 'enforce', enforceFrom: null },
-  });
-  if (probe.status === 404)
-    missing = 'the controller answers 404 to POST /posture-checks/preview (issue 25 API not in this build)';
-  else if (probe.status === 400 && JSON.stringify(probe.body).includes('enforcement'))
-    missing = 'the controller refuses the posture check field `enforcement` (issue 25 API not in this build)';
-  else if (probe.status !== 200)
-    throw new Error(`preview probe: ${probe.status} ${JSON.stringify(probe.body)}`);
-  if (missing) return;
 
   // Payroll is behind the #payroll-os checks (none yet); every device reports its kernel for a baseline check.
   ids.payroll = await created('/services', { name: 'Payroll' });
@@ -124,10 +107,6 @@ test.beforeAll(async ({ browser }) => {
   await page.getByLabel('Password', { exact: true }).fill(ADMIN_PASSWORD);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByRole('heading', { name: 'Overview' })).toBeVisible();
-});
-
-test.beforeEach(() => {
-  test.skip(missing !== '', missing);
 });
 
 test.afterEach(() => {

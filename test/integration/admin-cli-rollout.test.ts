@@ -2,9 +2,6 @@
  * The admin CLI's staged-enforcement commands against a real controller, a child process per command: a
  * check's enforcement flags, an exception granted by names and its history, and the preview of a new check
  * over posture data a device reported. What a command did is checked through the management API too.
- *
- * Each test skips, saying why, on a controller without `POST /posture-checks/preview` or the `enforcement`
- * field (probed first).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildAdminCli, type AdminCli, type CliRun } from '../helpers/admin-cli-process.js';
@@ -15,7 +12,6 @@ import { withoutProgress } from '../helpers/cli-progress.js';
 let tc: TestController;
 let api: Api;
 let cli: AdminCli;
-let rolloutMissing = false;
 const ids = { baseline: '', laptop: '' };
 
 const admin = (...args: string[]) => cli.run(args);
@@ -36,14 +32,6 @@ beforeAll(async () => {
   tc = await startTestController();
   api = new Api(tc.url);
   await api.login('admin', ADMIN_PASSWORD);
-  // The preview route and the `enforcement` field: both issue 25's API.
-  const probe = await api.post(`${MGMT}/posture-checks/preview`, {
-    ...osCheck('probe', [], ['>=1.0.0']),
-    enforcement: { mode: 'enforce', enforceFrom: null },
-  });
-  rolloutMissing =
-    probe.status === 404 || (probe.status === 400 && JSON.stringify(probe.body).includes('enforcement'));
-  if (rolloutMissing) return;
   cli = await buildAdminCli(() => ({
     POSTERN_CONTROLLER_URL: tc.url,
     POSTERN_ADMIN_USERNAME: 'admin',
@@ -80,12 +68,8 @@ afterAll(async () => {
   await tc?.dispose();
 });
 
-const NO_ROLLOUT =
-  'the controller has no staged-enforcement API (POST /posture-checks/preview answers 404, or `enforcement` is refused)';
-
 describe('postern-admin staged enforcement', { timeout: 120_000 }, () => {
-  it('previews a new check: whom it would block from what, and why, changing nothing', async (ctx) => {
-    if (rolloutMissing) return ctx.skip(NO_ROLLOUT);
+  it('previews a new check: whom it would block from what, and why, changing nothing', async () => {
     const body = JSON.stringify({ operatingSystems: [{ type: 'Linux', versions: ['>=6.0.0'] }] });
     const text = ok(
       await admin(
@@ -131,8 +115,7 @@ describe('postern-admin staged enforcement', { timeout: 120_000 }, () => {
     expect(stored.body.data).toEqual([]);
   });
 
-  it('creates a check report-only, then makes it a warning with a deadline', async (ctx) => {
-    if (rolloutMissing) return ctx.skip(NO_ROLLOUT);
+  it('creates a check report-only, then makes it a warning with a deadline', async () => {
     const body = JSON.stringify({ operatingSystems: [{ type: 'Linux', versions: ['>=6.0.0'] }] });
     ok(
       await admin(
@@ -160,8 +143,7 @@ describe('postern-admin staged enforcement', { timeout: 120_000 }, () => {
     expect(list).toContain(`warn until`);
   });
 
-  it('grants an exception by names, lists it, shows its history and deletes it', async (ctx) => {
-    if (rolloutMissing) return ctx.skip(NO_ROLLOUT);
+  it('grants an exception by names, lists it, shows its history and deletes it', async () => {
     const created = JSON.parse(
       ok(
         await admin(
