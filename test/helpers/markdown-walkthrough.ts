@@ -5,6 +5,7 @@
  * failure names its block. Used by the README's and docs/DATA-PLANE.md's walkthrough tests.
  */
 import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
@@ -98,4 +99,27 @@ export function outputsByBlock(output: string): Map<number, string> {
     byBlock.set(Number(index), text);
   }
   return byBlock;
+}
+
+/**
+ * A new user's shell under `root`: only PATH from here, so no POSTERN_*, npm_* or D-Bus setting leaks in, HOME
+ * and the XDG folders inside it (nothing touches the real user's files or keychain), a scratch `DEMO` folder
+ * and a free controller `PORT`.
+ */
+export async function newUserShell(root: string): Promise<NodeJS.ProcessEnv & { DEMO: string }> {
+  const home = join(root, 'home');
+  const demo = join(root, 'demo');
+  for (const dir of [home, demo]) mkdirSync(dir, { recursive: true });
+  return {
+    PATH: process.env.PATH,
+    LANG: 'C.UTF-8',
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+    XDG_STATE_HOME: join(home, '.local', 'state'),
+    TMPDIR: root,
+    DEMO: demo,
+    PORT: String(await freePort()),
+  };
 }

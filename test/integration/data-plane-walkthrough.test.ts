@@ -4,11 +4,12 @@
  * see the move) run here verbatim in one bash process, as README.md's do (markdown-walkthrough.ts). One
  * controller, loopback ports chosen free, a temporary HOME and scratch folder.
  */
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/controller.js';
 import {
+  newUserShell,
   freePort,
   MARK,
   outputsByBlock,
@@ -25,23 +26,12 @@ describe('docs/DATA-PLANE.md walkthrough', () => {
   it('runs verbatim: a second router carries the service, and when it stops the embedded one does', async () => {
     const blocks = walkthroughBlocks(readFileSync(join(REPO, 'docs', 'DATA-PLANE.md'), 'utf8'));
     expect(blocks.length, 'docs/DATA-PLANE.md has `sh walkthrough` blocks').toBeGreaterThanOrEqual(5);
-    const home = join(root, 'home');
-    const demo = join(root, 'demo');
-    for (const dir of [home, demo]) mkdirSync(dir, { recursive: true });
     const env = {
-      PATH: process.env.PATH,
-      LANG: 'C.UTF-8',
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, '.config'),
-      XDG_DATA_HOME: join(home, '.local', 'share'),
-      XDG_CACHE_HOME: join(home, '.cache'),
-      XDG_STATE_HOME: join(home, '.local', 'state'),
-      TMPDIR: root,
-      DEMO: demo,
-      PORT: String(await freePort()),
+      ...(await newUserShell(root)),
       ROUTER_PORT: String(await freePort()),
       WEB_PORT: String(await freePort()),
     };
+    const demo = env.DEMO;
 
     const { exitCode, output } = await runBash(scriptOf(blocks), env, 150_000);
     if (exitCode !== 0 || !output.includes(`${MARK} done`)) {

@@ -9,12 +9,12 @@
  * reads `DEMO` (scratch folder) and `PORT` (controller port) with defaults; the test sets both, and points
  * HOME and the XDG folders at a temporary folder, so nothing touches the real user's files or keychain.
  */
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/controller.js';
 import {
-  freePort,
+  newUserShell,
   MARK,
   outputsByBlock,
   REPO,
@@ -38,23 +38,8 @@ describe('README walkthrough', () => {
     const blocks = walkthroughBlocks(readFileSync(join(REPO, 'README.md'), 'utf8'));
     expect(blocks.length, 'README.md has `sh walkthrough` blocks').toBeGreaterThanOrEqual(5);
 
-    const home = join(root, 'home');
-    const demo = join(root, 'demo');
-    for (const dir of [home, demo]) mkdirSync(dir, { recursive: true });
-    // A new user's shell: only PATH from here, so no POSTERN_*, npm_* or D-Bus setting leaks in (without a
-    // session bus the agent could not reach a keychain anyway; the README asks for the file store).
-    const env = {
-      PATH: process.env.PATH,
-      LANG: 'C.UTF-8',
-      HOME: home,
-      XDG_CONFIG_HOME: join(home, '.config'),
-      XDG_DATA_HOME: join(home, '.local', 'share'),
-      XDG_CACHE_HOME: join(home, '.cache'),
-      XDG_STATE_HOME: join(home, '.local', 'state'),
-      TMPDIR: root,
-      DEMO: demo,
-      PORT: String(await freePort()),
-    };
+    const env = await newUserShell(root);
+    const demo = env.DEMO;
 
     const started = Date.now();
     const { exitCode, output } = await runBash(scriptOf(blocks), env, 100_000);
