@@ -22,13 +22,15 @@ async function startOnAllAddresses(
   const p = await start(['--data-dir', dataDir, '--host', '0.0.0.0', '--port', '0', '--no-router'], {
     POSTERN_ADMIN_PASSWORD: 'tls-admin-password',
   });
-  await until(() => /fingerprint ([0-9A-F:]{95})/.test(p.output()));
+  // The pin line is the last one printed about the certificate; each line is its own write, so wait for it.
+  await until(() => /--controller-fingerprint ([0-9A-F:]{95})/.test(p.output()));
   const fingerprint = /SHA-256 fingerprint ([0-9A-F:]{95})/.exec(p.output())![1]!;
   return { p, url: p.url.replace('0.0.0.0', '127.0.0.1'), fingerprint };
 }
 
 async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 100 && !condition(); i++) await new Promise((r) => setTimeout(r, 50));
+  // Generous: a loaded machine may hold a child's second write back for seconds.
+  for (let i = 0; i < 1200 && !condition(); i++) await new Promise((r) => setTimeout(r, 50));
 }
 
 function agent(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
