@@ -180,6 +180,17 @@ export interface IdentityPostureData {
   apiSessions: Record<string, ApiSessionPostureData>;
 }
 
+/**
+ * The parts of a snapshot an evaluation reads: fact kinds (`os`, `mac`, `domain`, a described type's id), the
+ * processes, the API sessions' rows. A bulk read for thousands of identities (an impact preview) loads only
+ * what its checks read; every other reader takes the whole snapshot.
+ */
+export interface SnapshotParts {
+  kinds: readonly string[];
+  processes?: boolean;
+  apiSessions?: boolean;
+}
+
 /** What one evaluation needs besides the data: whose session and what time it is. */
 export interface EvaluationContext {
   apiSessionId: string;

@@ -17,6 +17,7 @@ import type {
   PostureSnapshot,
   ProcessData,
   ReportedFactData,
+  SnapshotParts,
 } from '../posture-model.js';
 
 /** The API-session half of posture data; only the fields given are written. */
@@ -34,9 +35,11 @@ export interface SyncPostureDataRepository {
   /**
    * `load` for many identities at once (an impact preview reads thousands): the same snapshots, keyed by
    * identity, in a few queries instead of one per identity. What it reads is not kept in any cache: one bulk
-   * read must not push out the identities that report all the time.
+   * read must not push out the identities that report all the time. With `parts`, only those parts are read
+   * (the rest of each snapshot is empty, unless it came whole from the cache): for a caller that evaluates
+   * known checks only.
    */
-  loadMany(identityIds: readonly string[]): Map<string, PostureSnapshot>;
+  loadMany(identityIds: readonly string[], parts?: SnapshotParts): Map<string, PostureSnapshot>;
   setOs(identityId: string, os: OsData): void;
   setMac(identityId: string, mac: MacData): void;
   setDomain(identityId: string, domain: DomainData): void;

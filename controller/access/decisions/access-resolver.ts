@@ -29,6 +29,7 @@ export class AccessResolver {
   private readonly policiesByIdentity = new Map<string, ServicePolicy[]>();
   private readonly checksByPolicy = new Map<string, PostureCheck[]>();
   private readonly servicesByPolicy = new Map<string, Service[]>();
+  private readonly serviceIdsByPolicy = new Map<string, ReadonlySet<string>>();
   private readonly everything = new Map<string, unknown[]>();
 
   constructor(private readonly catalogue: Catalogue) {}
@@ -117,6 +118,14 @@ export class AccessResolver {
       this.servicesByPolicy.set(policy.id, services);
     }
     return services;
+  }
+
+  /** `servicesOf` as a set of ids: membership for a caller asking about thousands of pairs. */
+  serviceIdsOf(policy: ServicePolicy): ReadonlySet<string> {
+    let ids = this.serviceIdsByPolicy.get(policy.id);
+    if (!ids)
+      this.serviceIdsByPolicy.set(policy.id, (ids = new Set(this.servicesOf(policy).map((s) => s.id))));
+    return ids;
   }
 
   service(id: string): Service | undefined {

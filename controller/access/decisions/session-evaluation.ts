@@ -31,6 +31,12 @@ export interface AccessDecision {
 
 export class SessionEvaluation {
   private readonly results = new Map<string, CheckResult>();
+  /**
+   * The types' own results by check object, before enforcement. A type's result depends only on the check,
+   * the snapshot and the context, so two evaluations of one snapshot for one session (an impact preview's
+   * before and after) may share this map: a check both catalogues hold is then evaluated once.
+   */
+  private readonly typeResults: Map<PostureCheck, CheckResult>;
   private readonly policies = new Map<string, PolicyOutcome>();
   readonly ctx: EvaluationContext;
 
@@ -41,15 +47,22 @@ export class SessionEvaluation {
     now: Date,
     /** whose access this is: exceptions name identities by id or by role attribute */
     readonly identity: Pick<Identity, 'id' | 'roleAttributes'>,
+    sharedWith?: SessionEvaluation,
   ) {
     this.ctx = { apiSessionId, now };
+    const same = (other: SessionEvaluation) =>
+      other.data === data && other.ctx.apiSessionId === apiSessionId && +other.ctx.now === +now;
+    if (sharedWith && !same(sharedWith))
+      throw new Error('only evaluations of one snapshot for one session share type results');
+    this.typeResults = sharedWith?.typeResults ?? new Map();
   }
 
   /** The check's effective result: its type's result, let through while not enforced (enforcement.ts). */
   check(check: PostureCheck): CheckResult {
     let result = this.results.get(check.id);
     if (!result) {
-      const raw = moduleFor(check).evaluate(check, this.data, this.ctx);
+      let raw = this.typeResults.get(check);
+      if (!raw) this.typeResults.set(check, (raw = moduleFor(check).evaluate(check, this.data, this.ctx)));
       const { now } = this.ctx;
       result = effectiveResult(check, raw, this.resolver.exceptionUntil(this.identity, check.id, now), now);
       this.results.set(check.id, result);
@@ -73,13 +86,19 @@ export class SessionEvaluation {
   }
 
   /**
-   * `access(…).granted` alone: the same policies and the same (cached) results, without listing every outcome,
-   * for a caller deciding thousands of pairs (an impact preview).
+   * Of `services`, the ids `access(…).granted` holds for: the same policies and the same (cached) results,
+   * each policy of the identity asked once for all the services, for a caller deciding thousands of pairs
+   * (an impact preview).
    */
-  granted(identity: Identity, service: Service, type: PolicyType): boolean {
-    return this.resolver
-      .policiesOf(identity)
-      .some((p) => p.type === type && this.resolver.selectsService(p, service) && this.policy(p).isPassing);
+  grantedAmong(identity: Identity, services: readonly Service[], type: PolicyType): Set<string> {
+    const granted = new Set<string>();
+    for (const policy of this.resolver.policiesOf(identity)) {
+      if (policy.type !== type) continue;
+      const ids = this.resolver.serviceIdsOf(policy);
+      const selected = services.filter((s) => ids.has(s.id) && !granted.has(s.id));
+      if (selected.length > 0 && this.policy(policy).isPassing) for (const s of selected) granted.add(s.id);
+    }
+    return granted;
   }
 
   /**

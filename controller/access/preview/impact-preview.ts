@@ -11,7 +11,8 @@
 import type { ApiSession, Identity, Service, ServicePolicy } from '../../model.js';
 import type { Store } from '../../store/repository.js';
 import type { Catalogue } from '../../catalogue/catalogue.js';
-import type { PostureSnapshot } from '../../posture-model.js';
+import type { PostureCheck, PostureSnapshot, SnapshotParts } from '../../posture-model.js';
+import { partsReadBy } from '../../posture/checks/index.js';
 import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
 import { AccessResolver } from '../decisions/access-resolver.js';
 import { latestSession } from '../decisions/access-explanation.js';
@@ -111,13 +112,16 @@ async function sessionsOf(store: Store, identities: readonly Identity[]): Promis
   return chosen;
 }
 
+/** The identities' posture data: only the parts the checks read (the largest share of a big preview's time). */
 async function postureDataOf(
   store: Store,
   identities: readonly Identity[],
+  parts: SnapshotParts,
 ): Promise<Map<string, PostureSnapshot>> {
   const all = new Map<string, PostureSnapshot>();
   for (let i = 0; i < identities.length; i += READ_CHUNK) {
-    const chunk = await store.posture.data.loadMany(identities.slice(i, i + READ_CHUNK).map((e) => e.id));
+    const ids = identities.slice(i, i + READ_CHUNK).map((e) => e.id);
+    const chunk = await store.posture.data.loadMany(ids, parts);
     for (const [id, data] of chunk) all.set(id, data);
   }
   return all;
@@ -136,26 +140,14 @@ export async function previewImpact(
     { resolver: before, policies: dialPolicies(change.before, change.policyIds) },
     { resolver: after, policies: dialPolicies(change.after, change.policyIds) },
   ];
-  const identities = await before.identitiesOfAny(
+  const selected = await before.identitiesOfAny(
     sides.flatMap((s) => s.policies),
     store.identities,
   );
-  const [data, sessions] = await Promise.all([
-    postureDataOf(store, identities),
-    sessionsOf(store, identities),
-  ]);
-  const answer: ImpactPreview = {
-    newlyRefused: [],
-    newlyGranted: [],
-    newlyRefusedCount: 0,
-    newlyGrantedCount: 0,
-    identitiesRefused: 0,
-    servicesRefused: 0,
-  };
-  const servicesRefused = new Set<string>();
   // The services to compare depend only on which changed policies select the identity: listed once per set.
   const candidates = new Map<string, Service[]>();
-  for (const identity of identities) {
+  const pairs: { identity: Identity; services: Service[] }[] = [];
+  for (const identity of selected) {
     const selecting = sides.map(({ resolver, policies }) => {
       const mine = resolver.policiesOf(identity);
       return policies.filter((p) => mine.includes(p));
@@ -169,16 +161,36 @@ export async function previewImpact(
       });
       candidates.set(key, (services = [...found.values()].sort(byName)));
     }
-    if (services.length === 0) continue;
+    if (services.length > 0) pairs.push({ identity, services });
+  }
+  const identities = pairs.map((p) => p.identity);
+  const parts = partsReadBy(checksDeciding([...candidates.values()].flat(), sides));
+  const [data, sessions] = await Promise.all([
+    postureDataOf(store, identities, parts),
+    sessionsOf(store, identities),
+  ]);
+  const answer: ImpactPreview = {
+    newlyRefused: [],
+    newlyGranted: [],
+    newlyRefusedCount: 0,
+    newlyGrantedCount: 0,
+    identitiesRefused: 0,
+    servicesRefused: 0,
+  };
+  const servicesRefused = new Set<string>();
+  for (const { identity, services } of pairs) {
     const apiSessionId = sessions.get(identity.id) ?? '';
     const snapshot = data.get(identity.id) ?? null;
     // No session: an id no session has, so per-session facts (TOTP passes) read as absent.
     const was = new SessionEvaluation(before, snapshot, apiSessionId, now, identity);
-    const will = new SessionEvaluation(after, snapshot, apiSessionId, now, identity);
+    // The checks the change leaves alone are the same objects in both catalogues: evaluated once for both.
+    const will = new SessionEvaluation(after, snapshot, apiSessionId, now, identity, was);
+    const grantedBefore = was.grantedAmong(identity, services, 'Dial');
+    const grantedAfter = will.grantedAmong(identity, services, 'Dial');
     let refusedHere = false;
     for (const service of services) {
-      const granted = was.granted(identity, service, 'Dial');
-      if (granted === will.granted(identity, service, 'Dial')) continue;
+      const granted = grantedBefore.has(service.id);
+      if (granted === grantedAfter.has(service.id)) continue;
       const list = granted ? answer.newlyRefused : answer.newlyGranted;
       if (granted) {
         answer.newlyRefusedCount++;
@@ -198,6 +210,22 @@ export async function previewImpact(
   }
   answer.servicesRefused = servicesRefused.size;
   return answer;
+}
+
+/**
+ * Every check a Dial policy selecting one of the services requires, on either side: what deciding those
+ * services reads (an identity's other policies may grant them too).
+ */
+function checksDeciding(
+  services: readonly Service[],
+  sides: readonly { resolver: AccessResolver }[],
+): Set<PostureCheck> {
+  const checks = new Set<PostureCheck>();
+  for (const service of new Set(services))
+    for (const { resolver } of sides)
+      for (const policy of resolver.policiesSelecting(service))
+        if (policy.type === 'Dial') for (const check of resolver.checksOf(policy)) checks.add(check);
+  return checks;
 }
 
 function dialPolicies(catalogue: Catalogue, ids: ReadonlySet<string>): ServicePolicy[] {

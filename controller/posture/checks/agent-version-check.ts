@@ -9,6 +9,9 @@ import { describedCheck, failing, noDataYet, passing } from './described-check.j
 import { cachedRange, matchRanges, parseReportedVersion, parseVersionRange } from './semver-range.js';
 
 export const agentVersionCheck = describedCheck(agentVersion, {
+  // the version the API session signed in with: nothing is reported for it
+  reads: { kinds: [], apiSessions: true },
+
   refine(options, problems) {
     const range = parseVersionRange(options.versions);
     if (typeof range === 'string')

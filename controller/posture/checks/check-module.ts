@@ -10,6 +10,7 @@ import type {
   PostureSnapshot,
   PostureCheck,
   PostureCheckSpec,
+  SnapshotParts,
 } from '../../posture-model.js';
 
 /** `create` and `update` (PUT) need every required field; `patch` merges the given fields over `existing`. */
@@ -29,6 +30,8 @@ export interface CheckModule<T extends PostureCheck = PostureCheck> {
   /** Type-specific fields for the API detail view (OpenZiti field names). */
   toWire(check: T): Record<string, unknown>;
   evaluate(check: T, data: PostureSnapshot | null, ctx: EvaluationContext): CheckResult;
+  /** the parts of the snapshot `evaluate` reads (a bulk read loads only these) */
+  reads: SnapshotParts;
   /** -1 for no timeout (all but MFA) */
   timeoutSeconds(check: T): number;
   /** seconds left before this check times out for the session, -1 none, 0 when MFA not passed

@@ -16,6 +16,7 @@ import type {
   FieldProblem,
   PostureSnapshot,
   ReportedFactData,
+  SnapshotParts,
 } from '../../posture-model.js';
 import type { CheckModule } from './check-module.js';
 import { resolveField } from './normalise.js';
@@ -27,6 +28,8 @@ export interface DescribedEvaluation<K extends DescribedCheckType> {
    */
   refine?(options: Record<string, unknown>, problems: FieldProblem[]): void;
   evaluate(check: DescribedCheck<K>, data: PostureSnapshot | null, ctx: EvaluationContext): CheckResult;
+  /** what `evaluate` reads, when not the type's own reported fact */
+  reads?: SnapshotParts;
 }
 
 export function describedCheck<K extends DescribedCheckType>(
@@ -66,6 +69,7 @@ export function describedCheck<K extends DescribedCheckType>(
 
     toWire: (check) => ({ ...check.options }),
     evaluate: evaluation.evaluate,
+    reads: evaluation.reads ?? { kinds: [descriptor.id] },
     timeoutSeconds: () => -1,
     timeoutRemaining: () => -1,
     queryFields: () => ({}),

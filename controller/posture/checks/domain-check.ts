@@ -19,6 +19,7 @@ function uniqueIgnoringCase(domains: string[]): string[] {
 
 export const domainCheck: CheckModule<DomainCheck> = {
   typeId: 'DOMAIN',
+  reads: { kinds: ['domain'] },
 
   parse(body, mode, existing) {
     const problems: FieldProblem[] = [];

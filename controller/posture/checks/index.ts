@@ -10,6 +10,7 @@ import {
   type PostureSnapshot,
   type PostureCheck,
   type PostureCheckType,
+  type SnapshotParts,
 } from '../../posture-model.js';
 import type { CheckModule } from './check-module.js';
 import { agentVersionCheck } from './agent-version-check.js';
@@ -69,4 +70,18 @@ export function evaluateCheck(
   ctx: EvaluationContext,
 ): CheckResult {
   return moduleFor(check).evaluate(check, data, ctx);
+}
+
+/** What evaluating every one of the checks reads: the union of their types' parts. */
+export function partsReadBy(checks: Iterable<PostureCheck>): SnapshotParts {
+  const kinds = new Set<string>();
+  let processes = false;
+  let apiSessions = false;
+  for (const check of checks) {
+    const reads = moduleFor(check).reads;
+    for (const kind of reads.kinds) kinds.add(kind);
+    processes ||= reads.processes === true;
+    apiSessions ||= reads.apiSessions === true;
+  }
+  return { kinds: [...kinds], processes, apiSessions };
 }

@@ -27,6 +27,7 @@ function display(mac: string): string {
 
 export const macCheck: CheckModule<MacCheck> = {
   typeId: 'MAC',
+  reads: { kinds: ['mac'] },
 
   parse(body, mode, existing) {
     const problems: FieldProblem[] = [];

@@ -187,6 +187,7 @@ function graceRunning(
 
 export const mfaCheck: CheckModule<MfaCheck> = {
   typeId: 'MFA',
+  reads: { kinds: [], apiSessions: true },
 
   parse(body, mode, existing) {
     const problems: FieldProblem[] = [];

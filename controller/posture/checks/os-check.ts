@@ -4,7 +4,7 @@
  * rule, which OpenZiti ignores). Range and version handling live in `semver-range.ts`.
  */
 import type { PostureFailureReason } from '../../../src/api/posture-reasons.js';
-import type { FieldProblem, OperatingSystemRule, OsCheck } from '../../posture-model.js';
+import type { CheckResult, FieldProblem, OperatingSystemRule, OsCheck } from '../../posture-model.js';
 import type { CheckModule } from './check-module.js';
 import { CHECK_TEXT_LIMITS } from '../../../src/api/resources/posture-checks.js';
 import {
@@ -82,6 +82,7 @@ function rangesOf(rules: OperatingSystemRule[]): VersionRange[] {
 
 export const osCheck: CheckModule<OsCheck> = {
   typeId: 'OS',
+  reads: { kinds: ['os'] },
 
   parse(body, mode, existing) {
     const problems: FieldProblem[] = [];
@@ -107,53 +108,12 @@ export const osCheck: CheckModule<OsCheck> = {
 
   evaluate(check, data) {
     // Stored data is typed, but a report is untrusted input: read it so that junk fails instead of throwing.
-    const text = (v: unknown) => (typeof v === 'string' ? v : '');
     const os = {
-      type: text(data?.os?.type),
-      version: text(data?.os?.version),
+      type: textOf(data?.os?.type),
+      version: textOf(data?.os?.version),
       build: data?.os?.build ?? null,
     };
-    const expectedValue = check.operatingSystems.map((r) => ({ type: r.type, versions: [...r.versions] }));
-    const actualValue = { type: os.type, version: os.version };
-    const fail = (reason: string, failure: PostureFailureReason) => ({
-      isPassing: false,
-      actualValue,
-      expectedValue,
-      reason,
-      failure,
-    });
-    if (os.type.trim() === '')
-      return fail('the device has not reported its operating system', { code: 'NO_DATA_YET', missing: 'OS' });
-
-    // Every rule for the reported type counts (an OS listed twice allows the union), unlike OpenZiti's last-wins.
-    const rules = check.operatingSystems.filter((r) => osKey(r.type) === osKey(os.type));
-    if (rules.length === 0) {
-      const allowed = unique(check.operatingSystems.map((r) => r.type)).join(', ');
-      return fail(`${os.type} is not an allowed operating system (allowed: ${allowed})`, {
-        code: 'OS_TYPE_NOT_ALLOWED',
-        osType: os.type,
-        allowed: expectedValue,
-      });
-    }
-    const name = rules[0]!.type;
-    if (rules.some((r) => r.versions.length === 0)) return { isPassing: true, actualValue, expectedValue };
-
-    const version = parseReportedVersion(os.version, os.build);
-    const outOfRange = (osVersion: string): PostureFailureReason => ({
-      code: 'OS_VERSION_OUT_OF_RANGE',
-      osType: name,
-      osVersion,
-      allowed: rules.map((r) => ({ type: r.type, versions: [...r.versions] })),
-    });
-    if (typeof version === 'string')
-      return fail(`the reported ${name} version ${version}`, outOfRange(os.version));
-    const miss = matchRanges(rangesOf(rules), version);
-    if (miss === null) return { isPassing: true, actualValue, expectedValue };
-    const wanted = rules.flatMap((r) => r.versions).join(' or ');
-    const failure = outOfRange(version.text);
-    if (miss === 'low') return fail(`${name} ${version.text} is older than required (${wanted})`, failure);
-    if (miss === 'high') return fail(`${name} ${version.text} is newer than allowed (${wanted})`, failure);
-    return fail(`${name} ${version.text} is not an allowed version (${wanted})`, failure);
+    return remembered(check, os);
   },
 
   timeoutSeconds: () => -1,
@@ -161,3 +121,76 @@ export const osCheck: CheckModule<OsCheck> = {
   queryFields: () => ({}),
   nextChangeAt: () => null,
 };
+
+const textOf = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+interface ReportedOs {
+  type: string;
+  version: string;
+  build: string | null;
+}
+
+/** Results kept per check, by what the device reported; a stored check is never changed in place. */
+const resultsByCheck = new WeakMap<OsCheck, Map<string, CheckResult>>();
+/** Distinct reports kept per check: a fleet runs a handful of OS versions; a flood of odd ones starts afresh. */
+const REMEMBERED_REPORTS = 1_024;
+
+/**
+ * The result for a report, evaluated once per distinct report and check: most devices report the same few
+ * versions, and parsing them against the ranges was most of an impact preview's evaluation time.
+ */
+function remembered(check: OsCheck, os: ReportedOs): CheckResult {
+  let results = resultsByCheck.get(check);
+  if (!results) resultsByCheck.set(check, (results = new Map()));
+  const key = `${os.type}\n${os.version}\n${os.build ?? ''}\n${os.build === null}`;
+  let result = results.get(key);
+  if (!result) {
+    if (results.size >= REMEMBERED_REPORTS) results.clear();
+    results.set(key, (result = evaluateOs(check, os)));
+  }
+  return result;
+}
+
+function evaluateOs(check: OsCheck, os: ReportedOs): CheckResult {
+  const expectedValue = check.operatingSystems.map((r) => ({ type: r.type, versions: [...r.versions] }));
+  const actualValue = { type: os.type, version: os.version };
+  const fail = (reason: string, failure: PostureFailureReason) => ({
+    isPassing: false,
+    actualValue,
+    expectedValue,
+    reason,
+    failure,
+  });
+  if (os.type.trim() === '')
+    return fail('the device has not reported its operating system', { code: 'NO_DATA_YET', missing: 'OS' });
+
+  // Every rule for the reported type counts (an OS listed twice allows the union), unlike OpenZiti's last-wins.
+  const rules = check.operatingSystems.filter((r) => osKey(r.type) === osKey(os.type));
+  if (rules.length === 0) {
+    const allowed = unique(check.operatingSystems.map((r) => r.type)).join(', ');
+    return fail(`${os.type} is not an allowed operating system (allowed: ${allowed})`, {
+      code: 'OS_TYPE_NOT_ALLOWED',
+      osType: os.type,
+      allowed: expectedValue,
+    });
+  }
+  const name = rules[0]!.type;
+  if (rules.some((r) => r.versions.length === 0)) return { isPassing: true, actualValue, expectedValue };
+
+  const version = parseReportedVersion(os.version, os.build);
+  const outOfRange = (osVersion: string): PostureFailureReason => ({
+    code: 'OS_VERSION_OUT_OF_RANGE',
+    osType: name,
+    osVersion,
+    allowed: rules.map((r) => ({ type: r.type, versions: [...r.versions] })),
+  });
+  if (typeof version === 'string')
+    return fail(`the reported ${name} version ${version}`, outOfRange(os.version));
+  const miss = matchRanges(rangesOf(rules), version);
+  if (miss === null) return { isPassing: true, actualValue, expectedValue };
+  const wanted = rules.flatMap((r) => r.versions).join(' or ');
+  const failure = outOfRange(version.text);
+  if (miss === 'low') return fail(`${name} ${version.text} is older than required (${wanted})`, failure);
+  if (miss === 'high') return fail(`${name} ${version.text} is newer than allowed (${wanted})`, failure);
+  return fail(`${name} ${version.text} is not an allowed version (${wanted})`, failure);
+}

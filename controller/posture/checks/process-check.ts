@@ -24,6 +24,7 @@ function processWire(rule: ProcessRule): Record<string, unknown> {
 
 export const processCheck: CheckModule<ProcessCheck> = {
   typeId: 'PROCESS',
+  reads: { kinds: ['os'], processes: true },
 
   parse(body, mode, existing) {
     const problems: FieldProblem[] = [];

@@ -55,6 +55,7 @@ function multiFailure(
 
 export const processMultiCheck: CheckModule<ProcessMultiCheck> = {
   typeId: 'PROCESS_MULTI',
+  reads: { kinds: ['os'], processes: true },
 
   parse(body, mode, existing) {
     const problems: FieldProblem[] = [];

@@ -21,6 +21,7 @@ import type {
   OsData,
   ProcessData,
   ReportedFactData,
+  SnapshotParts,
 } from '../../posture-model.js';
 import {
   PgEdgeSessionRepository,
@@ -79,28 +80,44 @@ class PgPostureDataRepository implements PostureDataRepository {
   }
 
   /** Three queries for all of them, each table's rows in the order `load` gives one identity's. */
-  async loadMany(identityIds: readonly string[]): Promise<Map<string, IdentityPostureData>> {
+  async loadMany(
+    identityIds: readonly string[],
+    parts?: SnapshotParts,
+  ): Promise<Map<string, IdentityPostureData>> {
     const found = new Map<string, IdentityPostureData>();
     for (const id of identityIds) if (!found.has(id)) found.set(id, emptyPostureData(id));
     if (found.size === 0) return found;
     const ids = [...found.keys()];
     type Keyed<R> = R & { identity_id: string };
+    const none = Promise.resolve([]);
     const [facts, processes, sessions] = await Promise.all([
-      this.db.rows<Keyed<FactRow>>(
-        `SELECT identity_id, kind, posture_check_id, value, updated_at FROM posture_facts
-         WHERE identity_id = ANY(?::text[])`,
-        [ids],
-      ),
-      this.db.rows<Keyed<ProcessRow>>(
-        `SELECT identity_id, path, posture_check_id, is_running, hash, signer_fingerprints, updated_at
-         FROM posture_processes WHERE identity_id = ANY(?::text[]) ORDER BY identity_id, path`,
-        [ids],
-      ),
-      this.db.rows<Keyed<ApiSessionRow>>(
-        `SELECT identity_id, api_session_id, mfa_passed_at, woken_at, unlocked_at, sdk_info
-         FROM posture_api_sessions WHERE identity_id = ANY(?::text[]) ORDER BY identity_id, api_session_id`,
-        [ids],
-      ),
+      !parts
+        ? this.db.rows<Keyed<FactRow>>(
+            `SELECT identity_id, kind, posture_check_id, value, updated_at FROM posture_facts
+             WHERE identity_id = ANY(?::text[])`,
+            [ids],
+          )
+        : parts.kinds.length > 0
+          ? this.db.rows<Keyed<FactRow>>(
+              `SELECT identity_id, kind, posture_check_id, value, updated_at FROM posture_facts
+               WHERE identity_id = ANY(?::text[]) AND kind = ANY(?::text[])`,
+              [ids, [...parts.kinds]],
+            )
+          : none,
+      !parts || parts.processes
+        ? this.db.rows<Keyed<ProcessRow>>(
+            `SELECT identity_id, path, posture_check_id, is_running, hash, signer_fingerprints, updated_at
+             FROM posture_processes WHERE identity_id = ANY(?::text[]) ORDER BY identity_id, path`,
+            [ids],
+          )
+        : none,
+      !parts || parts.apiSessions
+        ? this.db.rows<Keyed<ApiSessionRow>>(
+            `SELECT identity_id, api_session_id, mfa_passed_at, woken_at, unlocked_at, sdk_info
+             FROM posture_api_sessions WHERE identity_id = ANY(?::text[]) ORDER BY identity_id, api_session_id`,
+            [ids],
+          )
+        : none,
     ]);
     for (const row of facts) putFact(found.get(row.identity_id)!, row);
     for (const row of processes) found.get(row.identity_id)!.processes.push(processOf(row));

@@ -13,6 +13,7 @@ import type {
   PostureSnapshot,
   ProcessData,
   ReportedFactData,
+  SnapshotParts,
 } from '../../posture-model.js';
 import {
   SqliteEdgeSessionRepository,
@@ -136,6 +137,10 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
         `SELECT identity_id, kind, posture_check_id, value, updated_at FROM posture_facts
          WHERE identity_id IN (SELECT value FROM json_each(?))`,
       ),
+      manyFactsOfKinds: db.prepare(
+        `SELECT identity_id, kind, posture_check_id, value, updated_at FROM posture_facts
+         WHERE identity_id IN (SELECT value FROM json_each(?)) AND kind IN (SELECT value FROM json_each(?))`,
+      ),
       manyProcesses: db.prepare(
         `SELECT * FROM posture_processes WHERE identity_id IN (SELECT value FROM json_each(?))
          ORDER BY identity_id, path`,
@@ -186,7 +191,7 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
   }
 
   /** Cached identities as held (memory may be ahead of the rows, see refreshReported), the others read. */
-  loadMany(identityIds: readonly string[]): Map<string, PostureSnapshot> {
+  loadMany(identityIds: readonly string[], parts?: SnapshotParts): Map<string, PostureSnapshot> {
     const found = new Map<string, PostureSnapshot>();
     const missing = new Map<string, IdentityPostureData>();
     for (const id of identityIds) {
@@ -197,12 +202,18 @@ class SqlitePostureDataRepository implements SyncPostureDataRepository {
     if (missing.size === 0) return found;
     const ids = JSON.stringify([...missing.keys()]);
     type Keyed<R> = R & { identity_id: string };
-    for (const row of this.stmts.manyFacts.all(ids) as Keyed<FactRow>[])
-      putFact(missing.get(row.identity_id)!, row);
-    for (const row of this.stmts.manyProcesses.all(ids) as Keyed<ProcessRow>[])
-      missing.get(row.identity_id)!.processes.push(processOf(row));
-    for (const row of this.stmts.manyApiSessions.all(ids) as Keyed<ApiSessionRow>[])
-      missing.get(row.identity_id)!.apiSessions[row.api_session_id] = apiSessionOf(row);
+    const facts = parts
+      ? parts.kinds.length > 0
+        ? this.stmts.manyFactsOfKinds.all(ids, JSON.stringify(parts.kinds))
+        : []
+      : this.stmts.manyFacts.all(ids);
+    for (const row of facts as Keyed<FactRow>[]) putFact(missing.get(row.identity_id)!, row);
+    if (!parts || parts.processes)
+      for (const row of this.stmts.manyProcesses.all(ids) as Keyed<ProcessRow>[])
+        missing.get(row.identity_id)!.processes.push(processOf(row));
+    if (!parts || parts.apiSessions)
+      for (const row of this.stmts.manyApiSessions.all(ids) as Keyed<ApiSessionRow>[])
+        missing.get(row.identity_id)!.apiSessions[row.api_session_id] = apiSessionOf(row);
     for (const [id, data] of missing) found.set(id, data);
     return found;
   }

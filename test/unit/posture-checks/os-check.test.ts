@@ -240,3 +240,23 @@ describe('version range syntax', () => {
     '1.0.0-rc.1',
   ])('accepts %j', (source) => expect(typeof parseVersionRange(source)).toBe('object'));
 });
+
+describe('OS check: results remembered per check and report', () => {
+  it('the same report gets the same result; another build, another check or a flood of reports is evaluated anew', () => {
+    const check = linux('>=6.0.0');
+    const first = run(check, 'linux', '6.8.0');
+    expect(run(check, 'linux', '6.8.0')).toBe(first);
+    // build counts as the patch when the version has none: a different key, a different answer
+    expect(run(check, 'linux', '5', '9').isPassing).toBe(false);
+    expect(run(check, 'linux', '6', '1').isPassing).toBe(true);
+    const raised = linux('>=7.0.0');
+    expect(run(raised, 'linux', '6.8.0').isPassing).toBe(false);
+    expect(run(check, 'linux', '6.8.0')).toBe(first);
+    // past the bound the kept results start afresh, and every answer is still right
+    for (let minor = 0; minor < 1_100; minor++)
+      expect(run(check, 'linux', `5.${minor}.0`).isPassing, `5.${minor}.0`).toBe(false);
+    expect(run(check, 'linux', '6.8.0').isPassing).toBe(true);
+    expect(run(check, 'windows', '6.8.0').isPassing).toBe(false);
+    expect(run(check, '', '6.8.0').failure?.code).toBe('NO_DATA_YET');
+  });
+});
