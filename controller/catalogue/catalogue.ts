@@ -52,7 +52,8 @@ export class Catalogue {
     services: readonly Service[],
     checks: readonly PostureCheck[],
     policies: readonly ServicePolicy[],
-    exceptions: readonly PostureCheckException[] = [],
+    /** every exception, kept for a changed copy (`withPostureCheck`, `withPolicy`) */
+    private readonly exceptions: readonly PostureCheckException[] = [],
   ) {
     for (const exception of exceptions) {
       const targets = exception.identityId !== null ? [`@${exception.identityId}`] : exception.identityRoles;
@@ -103,9 +104,12 @@ export class Catalogue {
    * removed: what a write of it would make, held only in memory (an impact preview, access/preview/).
    */
   withPostureCheck(id: string, check: PostureCheck | null): Catalogue {
-    return new Catalogue(this.services.all, replaced(this.postureChecks.all, id, check), [
-      ...this.policies.values(),
-    ]);
+    return new Catalogue(
+      this.services.all,
+      replaced(this.postureChecks.all, id, check),
+      [...this.policies.values()],
+      this.exceptions,
+    );
   }
 
   /** The same for a service policy. */
@@ -114,6 +118,7 @@ export class Catalogue {
       this.services.all,
       this.postureChecks.all,
       replaced([...this.policies.values()], id, policy),
+      this.exceptions,
     );
   }
 

@@ -117,6 +117,39 @@ describe('POST /posture-checks/preview', () => {
     });
   });
 
+  it('an identity with an exception from the check keeps its access, before and after the change alike', async () => {
+    const exception = await w.create('posture-check-exceptions', {
+      identityId: bob.id,
+      postureCheckId: ids.os,
+      expiresAt: new Date(Date.now() + 24 * 3600_000).toISOString(),
+      reason: 'laptop replacement on order',
+    });
+    // bob's OS fails the check as it stands: only the exception lets him through
+    await w.respond(bob, { id: ids.os, ...linux('5.15.0') });
+    try {
+      const d = (
+        await previewCheck({ id: ids.os, operatingSystems: [{ type: 'Linux', versions: ['>=6.5.0'] }] })
+      ).body.data;
+      expect(d.newlyRefused).toEqual([]);
+      expect(d.newlyRefusedCount).toBe(0);
+      // a policy change previews over the exceptions too: the new policy's check is excepted for bob
+      const policy = (
+        await previewPolicy({
+          name: 'wiki-os',
+          type: 'Dial',
+          semantic: 'AnyOf',
+          identityRoles: ['#sales'],
+          serviceRoles: [`@${ids.wiki}`],
+          postureCheckRoles: [`@${ids.os}`],
+        })
+      ).body.data;
+      expect(policy.newlyGranted.map((i: { identityId: string }) => i.identityId)).toEqual([bob.id]);
+    } finally {
+      expect((await w.admin.delete(`${MGMT}/posture-check-exceptions/${exception}`)).status).toBe(200);
+      await w.respond(bob, { id: ids.os, ...linux('6.1.0') });
+    }
+  });
+
   it('a looser one: who gains, and the check that refuses it now', async () => {
     await w.respond(bob, { id: ids.os, ...linux('5.15.0') });
     try {
