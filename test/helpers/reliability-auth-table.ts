@@ -445,6 +445,20 @@ export const MATRIX: Record<string, MatrixRow> = {
   },
   // Every identity's edge sessions: the client's own is no exception for the client.
   [`GET ${MGMT}/sessions`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/sessions`) },
+  // ZAC's dashboard and the lists Postern has nothing in (informational/): administrators only, as on OpenZiti.
+  [`GET ${MGMT}/summary`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/summary`) },
+  ...Object.fromEntries(
+    [
+      `${MGMT}/terminators`,
+      `${MGMT}/cas`,
+      `${MGMT}/external-jwt-signers`,
+      `${MGMT}/network-jwts`,
+      '/fabric/v1/routers',
+      '/fabric/v1/links',
+      '/fabric/v1/circuits',
+      '/fabric/v1/terminators',
+    ].map((path) => [`GET ${path}`, { expect: ADMIN_ONLY(200), request: fixed(path) }]),
+  ),
   [`GET ${MGMT}/sessions/{id}`]: {
     expect: ADMIN_ONLY(200),
     request: async (w) => ({ path: `${MGMT}/sessions/${await w.clientSession()}` }),
