@@ -48,6 +48,7 @@ import { registerZac } from '../console/zac-routes.js';
 import { installCors } from '../http/cors.js';
 import { registerSummary } from '../informational/summary-route.js';
 import {
+  CLIENT_ABSENT_LISTS,
   FABRIC_ABSENT_LISTS,
   MANAGEMENT_ABSENT_LISTS,
   registerAbsentLists,
@@ -179,6 +180,7 @@ export async function buildServer(
       registerAgentEvents(api, ctx, eventStreams);
       registerRouterClientRoutes(api, ctx, parts.edgeRouters);
       registerEnrollRoutes(api, ctx, parts.enrollment);
+      registerAbsentLists(api, CLIENT_PREFIX, CLIENT_ABSENT_LISTS, 'Informational', 'public');
     },
     { prefix: CLIENT_PREFIX },
   );
