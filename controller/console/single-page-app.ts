@@ -48,7 +48,9 @@ export function registerSinglePageApp(app: FastifyInstance, spa: SinglePageApp):
 
   const hidden = { schema: { hide: true } };
 
-  app.get(spa.path, hidden, async (_request, reply) => reply.headers(spa.headers).redirect(`${spa.path}/`, 308));
+  app.get(spa.path, hidden, async (_request, reply) =>
+    reply.headers(spa.headers).redirect(`${spa.path}/`, 308),
+  );
 
   app.get(`${spa.path}/*`, hidden, async (request, reply) => {
     if (!(await isFile(index))) {

@@ -17,7 +17,12 @@ import { parseListQuery } from '../http/list-query.js';
 import { ListQuerystring, errorResponses, listEnvelope } from '../../src/api/resources/envelopes.js';
 import { Type } from '@sinclair/typebox';
 
-export const MANAGEMENT_ABSENT_LISTS = ['terminators', 'cas', 'external-jwt-signers', 'network-jwts'] as const;
+export const MANAGEMENT_ABSENT_LISTS = [
+  'terminators',
+  'cas',
+  'external-jwt-signers',
+  'network-jwts',
+] as const;
 export const FABRIC_ABSENT_LISTS = ['routers', 'links', 'circuits', 'terminators'] as const;
 export const CLIENT_ABSENT_LISTS = ['external-jwt-signers'] as const;
 

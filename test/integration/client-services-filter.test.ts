@@ -63,7 +63,11 @@ describe('client GET /services with the whole filter grammar', () => {
   });
 
   it('never shows a service the caller may not use, whatever the filter', async () => {
-    for (const filter of ['name = "svc-delta"', 'true or name = "svc-delta"', 'anyOf(roleAttributes) = "ssh"'])
+    for (const filter of [
+      'name = "svc-delta"',
+      'true or name = "svc-delta"',
+      'anyOf(roleAttributes) = "ssh"',
+    ])
       expect(names(await client.get(q(filter)))).not.toContain('svc-delta');
   });
 

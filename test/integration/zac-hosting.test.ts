@@ -11,7 +11,8 @@ import { ADMIN_PASSWORD, startTestController, tempDir, type TestController } fro
 import { parseControllerArgs, UsageError } from '../../controller/composition/cli-args.js';
 
 const ZAC_ORIGIN = 'http://zac.localhost:8080';
-const INDEX = '<!doctype html><html><head><base href="/zac/"></head><body><app-root></app-root></body></html>';
+const INDEX =
+  '<!doctype html><html><head><base href="/zac/"></head><body><app-root></app-root></body></html>';
 
 let tc: TestController;
 let outer: string;
