@@ -7,7 +7,14 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, MGMT, CLIENT } from '../helpers/api.js';
-import { ADMIN_PASSWORD, startTestController, tempDir, type TestController } from '../helpers/controller.js';
+import {
+  ADMIN_PASSWORD,
+  runControllerCli,
+  spawnController,
+  startTestController,
+  tempDir,
+  type TestController,
+} from '../helpers/controller.js';
 import { parseControllerArgs, UsageError } from '../../controller/composition/cli-args.js';
 
 const ZAC_ORIGIN = 'http://zac.localhost:8080';
@@ -172,5 +179,39 @@ describe('--zac', () => {
     }
     expect(parseControllerArgs(['--zac', zacDir])).toMatchObject({ zacDir });
     expect(() => parseControllerArgs(['--zac', join(zacDir, 'assets')])).toThrow(/index\.html/);
+  });
+});
+
+describe('the controller as users run it (npm run controller)', () => {
+  it('takes --zac and --cors-origin on its command line', async () => {
+    const dataDir = tempDir();
+    const cli = await spawnController([
+      '--data-dir',
+      dataDir,
+      '--port',
+      '0',
+      '--no-router',
+      '--zac',
+      zacDir,
+      '--cors-origin',
+      ZAC_ORIGIN,
+      '--cors-origin',
+      'https://zac.example.com:8443',
+    ]);
+    try {
+      expect(await (await fetch(`${cli.url}/zac/identities`)).text()).toBe(INDEX);
+      const preflight = await fetch(`${cli.url}${MGMT}/services`, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://zac.example.com:8443', 'access-control-request-method': 'POST' },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('https://zac.example.com:8443');
+    } finally {
+      await cli.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    const bad = await runControllerCli(['--zac', join(outer, 'no-such-folder')]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--zac');
   });
 });
