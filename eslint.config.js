@@ -11,6 +11,7 @@ const CONTROLLER_MODULES = [
   ['store'],
   ['platform'],
   ['http', 'events'],
+  ['informational'],
   ['auth', 'posture', 'console'],
   ['catalogue', 'enrollment', 'mfa'],
   ['identities', 'edge-routers'],

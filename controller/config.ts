@@ -39,6 +39,10 @@ export interface ControllerConfig {
   maxPostureExceptionDays: number;
   /** the built administrators' console served at /console; default `out/console` of this installation */
   consoleDir?: string;
+  /** browser origins (`https://zac.example.com:8443`) allowed to call the APIs cross-origin (http/cors.ts) */
+  corsOrigins: string[];
+  /** a build of OpenZiti's console (ZAC) served at /zac/ (console/zac-routes.ts); unset: not served */
+  zacDir?: string;
 }
 
 export function defaultConfig(dataDir: string): ControllerConfig {
@@ -59,5 +63,6 @@ export function defaultConfig(dataDir: string): ControllerConfig {
     requestTimeoutMs: 30_000,
     trustProxy: false,
     maxPostureExceptionDays: 90,
+    corsOrigins: [],
   };
 }

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultConfig, type ControllerConfig } from '../config.js';
 import { defaultDataDir } from '../data-dir.js';
@@ -21,6 +23,9 @@ export const USAGE = `Usage: npm run controller -- [options]
   --log-level L         fatal, error, warn, info, debug or trace (default info)
   --console-dir D       the administrators' console build served at /console/ (default out/console of this
                         installation); built there before listening when missing and vite is installed
+  --cors-origin ORIGIN  let a browser page from ORIGIN (scheme://host[:port], as OpenZiti's console is hosted
+                        apart) call the APIs; repeat for several (default: none, no cross-origin calls)
+  --zac D               serve a build of OpenZiti's console (ZAC) from folder D at /zac/ (default: not served)
   --help                this text
 
 Environment: POSTERN_ADMIN_PASSWORD sets the admin password on first start (otherwise one is
@@ -62,6 +67,40 @@ function databaseUrl(value: string | undefined): string | undefined {
   return value;
 }
 
+/**
+ * A browser origin as the `Origin` header names it (`https://host:8443`, no path, no trailing slash), so it
+ * can be compared exactly. `*` is refused: any web page could then drive an administrator's session.
+ */
+function corsOrigin(value: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (
+    !url ||
+    !['http:', 'https:'].includes(url.protocol) ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash ||
+    !['', '/'].includes(url.pathname)
+  )
+    throw new UsageError(
+      `--cors-origin must be a browser origin such as https://zac.example.com:8443 (scheme, host, port), got '${value}'`,
+    );
+  return url.origin;
+}
+
+/** The ZAC build folder: refused at start when it holds no index.html (a typo would otherwise show later). */
+function zacDir(value: string): string {
+  const dir = resolve(value);
+  if (!existsSync(join(dir, 'index.html')))
+    throw new UsageError(`--zac must be a folder holding a ZAC build (its index.html), got '${value}'`);
+  return dir;
+}
+
 /** Command-line options to a controller configuration; a bad option is a UsageError with one clear line. */
 export function parseControllerArgs(
   argv: string[],
@@ -86,6 +125,8 @@ export function parseControllerArgs(
         'trust-proxy': { type: 'boolean', default: false },
         'log-level': { type: 'string' },
         'console-dir': { type: 'string' },
+        'cors-origin': { type: 'string', multiple: true },
+        zac: { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -121,5 +162,7 @@ export function parseControllerArgs(
   config.tlsCert = values['tls-cert'];
   config.tlsKey = values['tls-key'];
   if (values['console-dir'] !== undefined) config.consoleDir = values['console-dir'];
+  config.corsOrigins = (values['cors-origin'] ?? []).map(corsOrigin);
+  if (values.zac !== undefined) config.zacDir = zacDir(values.zac);
   return config;
 }

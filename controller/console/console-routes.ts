@@ -1,6 +1,7 @@
 /**
  * The administrators' console at `/console`: the built single-page app (console/, built by vite), served by
- * the controller on its own origin so the page's only network peer is the management API beside it.
+ * the controller on its own origin so the page's only network peer is the management API beside it
+ * (single-page-app.ts serves it).
  *
  * - `/console` redirects to `/console/`; `/console/<file>` serves that file of the build, `/console/<page>`
  *   (anything that is not a file) the index, for the console's own routing;
@@ -11,10 +12,8 @@
  *   make the controller run a build (`npm run controller` and `npm start` build it before listening,
  *   console-build.ts). Never a 500.
  */
-import { readFile, stat } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { contentTypeOf, looksLikeFile, resolveConsoleFile } from './console-files.js';
+import type { FastifyInstance } from 'fastify';
+import { registerSinglePageApp } from './single-page-app.js';
 
 export const CONSOLE_PATH = '/console';
 
@@ -38,8 +37,6 @@ export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
   'cross-origin-opener-policy': 'same-origin',
 };
 
-const IMMUTABLE = 'public, max-age=31536000, immutable';
-
 export interface ConsoleOptions {
   /** the build folder (its index.html and assets/) */
   dir: string;
@@ -53,54 +50,11 @@ const NOT_BUILT_PAGE = `<!doctype html>
 </body></html>
 `;
 
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
-}
-
 export function registerConsole(app: FastifyInstance, options: ConsoleOptions): void {
-  const index = join(options.dir, 'index.html');
-
-  const send = async (reply: FastifyReply, file: string, cacheControl: string) =>
-    reply
-      .headers(CONSOLE_HEADERS)
-      .header('content-type', contentTypeOf(file))
-      .header('cache-control', cacheControl)
-      .send(await readFile(file));
-
-  const hidden = { schema: { hide: true } };
-
-  app.get(CONSOLE_PATH, hidden, async (_request, reply) =>
-    reply.headers(CONSOLE_HEADERS).redirect(`${CONSOLE_PATH}/`, 308),
-  );
-
-  app.get(`${CONSOLE_PATH}/*`, hidden, async (request, reply) => {
-    // Looked for on every request (one stat): a build made while the controller runs is served at once.
-    if (!(await isFile(index))) {
-      return reply
-        .status(503)
-        .headers(CONSOLE_HEADERS)
-        .header('content-type', 'text/html; charset=utf-8')
-        .header('cache-control', 'no-store')
-        .header('retry-after', '5')
-        .send(NOT_BUILT_PAGE);
-    }
-    // The path as sent (still encoded), so it is decoded exactly once, here.
-    const requested = request.url.slice(CONSOLE_PATH.length + 1).split('?')[0]!;
-    const file = resolveConsoleFile(options.dir, requested);
-    if (file === null) {
-      return reply.status(404).headers(CONSOLE_HEADERS).type('text/plain').send('Not found');
-    }
-    if (await isFile(file)) {
-      const cache = requested.startsWith('assets/') ? IMMUTABLE : file === index ? 'no-store' : 'no-cache';
-      return send(reply, file, cache);
-    }
-    if (looksLikeFile(requested)) {
-      return reply.status(404).headers(CONSOLE_HEADERS).type('text/plain').send('Not found');
-    }
-    return send(reply, index, 'no-store');
+  registerSinglePageApp(app, {
+    path: CONSOLE_PATH,
+    dir: options.dir,
+    headers: CONSOLE_HEADERS,
+    notBuiltPage: NOT_BUILT_PAGE,
   });
 }

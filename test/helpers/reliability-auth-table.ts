@@ -445,6 +445,25 @@ export const MATRIX: Record<string, MatrixRow> = {
   },
   // Every identity's edge sessions: the client's own is no exception for the client.
   [`GET ${MGMT}/sessions`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/sessions`) },
+  // ZAC's dashboard and the lists Postern has nothing in (informational/): administrators only, as on OpenZiti.
+  [`GET ${MGMT}/summary`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/summary`) },
+  ...Object.fromEntries(
+    [
+      `${MGMT}/terminators`,
+      `${MGMT}/cas`,
+      `${MGMT}/external-jwt-signers`,
+      `${MGMT}/network-jwts`,
+      '/fabric/v1/routers',
+      '/fabric/v1/links',
+      '/fabric/v1/circuits',
+      '/fabric/v1/terminators',
+    ].map((path) => [`GET ${path}`, { expect: ADMIN_ONLY(200), request: fixed(path) }]),
+  ),
+  // ZAC's sign-in page reads it before signing in: public, as on OpenZiti.
+  [`GET ${CLIENT}/external-jwt-signers`]: {
+    expect: everyone(200),
+    request: fixed(`${CLIENT}/external-jwt-signers`),
+  },
   [`GET ${MGMT}/sessions/{id}`]: {
     expect: ADMIN_ONLY(200),
     request: async (w) => ({ path: `${MGMT}/sessions/${await w.clientSession()}` }),

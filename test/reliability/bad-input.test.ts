@@ -43,6 +43,8 @@ const PUBLIC = new Set([
   'POST /edge/management/v1/authenticate',
   // The key enrollment JWTs are signed with: public, as a client checks a JWT before it has a session.
   'GET /edge/client/v1/enroll/jwks',
+  // The sign-in providers ZAC's sign-in page lists before signing in (none until single sign-on).
+  'GET /edge/client/v1/external-jwt-signers',
 ]);
 
 interface Answer {
