@@ -5,7 +5,7 @@
  * policy allows certificates. Deleting the authenticator (or the identity) revokes it. Throws 400 over plain
  * HTTP (there is no certificate to present) and 401 INVALID_AUTH for every refusal, saying why only in the log.
  */
-import { isDisabledNow } from '../identities/identity-disabled.js';
+import { isDisabledNow } from '../identity-disabled.js';
 import { X509Certificate, createHash } from 'node:crypto';
 import { TLSSocket } from 'node:tls';
 import type { Socket } from 'node:net';

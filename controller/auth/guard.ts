@@ -1,4 +1,4 @@
-import { isDisabledNow } from '../identities/identity-disabled.js';
+import { isDisabledNow } from '../identity-disabled.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiSession, Identity } from '../model.js';
 import type { ControllerContext } from '../platform/context.js';

@@ -4,7 +4,7 @@
  * share the limit), and the
  * hashing itself runs behind the bounded gate. Throws 429 or 401; answers who signed in.
  */
-import { isDisabledNow } from '../identities/identity-disabled.js';
+import { isDisabledNow } from '../identity-disabled.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ControllerContext } from '../platform/context.js';
 import type { Authenticator, Identity } from '../model.js';

@@ -10,7 +10,7 @@ import { identityEnrollmentsWireOf, type EnrollmentAudience } from '../enrollmen
 import { byIdentity } from '../store/by-identity.js';
 import type { EnrollmentAuthority } from '../enrollment/enrollment-authority.js';
 import type { IdentityDraft, IdentityService } from './identity-service.js';
-import { isDisabledNow } from './identity-disabled.js';
+import { isDisabledNow } from '../identity-disabled.js';
 
 /**
  * How a page of identities shows, with what other tables know about each (authenticators, API sessions, MFA,

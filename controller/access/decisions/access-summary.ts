@@ -6,7 +6,7 @@
  * This evaluates every signed-in identity, so its cost grows with them: it is for a person looking at an
  * overview, not for a hot path.
  */
-import { isDisabledNow } from '../../identities/identity-disabled.js';
+import { isDisabledNow } from '../../identity-disabled.js';
 import type { Store } from '../../store/repository.js';
 import { AccessResolver } from './access-resolver.js';
 import { SessionEvaluation } from './session-evaluation.js';

@@ -8,7 +8,7 @@
  *   moment as a deadline another instance sharing the database enforces if this one stops
  *   (persisted-deadlines.ts, deadline-takeover.ts).
  */
-import { isDisabledNow } from '../../identities/identity-disabled.js';
+import { isDisabledNow } from '../../identity-disabled.js';
 import { createHash } from 'node:crypto';
 import type { ControllerContext } from '../../platform/context.js';
 import { AccessResolver } from '../decisions/access-resolver.js';

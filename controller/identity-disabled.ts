@@ -4,7 +4,7 @@
  * past `disabledUntil` the identity signs in and works again, with no write and no timer (so nothing is lost
  * to a restart, and every controller on a shared database agrees).
  */
-import type { Identity } from '../model.js';
+import type { Identity } from './model.js';
 
 export function isDisabledNow(identity: Pick<Identity, 'disabled' | 'disabledUntil'>, now: Date): boolean {
   if (!identity.disabled) return false;
