@@ -384,6 +384,18 @@ describe("ZAC's identity page", () => {
       expect(JSON.stringify(answer.body.error)).toContain('durationMinutes');
     }
     expect((await world.admin.get(`${M}/identities/${user.id}`)).body.data.disabled).toBe(false);
+    const me = await world.admin.get(`${CLIENT}/current-identity`);
+    const refused = await zac({
+      does: 'disables the default admin',
+      method: 'POST',
+      path: `${M}/identities/${me.body.data.id as string}/disable`,
+      body: { durationMinutes: 0 },
+      status: 409,
+    });
+    expect(refused.body.error.code).toBe('CAN_NOT_DISABLE_DEFAULT_ADMIN');
+    expect((await world.admin.get(`${M}/identities/${me.body.data.id as string}`)).body.data.disabled).toBe(
+      false,
+    );
     await zac({
       does: 'disables an unknown identity',
       method: 'POST',
