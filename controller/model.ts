@@ -26,6 +26,10 @@ export interface Identity extends Entity {
   authPolicyId: string;
   externalId: string | null;
   disabled: boolean;
+  /** when it was disabled (ISO-8601); null or absent while enabled */
+  disabledAt?: string | null;
+  /** a timed disable's end (ISO-8601): past it the identity is enabled again (identity-disabled.ts) */
+  disabledUntil?: string | null;
 }
 
 export interface Service extends Entity {
@@ -64,6 +68,11 @@ export interface EdgeRouter extends Entity {
   isVerified: boolean;
   /** SHA-256 of the one-time enrollment token; null once redeemed */
   enrollmentTokenHash: string | null;
+  /**
+   * What the token is derived from (EnrollmentAuthority.routerToken), so the router detail can show the token
+   * and its JWT again until it is redeemed; null for a token drawn at random (shown once) and once redeemed.
+   */
+  enrollmentNonce?: string | null;
   enrollmentCreatedAt: string | null;
   enrollmentExpiresAt: string | null;
   /** SHA-256 of the router's link secret */

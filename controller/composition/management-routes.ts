@@ -14,6 +14,9 @@ import { registerConfigRoutes } from '../catalogue/configs/config-routes.js';
 import { registerEdgeRouterRoutes } from '../edge-routers/edge-router-routes.js';
 import { registerCheckStateRoutes } from '../access/http/check-state-routes.js';
 import { registerRelatedLists } from '../access/http/related-list-routes.js';
+import { registerRouterAndConfigLists } from '../access/http/router-and-config-lists.js';
+import { registerIdentityDisableRoutes } from '../identities/identity-disable-routes.js';
+import { registerPolicyAdviceRoute } from '../access/http/policy-advice-route.js';
 import { registerEdgeSessions } from '../access/sessions/edge-session-routes.js';
 import type { AccessService } from '../access/access-service.js';
 import type { EnrollmentAuthority } from '../enrollment/enrollment-authority.js';
@@ -51,9 +54,12 @@ export function registerManagementRoutes(app: Api, ctx: ControllerContext, parts
   registerPostureCheckTypes(app);
   registerPostureCheckExceptions(app, ctx);
   registerConfigRoutes(app, ctx, parts.configs);
-  registerEdgeRouterRoutes(app, ctx, parts.edgeRouters);
+  registerEdgeRouterRoutes(app, ctx, parts.edgeRouters, parts.enrollment);
   registerApiSessions(app, ctx);
   registerEdgeSessions(app, ctx, parts.access, parts.edgeRouters);
   registerRelatedLists(app, ctx, parts.enrollment);
+  registerRouterAndConfigLists(app, ctx, parts.edgeRouters, parts.enrollment);
+  registerIdentityDisableRoutes(app, parts.identities);
+  registerPolicyAdviceRoute(app, ctx, parts.edgeRouters);
   registerCheckStateRoutes(app, ctx);
 }

@@ -9,7 +9,7 @@
  */
 import type { ControllerContext } from '../platform/context.js';
 import type { Identity, IdentityType } from '../model.js';
-import { ApiError, validationError, type FieldCause } from '../api-error.js';
+import { ApiError, notFound, validationError, type FieldCause } from '../api-error.js';
 import { endApiSessionsOf } from '../auth/api-sessions.js';
 import { releasePolicyReferences } from '../catalogue/policy-references.js';
 import { normaliseAttributes } from '../catalogue/roles.js';
@@ -99,12 +99,44 @@ export class IdentityService {
       authPolicyId,
       externalId: draft.externalId,
       disabled,
+      ...disabledTimes(existing, disabled, now),
       tags: draft.tags,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
     };
     if (enrollment) this.requestedEnrollment.set(identity, enrollment);
     return identity;
+  }
+
+  /**
+   * `POST /identities/:id/disable` (`minutes` 0: until enabled; N: for N minutes) and `/enable` (`minutes`
+   * null): the identity stored so, and `written` run in the same transaction, so a disable ends its API
+   * sessions, edge sessions and tunnels as a PATCH `disabled: true` does. 404 for no such identity; the
+   * default admin cannot be disabled (409), as with PATCH.
+   */
+  async setDisabled(id: string, minutes: number | null): Promise<void> {
+    const { store, clock } = this.ctx;
+    await store.transaction(async () => {
+      const existing = await store.identities.get(id);
+      if (!existing) throw notFound(`identities/${id}`);
+      if (existing.isDefaultAdmin && minutes !== null)
+        throw new ApiError(
+          409,
+          'CAN_NOT_DISABLE_DEFAULT_ADMIN',
+          'The default admin identity cannot be disabled',
+        );
+      const now = clock.now();
+      const disabled = minutes !== null;
+      const identity: Identity = {
+        ...existing,
+        disabled,
+        disabledAt: disabled ? now.toISOString() : null,
+        disabledUntil: minutes ? new Date(now.getTime() + minutes * 60_000).toISOString() : null,
+        updatedAt: now,
+      };
+      await store.identities.update(identity);
+      await this.written(identity, 'patch');
+    });
   }
 
   /**
@@ -146,4 +178,16 @@ export class IdentityService {
     await endApiSessionsOf(ctx, identity.id);
     ctx.events.emit('identity.deleted', identity.id);
   }
+}
+
+/**
+ * A write's `disabledAt` and `disabledUntil`: kept while the identity stays disabled (an edit of its name does
+ * not restart or end a timed disable), now and none when a write disables it (a PATCH disables until enabled),
+ * none when it is enabled.
+ */
+function disabledTimes(existing: Identity | undefined, disabled: boolean, now: Date) {
+  if (!disabled) return { disabledAt: null, disabledUntil: null };
+  if (existing?.disabled)
+    return { disabledAt: existing.disabledAt ?? null, disabledUntil: existing.disabledUntil ?? null };
+  return { disabledAt: now.toISOString(), disabledUntil: null };
 }

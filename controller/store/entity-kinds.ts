@@ -26,7 +26,8 @@ export interface EntityKind<T extends Entity = Entity> {
   roleKind: string | null;
   /** fills in what older stored documents lack */
   revive?: (doc: Record<string, unknown>) => Partial<T>;
-  filterExtras?: readonly [name: string, type: FilterField['type']][];
+  /** `docKey`: the document's field when the filter names it otherwise */
+  filterExtras?: readonly [name: string, type: FilterField['type'], docKey?: string][];
 }
 
 const kind = <T extends Entity>(k: EntityKind<T>) => k;
@@ -52,7 +53,15 @@ export const ENTITY_KINDS = {
     filterExtras: [['encryptionRequired', 'boolean']],
   }),
   configTypes: kind({ table: 'config_types', roleKind: null }),
-  configs: kind({ table: 'configs', roleKind: null }),
+  // OpenZiti filters configs by their type's id as `type = "<id>"` (ZAC does); `configTypeId` names the same.
+  configs: kind({
+    table: 'configs',
+    roleKind: null,
+    filterExtras: [
+      ['type', 'string', 'configTypeId'],
+      ['configTypeId', 'string'],
+    ],
+  }),
   edgeRouters: kind({ table: 'edge_routers', roleKind: 'edgeRouter' }),
   edgeRouterPolicies: kind({ table: 'edge_router_policies', roleKind: null }),
   serviceEdgeRouterPolicies: kind({ table: 'service_edge_router_policies', roleKind: null }),

@@ -423,6 +423,25 @@ export const MATRIX: Record<string, MatrixRow> = {
     expect: ADMIN_ONLY(200),
     request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/services/${w.ids.service}/access` }),
   },
+  [`GET ${MGMT}/identities/{id}/policy-advice/{serviceId}`]: {
+    expect: ADMIN_ONLY(200),
+    request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/policy-advice/${w.ids.service}` }),
+  },
+  // A fresh identity each time: disabling the matrix's own callers would end their sessions.
+  [`POST ${MGMT}/identities/{id}/disable`]: {
+    expect: ADMIN_ONLY(200),
+    request: async (w) => ({
+      path: `${MGMT}/identities/${await w.create('identities', { name: unique('matrix-dis'), type: 'User', isAdmin: false })}/disable`,
+      body: { durationMinutes: 0 },
+    }),
+  },
+  [`POST ${MGMT}/identities/{id}/enable`]: {
+    expect: ADMIN_ONLY(200),
+    request: async (w) => ({
+      path: `${MGMT}/identities/${await w.create('identities', { name: unique('matrix-en'), type: 'User', isAdmin: false })}/enable`,
+    }),
+  },
+  [`GET ${MGMT}/transit-routers`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/transit-routers`) },
   [`GET ${MGMT}/access-summary`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/access-summary`) },
   [`GET ${MGMT}/failed-service-requests`]: {
     expect: ADMIN_ONLY(200),
@@ -490,6 +509,13 @@ function relatedLists(): Record<string, MatrixRow> {
   const policy = (w: AuthWorld) =>
     w.create('service-policies', { name: unique('matrix-rel'), type: 'Dial', semantic: 'AnyOf' });
   const service = (w: AuthWorld) => w.create('services', { name: unique('matrix-rel-svc') });
+  const router = (w: AuthWorld) => w.create('edge-routers', { name: unique('matrix-rel-er') });
+  const config = (w: AuthWorld) =>
+    w.create('configs', {
+      name: unique('matrix-rel-cfg'),
+      configTypeId: 'host.v1',
+      data: { protocol: 'tcp', address: '127.0.0.1', port: 9 },
+    });
   const rows: [string, string, (w: AuthWorld) => Promise<string>][] = [
     ['service-policies', 'identities', policy],
     ['service-policies', 'services', policy],
@@ -498,6 +524,13 @@ function relatedLists(): Record<string, MatrixRow> {
     ['identities', 'services', async (w) => w.ids.client],
     ['services', 'service-policies', service],
     ['services', 'identities', service],
+    ['services', 'configs', service],
+    ['configs', 'services', config],
+    ['edge-routers', 'identities', router],
+    ['edge-routers', 'services', router],
+    ['edge-routers', 'edge-router-policies', router],
+    ['edge-routers', 'service-edge-router-policies', router],
+    ['identities', 'edge-routers', async (w) => w.ids.client],
   ];
   return Object.fromEntries(
     rows.map(([owner, relation, id]) => [

@@ -8,6 +8,7 @@
  *   moment as a deadline another instance sharing the database enforces if this one stops
  *   (persisted-deadlines.ts, deadline-takeover.ts).
  */
+import { isDisabledNow } from '../../identity-disabled.js';
 import { createHash } from 'node:crypto';
 import type { ControllerContext } from '../../platform/context.js';
 import { AccessResolver } from '../decisions/access-resolver.js';
@@ -130,7 +131,7 @@ export class PostureEngine {
     const lost = sessions.filter((s) => {
       const service = resolver.service(s.serviceId);
       return (
-        identity.disabled ||
+        isDisabledNow(identity, this.ctx.clock.now()) ||
         !service ||
         // An edge session whose API session is gone is an orphan: it never outlives its API session.
         !(s.apiSessionId in data.apiSessions) ||
