@@ -39,6 +39,11 @@ export interface ControllerConfig {
   maxPostureExceptionDays: number;
   /** the built administrators' console served at /console; default `out/console` of this installation */
   consoleDir?: string;
+  /**
+   * the least time between two fetches of an external JWT signer's keys (external-jwt/signer-keys.ts); 30 s
+   * unless set (tests shorten it to see a rotation followed)
+   */
+  jwksCooldownMs?: number;
 }
 
 export function defaultConfig(dataDir: string): ControllerConfig {

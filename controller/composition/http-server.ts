@@ -44,6 +44,8 @@ import { registerIdentityImport } from '../enrollment/identity-import.js';
 import { registerConsole } from '../console/console-routes.js';
 import { registerEstCaCerts } from '../enrollment/est-cacerts-route.js';
 import { defaultConsoleDir } from '../console/console-build.js';
+import type { ExternalJwtSignIn } from '../external-jwt/ext-jwt-sign-in.js';
+import { registerClientExternalJwtSigners } from '../external-jwt/signer-routes.js';
 
 export const CLIENT_PREFIX = '/edge/client/v1';
 export const MANAGEMENT_PREFIX = '/edge/management/v1';
@@ -58,6 +60,8 @@ export interface ServerParts extends ManagementParts {
   access: AccessService;
   /** posture reports stored and their identity re-evaluated */
   reports: PostureReports;
+  /** sign-in with a token from an external JWT signer (an OpenID provider) */
+  externalSignIn: ExternalJwtSignIn;
 }
 
 /** Routes both APIs serve (authentication and the caller's own session and identity). */
@@ -68,7 +72,7 @@ function registerShared(
   api: 'client' | 'management',
 ): void {
   registerVersion(typed(app));
-  registerAuthenticate(app, ctx, parts.ca);
+  registerAuthenticate(app, ctx, parts.ca, parts.externalSignIn);
   registerCurrentSession(app, ctx);
   registerCurrentIdentity(app, ctx, api, parts.enrollment);
   registerMfaSharedRoutes(app, parts.mfa);
@@ -167,6 +171,7 @@ export async function buildServer(
       registerAgentEvents(api, ctx, eventStreams);
       registerRouterClientRoutes(api, ctx, parts.edgeRouters);
       registerEnrollRoutes(api, ctx, parts.enrollment);
+      registerClientExternalJwtSigners(api, ctx);
     },
     { prefix: CLIENT_PREFIX },
   );

@@ -9,7 +9,8 @@
  */
 import type { ControllerContext } from '../platform/context.js';
 import type { Identity, IdentityType } from '../model.js';
-import { ApiError, validationError, type FieldCause } from '../api-error.js';
+import { randomUUID } from 'node:crypto';
+import { ApiError, notFound, validationError, type FieldCause } from '../api-error.js';
 import { endApiSessionsOf } from '../auth/api-sessions.js';
 import { releasePolicyReferences } from '../catalogue/policy-references.js';
 import { normaliseAttributes } from '../catalogue/roles.js';
@@ -33,6 +34,24 @@ export interface IdentityDraft {
   tags: Record<string, unknown>;
   /** the `enrollment` the write carries, as sent (`{ott: true}`, `{updb: "<username>"}`): a create's only */
   enrollment: unknown;
+  /** set by an external sign-in only: the attributes its token's claims mapped to (Identity.claimAttributes) */
+  claimAttributes?: readonly string[];
+}
+
+/** An identity as a draft that changes nothing: the start of an edit the controller makes itself. */
+export function draftOf(identity: Identity): IdentityDraft {
+  const { name, type, isAdmin, roleAttributes, authPolicyId, externalId, disabled, tags } = identity;
+  return {
+    name,
+    type,
+    isAdmin,
+    roleAttributes,
+    authPolicyId,
+    externalId,
+    disabled,
+    tags,
+    enrollment: undefined,
+  };
 }
 
 export type IdentityWrite = 'create' | 'update' | 'patch' | 'delete';
@@ -103,7 +122,26 @@ export class IdentityService {
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
     };
+    const claimAttributes = draft.claimAttributes ?? existing?.claimAttributes;
+    if (claimAttributes) identity.claimAttributes = normaliseAttributes(claimAttributes);
     if (enrollment) this.requestedEnrollment.set(identity, enrollment);
+    return identity;
+  }
+
+  /**
+   * A create (no `existing`) or an edit the controller makes itself (an external sign-in creating its identity
+   * or refreshing its attributes), through the same steps as the management API's create and PATCH
+   * (http/crud.ts): checked by `prepare`, stored and `written` in one transaction, so the identity's sessions
+   * are decided again and the events published once it commits. Throws UniqueViolation like a create.
+   */
+  async save(draft: IdentityDraft, existing?: Identity): Promise<Identity> {
+    const { store } = this.ctx;
+    const identity = await this.prepare(draft, existing, existing?.id ?? randomUUID(), this.ctx.clock.now());
+    await store.transaction(async () => {
+      if (!existing) await store.identities.create(identity);
+      else if (!(await store.identities.update(identity))) throw notFound(`identities/${identity.id}`);
+      await this.written(identity, existing ? 'patch' : 'create');
+    });
     return identity;
   }
 

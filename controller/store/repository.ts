@@ -14,6 +14,7 @@ import type {
   EdgeRouterPolicy,
   Enrollment,
   Entity,
+  ExternalJwtSigner,
   Identity,
   PostureCheck,
   Service,
@@ -150,6 +151,10 @@ export interface SyncRepositories {
   /** each identity's latest state per posture check (check-state-model.ts) */
   postureCheckStates: SyncEntityRepository<RecordedCheckState>;
   countIdentitiesWithAuthPolicy(authPolicyId: string): number;
+  /** OpenID providers whose tokens sign identities in */
+  externalJwtSigners: SyncEntityRepository<ExternalJwtSigner>;
+  /** the identity another identity provider knows by this subject (unique: migrations 18 / pg 13) */
+  identityByExternalId(externalId: string): Identity | undefined;
 }
 
 export type EntityRepository<T extends Entity> = Async<SyncEntityRepository<T>>;
