@@ -181,6 +181,7 @@ describe('migratePostgres', () => {
           'edge_routers',
           'edge_sessions',
           'enrollments',
+          'external_jwt_signers',
           'failed_service_requests',
           'identities',
           'mfa_audit_events',
