@@ -69,12 +69,13 @@ function sqliteOutline(): SchemaOutline {
       for (const index of indexes) {
         if (index.origin === 'c') outline.indexes.push(index.name);
         if (!index.unique || index.origin === 'pk') continue;
-        const keyColumns = all<{ name: string }>(
+        // An expression's column has no name (identities' unique externalId, migration 18).
+        const keyColumns = all<{ name: string | null }>(
           'SELECT name FROM pragma_index_info(?) ORDER BY seqno',
           index.name,
         );
         outline.uniqueKeys.push(
-          `${table}(${keyColumns.map((c) => c.name).join(', ')})${index.partial ? ' partial' : ''}`,
+          `${table}(${keyColumns.map((c) => c.name ?? 'expression').join(', ')})${index.partial ? ' partial' : ''}`,
         );
       }
       const foreignKeys = all<{ from: string; table: string; to: string; on_delete: string }>(
@@ -94,8 +95,10 @@ function sqliteOutline(): SchemaOutline {
 async function postgresOutline(pool: pg.Pool, tables: readonly string[]): Promise<SchemaOutline> {
   const lines = async (sql: string) =>
     (await pool.query<{ line: string }>(sql, [tables])).rows.map((r) => r.line);
-  const keyColumns = `(SELECT string_agg(a.attname, ', ' ORDER BY k.n) FROM unnest(i.indkey) WITH ORDINALITY
-    AS k(attnum, n) JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum)`;
+  // attnum 0: an expression (as SQLite's nameless column)
+  const keyColumns = `(SELECT string_agg(coalesce(a.attname, 'expression'), ', ' ORDER BY k.n)
+    FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
+    LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum)`;
   return {
     columns: await lines(
       `SELECT table_name || '.' || column_name AS line FROM information_schema.columns
