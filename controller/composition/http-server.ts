@@ -46,6 +46,7 @@ import { registerEstCaCerts } from '../enrollment/est-cacerts-route.js';
 import { defaultConsoleDir } from '../console/console-build.js';
 import type { ExternalJwtSignIn } from '../external-jwt/ext-jwt-sign-in.js';
 import { registerClientExternalJwtSigners } from '../external-jwt/signer-routes.js';
+import { signerOrigins } from '../external-jwt/signer-origins.js';
 
 export const CLIENT_PREFIX = '/edge/client/v1';
 export const MANAGEMENT_PREFIX = '/edge/management/v1';
@@ -190,6 +191,9 @@ export async function buildServer(
   );
   registerEstCaCerts(app, parts.enrollment);
   // The administrators' web console, a static page that uses the management API above like any script.
-  registerConsole(app, { dir: ctx.config.consoleDir ?? defaultConsoleDir() });
+  registerConsole(app, {
+    dir: ctx.config.consoleDir ?? defaultConsoleDir(),
+    providerOrigins: () => signerOrigins(ctx),
+  });
   return app;
 }

@@ -10,13 +10,12 @@ import type { ControllerContext } from '../platform/context.js';
 import type { AuthPolicy, ExternalJwtSigner } from '../model.js';
 import { ApiError, validationError, type FieldCause } from '../api-error.js';
 import { MAX_SIGNERS, type SignerKeys } from './signer-keys.js';
+import { isSecureOrLoopback } from './signer-origins.js';
 
 /** A signer as a write asks for it (a PATCH's untouched fields are the stored ones). */
 export type ExternalJwtSignerDraft = Omit<ExternalJwtSigner, 'id' | 'createdAt' | 'updatedAt'> & {
   enrollToCertEnabled: boolean;
 };
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 export class ExternalJwtSignerService {
   constructor(
@@ -138,10 +137,7 @@ function isUrl(text: string): boolean {
  */
 function fetchableUrlProblem(text: string): string | undefined {
   if (!URL.canParse(text)) return 'must be an absolute URL';
-  const url = new URL(text);
-  if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
-  return 'must be an https URL (http only on loopback)';
+  return isSecureOrLoopback(new URL(text)) ? undefined : 'must be an https URL (http only on loopback)';
 }
 
 function readableCertificate(pem: string): boolean {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { startTestController, ADMIN_PASSWORD, type TestController } from '../helpers/controller.js';
-import { Api, CLIENT, MGMT, authPolicyBody } from '../helpers/api.js';
+import { Api, CLIENT, MGMT, authPolicyBody, createUser } from '../helpers/api.js';
 import { TestOidcProvider } from '../helpers/oidc-test-provider.js';
 
 /**
@@ -118,6 +118,35 @@ describe('a valid token', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.authQueries).toEqual([expect.objectContaining({ typeId: 'MFA', provider: 'ziti' })]);
     expect((await api.get(`${CLIENT}/services`)).status).toBe(401);
+  });
+});
+
+describe("an auth policy's secondary.requireExtJwtSigner", () => {
+  it("makes a password sign-in also present that signer's token for the same identity", async () => {
+    const body = authPolicyBody(unique('ap'), false);
+    const policy = await created(
+      await admin.post(`${MGMT}/auth-policies`, {
+        ...body,
+        primary: { ...body.primary, extJwt: { allowed: true, allowedSigners: [signerId] } },
+        secondary: { requireTotp: false, requireExtJwtSigner: signerId },
+      }),
+    );
+    const name = unique('both');
+    await createUser(admin, name, 'password-1', { externalId: name, authPolicyId: policy });
+    const password = (headers: Record<string, string> = {}) =>
+      new Api(tc.url).post(
+        `${CLIENT}/authenticate?method=password`,
+        { username: name, password: 'password-1' },
+        headers,
+      );
+
+    const alone = await password();
+    expect(alone.status).toBe(401);
+    expect(alone.body.error.cause).toMatchObject({ field: 'Authorization' });
+    const someoneElse = await provider.token({ sub: unique('else') });
+    expect((await password({ authorization: `Bearer ${someoneElse}` })).status).toBe(401);
+    const own = await provider.token({ sub: name });
+    expect((await password({ authorization: `Bearer ${own}` })).status).toBe(200);
   });
 });
 
@@ -323,6 +352,19 @@ describe('the wire', () => {
       'enrollAttributeClaimsSelector',
     ])
       expect(shown).not.toHaveProperty(hidden);
+  });
+
+  it("lets the console's page connect to the enabled providers (its CSP's connect-src), not the disabled ones", async () => {
+    const disabled = await otherProvider();
+    await created(await admin.post(`${MGMT}/external-jwt-signers`, signerBody(disabled, { enabled: false })));
+    const res = await fetch(`${tc.url}/console/`);
+    expect(res.status).toBe(200);
+    const connect = (res.headers.get('content-security-policy') ?? '')
+      .split('; ')
+      .find((d) => d.startsWith('connect-src'))!
+      .split(' ');
+    expect(connect).toEqual(expect.arrayContaining(["'self'", new URL(provider.issuer).origin]));
+    expect(connect).not.toContain(new URL(disabled.issuer).origin);
   });
 
   it('answers the management detail with OpenZiti fields and defaults', async () => {
