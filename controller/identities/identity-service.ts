@@ -116,7 +116,8 @@ export class IdentityService {
       isDefaultAdmin: existing?.isDefaultAdmin ?? false,
       roleAttributes: normaliseAttributes(draft.roleAttributes),
       authPolicyId,
-      externalId: draft.externalId,
+      // Blank is none (ZAC's form sends "" for an empty field): it must not collide with other blanks.
+      externalId: draft.externalId || null,
       disabled,
       tags: draft.tags,
       createdAt: existing?.createdAt ?? now,

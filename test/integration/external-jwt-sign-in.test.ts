@@ -429,5 +429,15 @@ describe('the wire', () => {
     });
     expect(again.status).toBe(400);
     expect(again.body.error.cause.field).toBe('externalId');
+    // A blank externalId is none (ZAC's identity form sends ""): any number of identities have it.
+    for (let i = 0; i < 2; i++)
+      await created(
+        await admin.post(`${MGMT}/identities`, {
+          name: unique('blank'),
+          type: 'User',
+          isAdmin: false,
+          externalId: '',
+        }),
+      );
   });
 });

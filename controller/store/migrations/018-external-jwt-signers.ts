@@ -3,11 +3,13 @@
  * identity's `externalId` becomes unique among identities that have one (as in OpenZiti), so a token's subject
  * names one identity and two first sign-ins at once create one identity, not two (the index decides). Should
  * an older database hold the same externalId twice, the oldest identity keeps it and the others lose it (they
- * could never have signed in by it: no identity could be told apart).
+ * could never have signed in by it: no identity could be told apart). An empty externalId (what ZAC's identity
+ * form sends when the field is left blank) is none: it becomes null first.
  */
 export const externalJwtSigners = `
 CREATE TABLE IF NOT EXISTS external_jwt_signers (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, doc TEXT NOT NULL,
   created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+UPDATE identities SET doc = json_set(doc, '$.externalId', json('null')) WHERE json_extract(doc, '$.externalId') = '';
 UPDATE identities SET doc = json_set(doc, '$.externalId', json('null'))
   WHERE json_extract(doc, '$.externalId') IS NOT NULL
     AND EXISTS (SELECT 1 FROM identities older

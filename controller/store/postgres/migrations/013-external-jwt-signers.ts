@@ -5,6 +5,7 @@
 export const externalJwtSigners = `
 CREATE TABLE external_jwt_signers (id text COLLATE "C" PRIMARY KEY, name text COLLATE "C" NOT NULL UNIQUE,
   doc jsonb NOT NULL, created_at iso_timestamp NOT NULL, updated_at iso_timestamp NOT NULL);
+UPDATE identities SET doc = jsonb_set(doc, '{externalId}', 'null'::jsonb) WHERE doc->>'externalId' = '';
 UPDATE identities SET doc = jsonb_set(doc, '{externalId}', 'null'::jsonb)
   WHERE doc->>'externalId' IS NOT NULL
     AND EXISTS (SELECT 1 FROM identities older
