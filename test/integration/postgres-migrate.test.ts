@@ -280,6 +280,33 @@ describe('migratePostgres', () => {
     }
   });
 
+  it('makes externalId unique: blanks become null, a duplicate stays with the oldest identity (migration 13)', async () => {
+    const url = await server.createDatabase();
+    await withPool(url, async (pool) => {
+      await migratePostgres(pool, POSTGRES_MIGRATIONS.slice(0, -1));
+      const add = (id: string, externalId: string, createdAt: string) =>
+        pool.query(
+          `INSERT INTO identities (id, name, doc, created_at, updated_at) VALUES ($1, $1, $2::jsonb, $3, $3)`,
+          [id, JSON.stringify({ externalId, roleAttributes: [] }), createdAt],
+        );
+      await add('a', '', '2026-01-01T00:00:00.000Z');
+      await add('b', '', '2026-01-02T00:00:00.000Z');
+      await add('old', 'carol', '2026-01-01T00:00:00.000Z');
+      await add('new', 'carol', '2026-02-01T00:00:00.000Z');
+      await migratePostgres(pool);
+      const rows = await pool.query(`SELECT id, doc->>'externalId' AS e FROM identities ORDER BY id`);
+      expect(Object.fromEntries(rows.rows.map((r) => [r.id, r.e]))).toEqual({
+        a: null,
+        b: null,
+        old: 'carol',
+        new: null,
+      });
+      await expect(add('again', 'carol', '2026-03-01T00:00:00.000Z')).rejects.toMatchObject({
+        code: '23505',
+      });
+    });
+  });
+
   it('hashes the edge-session tokens stored before the upgrade, on PostgreSQL and SQLite alike', async () => {
     const token = 'e2b0c1a4-7d6f-4c3b-9a8e-1f2d3c4b5a69';
     const hash = createHash('sha256').update(token).digest('hex');
