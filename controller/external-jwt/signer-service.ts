@@ -2,8 +2,7 @@
  * External JWT signers' use cases, apart from HTTP: what a write must satisfy (one key source; a JWKS fetched
  * over https, or http on loopback only; a readable certificate; an issuer no other signer has; at most
  * MAX_SIGNERS signers; the auth policy created identities get exists), what a delete must not do (leave auth
- * policies naming the signer), and what a write sets off (the signer's cached keys are dropped; the sign-in
- * rules changed).
+ * policies naming the signer), and what a write sets off (the signer's cached keys are dropped).
  */
 import { X509Certificate } from 'node:crypto';
 import type { ControllerContext } from '../platform/context.js';
@@ -113,10 +112,12 @@ export class ExternalJwtSignerService {
       );
   }
 
-  /** After any write, in its transaction: keys fetched for the old settings go; sign-in rules changed. */
+  /**
+   * After any write: keys fetched for the old settings go. Nobody's access changes (a signer decides who may
+   * sign in, not what a session may reach), so access is not decided again.
+   */
   written(signer: ExternalJwtSigner): void {
     this.keys.forget(signer.id);
-    this.ctx.events.emit('policy.changed');
   }
 }
 
