@@ -104,7 +104,7 @@ export function registerExternalJwtSigners(
     build: (body, mode, existing, id, now) =>
       service.prepare(readDraft(body, mode, existing), existing, id, now),
     beforeDelete: (signer) => service.beforeDelete(signer),
-    afterWrite: (signer) => service.written(signer),
+    afterWrite: (signer, op) => service.written(signer, op),
   });
 }
 

@@ -2,7 +2,8 @@
  * External JWT signers' use cases, apart from HTTP: what a write must satisfy (one key source; a JWKS fetched
  * over https, or http on loopback only; a readable certificate; an issuer no other signer has; at most
  * MAX_SIGNERS signers; the auth policy created identities get exists), what a delete must not do (leave auth
- * policies naming the signer), and what a write sets off (the signer's cached keys are dropped).
+ * policies naming the signer), and what a write sets off (the signer's cached keys are dropped; disabled or
+ * deleted, its API sessions end).
  */
 import { X509Certificate } from 'node:crypto';
 import type { ControllerContext } from '../platform/context.js';
@@ -10,6 +11,8 @@ import type { AuthPolicy, ExternalJwtSigner } from '../model.js';
 import { ApiError, validationError, type FieldCause } from '../api-error.js';
 import { MAX_SIGNERS, type SignerKeys } from './signer-keys.js';
 import { isSecureOrLoopback } from './signer-origins.js';
+import { deleteApiSession } from '../auth/api-sessions.js';
+import type { WriteMode } from '../http/crud.js';
 
 /** A signer as a write asks for it (a PATCH's untouched fields are the stored ones). */
 export type ExternalJwtSignerDraft = Omit<ExternalJwtSigner, 'id' | 'createdAt' | 'updatedAt'> & {
@@ -113,11 +116,15 @@ export class ExternalJwtSignerService {
   }
 
   /**
-   * After any write: keys fetched for the old settings go. Nobody's access changes (a signer decides who may
-   * sign in, not what a session may reach), so access is not decided again.
+   * After any write, in its transaction: keys fetched for the old settings go; a signer disabled or deleted
+   * ends the API sessions it opened (and with them their sessions and tunnels) once the write commits.
+   * Otherwise nobody's access changes (a signer decides who may sign in, not what a session may reach).
    */
-  written(signer: ExternalJwtSigner): void {
+  async written(signer: ExternalJwtSigner, op: WriteMode | 'delete'): Promise<void> {
     this.keys.forget(signer.id);
+    if (op !== 'delete' && signer.enabled) return;
+    for (const session of await this.ctx.store.apiSessions.listByAuthenticator(signer.id))
+      await deleteApiSession(this.ctx, session);
   }
 }
 

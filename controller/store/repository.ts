@@ -113,6 +113,8 @@ export interface SyncApiSessionRepository {
   get(id: string): ApiSession | undefined;
   list(query: ListQuery): Page<ApiSession>;
   listByIdentity(identityId: string): ApiSession[];
+  /** the sessions an authenticator (or an external JWT signer) opened, oldest first */
+  listByAuthenticator(authenticatorId: string): ApiSession[];
   /**
    * Every session of these identities in one read (for a page of identities): by identity id, and each
    * identity's in `listByIdentity`'s order (oldest first). None, without a read, for an empty list.

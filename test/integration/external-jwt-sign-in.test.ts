@@ -121,6 +121,34 @@ describe('a valid token', () => {
   });
 });
 
+describe('a signer disabled or deleted', () => {
+  it('ends the API sessions it opened, and only those', async () => {
+    const own = await otherProvider();
+    const ownSigner = await created(await admin.post(`${MGMT}/external-jwt-signers`, signerBody(own)));
+    const subject = unique('leaver');
+    await userWithExternalId(subject);
+    const through = (await signIn(await own.token({ sub: subject }))).api;
+    const elsewhere = (await signIn(await provider.token({ sub: subject }))).api;
+    expect((await through.get(`${CLIENT}/current-api-session`)).status).toBe(200);
+
+    expect((await admin.patch(`${MGMT}/external-jwt-signers/${ownSigner}`, { enabled: false })).status).toBe(
+      200,
+    );
+    expect((await through.get(`${CLIENT}/current-api-session`)).status).toBe(401);
+    expect((await elsewhere.get(`${CLIENT}/current-api-session`)).status).toBe(200);
+    expect((await signIn(await own.token({ sub: subject }))).res.status).toBe(401);
+
+    // Enabled again, then deleted: the same.
+    expect((await admin.patch(`${MGMT}/external-jwt-signers/${ownSigner}`, { enabled: true })).status).toBe(
+      200,
+    );
+    const again = (await signIn(await own.token({ sub: subject }))).api;
+    expect((await admin.delete(`${MGMT}/external-jwt-signers/${ownSigner}`)).status).toBe(200);
+    expect((await again.get(`${CLIENT}/current-api-session`)).status).toBe(401);
+    expect((await elsewhere.get(`${CLIENT}/current-api-session`)).status).toBe(200);
+  });
+});
+
 describe("an auth policy's secondary.requireExtJwtSigner", () => {
   it("makes a password sign-in also present that signer's token for the same identity", async () => {
     const body = authPolicyBody(unique('ap'), false);
