@@ -43,6 +43,11 @@ export interface ControllerConfig {
   corsOrigins: string[];
   /** a build of OpenZiti's console (ZAC) served at /zac/ (console/zac-routes.ts); unset: not served */
   zacDir?: string;
+  /**
+   * the least time between two fetches of an external JWT signer's keys (external-jwt/signer-keys.ts); 30 s
+   * unless set (tests shorten it to see a rotation followed)
+   */
+  jwksCooldownMs?: number;
 }
 
 export function defaultConfig(dataDir: string): ControllerConfig {

@@ -1,6 +1,7 @@
 import type { Api } from '../http/typed-app.js';
 import { AuthenticateQuery } from '../../src/api/resources/sessions.js';
 import type { ControllerContext } from '../platform/context.js';
+import type { Identity } from '../model.js';
 import { createApiSession } from './api-sessions.js';
 import { checkPassword } from './password-check.js';
 import { checkCertificate } from './cert-check.js';
@@ -11,6 +12,9 @@ import { detailEnvelope, errorResponses } from '../../src/api/resources/envelope
 import { AuthenticateBodySchema } from '../../src/api/schemas.js';
 import { SESSION_HEADER } from './guard.js';
 import { CurrentApiSessionDetail, currentSessionToWire, sessionHeaders } from './session-view.js';
+import type { ExternalJwtSignIn } from '../external-jwt/ext-jwt-sign-in.js';
+
+const METHODS = ['password', 'cert', 'ext-jwt'];
 
 // The body is the agent's too: one definition in src/api.
 const AuthenticateBody = AuthenticateBodySchema;
@@ -22,10 +26,16 @@ const stringsOnly = (o: Record<string, unknown> | undefined) =>
   >;
 
 /**
- * POST /authenticate?method=password (a username and password) or ?method=cert (the client certificate the
- * HTTPS connection presented, issued at enrollment): a new API session, partial while TOTP is owed.
+ * POST /authenticate?method=password (a username and password), ?method=cert (the client certificate the
+ * HTTPS connection presented, issued at enrollment) or ?method=ext-jwt (a token from an external JWT signer as
+ * `Authorization: Bearer`): a new API session, partial while TOTP is owed.
  */
-export function registerAuthenticate(app: Api, ctx: ControllerContext, ca: ControllerCa): void {
+export function registerAuthenticate(
+  app: Api,
+  ctx: ControllerContext,
+  ca: ControllerCa,
+  external: ExternalJwtSignIn,
+): void {
   app.post(
     '/authenticate',
     {
@@ -39,35 +49,43 @@ export function registerAuthenticate(app: Api, ctx: ControllerContext, ca: Contr
     },
     async (request, reply) => {
       const { method } = request.query;
-      if (method !== 'password' && method !== 'cert') {
+      if (!METHODS.includes(method)) {
         throw new ApiError(
           400,
           'INVALID_AUTH_METHOD',
-          `Authentication method '${method}' is not supported; use password or cert`,
+          `Authentication method '${method}' is not supported; use password, cert or ext-jwt`,
           {
             field: 'method',
-            reason: 'must be password or cert',
+            reason: 'must be password, cert or ext-jwt',
             value: method,
           },
         );
       }
       const body = request.body ?? {};
-      const { authenticator, identity } =
-        method === 'cert'
-          ? await checkCertificate(ctx, ca, request.raw.socket, request.log)
-          : await checkPassword(
-              ctx,
-              required(body.username, 'username'),
-              required(body.password, 'password'),
-              {
-                ip: request.ip,
-                log: request.log,
-              },
-            );
+      const { authorization } = request.headers;
+      let signedIn: { authenticatorId: string; identity: Identity };
+      if (method === 'ext-jwt') signedIn = await external.signIn(authorization, request.log);
+      else {
+        const { authenticator, identity } =
+          method === 'cert'
+            ? await checkCertificate(ctx, ca, request.raw.socket, request.log)
+            : await checkPassword(
+                ctx,
+                required(body.username, 'username'),
+                required(body.password, 'password'),
+                {
+                  ip: request.ip,
+                  log: request.log,
+                },
+              );
+        await external.checkSecondFactor(identity, authorization, request.log);
+        signedIn = { authenticatorId: authenticator.id, identity };
+      }
+      const { identity } = signedIn;
 
       const { session, token } = await createApiSession(ctx, {
         identity,
-        authenticatorId: authenticator.id,
+        authenticatorId: signedIn.authenticatorId,
         ipAddress: request.ip,
         envInfo: stringsOnly(body.envInfo),
         sdkInfo: stringsOnly(body.sdkInfo),

@@ -53,6 +53,9 @@ import {
   MANAGEMENT_ABSENT_LISTS,
   registerAbsentLists,
 } from '../informational/absent-lists.js';
+import type { ExternalJwtSignIn } from '../external-jwt/ext-jwt-sign-in.js';
+import { registerClientExternalJwtSigners } from '../external-jwt/signer-routes.js';
+import { signerOrigins } from '../external-jwt/signer-origins.js';
 
 export const CLIENT_PREFIX = '/edge/client/v1';
 export const MANAGEMENT_PREFIX = '/edge/management/v1';
@@ -69,6 +72,8 @@ export interface ServerParts extends ManagementParts {
   access: AccessService;
   /** posture reports stored and their identity re-evaluated */
   reports: PostureReports;
+  /** sign-in with a token from an external JWT signer (an OpenID provider) */
+  externalSignIn: ExternalJwtSignIn;
 }
 
 /** Routes both APIs serve (authentication and the caller's own session and identity). */
@@ -79,7 +84,7 @@ function registerShared(
   api: 'client' | 'management',
 ): void {
   registerVersion(typed(app));
-  registerAuthenticate(app, ctx, parts.ca);
+  registerAuthenticate(app, ctx, parts.ca, parts.externalSignIn);
   registerCurrentSession(app, ctx);
   registerCurrentIdentity(app, ctx, api, parts.enrollment);
   registerMfaSharedRoutes(app, parts.mfa);
@@ -180,6 +185,7 @@ export async function buildServer(
       registerAgentEvents(api, ctx, eventStreams);
       registerRouterClientRoutes(api, ctx, parts.edgeRouters);
       registerEnrollRoutes(api, ctx, parts.enrollment);
+      registerClientExternalJwtSigners(api, ctx);
       registerAbsentLists(api, CLIENT_PREFIX, CLIENT_ABSENT_LISTS, 'Informational', 'public');
     },
     { prefix: CLIENT_PREFIX },
@@ -210,7 +216,10 @@ export async function buildServer(
   );
   registerEstCaCerts(app, parts.enrollment);
   // The administrators' web console, a static page that uses the management API above like any script.
-  registerConsole(app, { dir: ctx.config.consoleDir ?? defaultConsoleDir() });
+  registerConsole(app, {
+    dir: ctx.config.consoleDir ?? defaultConsoleDir(),
+    providerOrigins: () => signerOrigins(ctx),
+  });
   // OpenZiti's console on the same origin, as OpenZiti's `zac` web binding serves it (--zac).
   if (ctx.config.zacDir) registerZac(app, ctx.config.zacDir);
   return app;

@@ -25,6 +25,8 @@ import type { AuthenticatorService } from '../identities/authenticator-service.j
 import type { CatalogueService } from '../catalogue/catalogue-service.js';
 import type { AuthPolicyService } from '../catalogue/auth-policy-service.js';
 import type { ConfigService } from '../catalogue/configs/config-service.js';
+import type { ExternalJwtSignerService } from '../external-jwt/signer-service.js';
+import { registerExternalJwtSigners } from '../external-jwt/signer-routes.js';
 
 /** The parts the management API's own routes are handed (made once at composition, start-controller.ts). */
 export interface ManagementParts {
@@ -35,6 +37,8 @@ export interface ManagementParts {
   /** services, service policies and posture checks */
   catalogue: CatalogueService;
   authPolicies: AuthPolicyService;
+  /** OpenID providers whose tokens sign identities in */
+  externalJwtSigners: ExternalJwtSignerService;
   /** config types and configs */
   configs: ConfigService;
   /** which routers identities and services may use, which are linked now, how clients see them */
@@ -50,6 +54,7 @@ export function registerManagementRoutes(app: Api, ctx: ControllerContext, parts
   registerServices(app, ctx, parts.catalogue);
   registerServicePolicies(app, ctx, parts.catalogue);
   registerAuthPolicies(app, ctx, parts.authPolicies);
+  registerExternalJwtSigners(app, ctx, parts.externalJwtSigners);
   registerPostureChecks(app, ctx, parts.catalogue);
   registerPostureCheckTypes(app);
   registerPostureCheckExceptions(app, ctx);

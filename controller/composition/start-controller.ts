@@ -27,6 +27,9 @@ import { IdentityService } from '../identities/identity-service.js';
 import { AuthenticatorService } from '../identities/authenticator-service.js';
 import { CatalogueService } from '../catalogue/catalogue-service.js';
 import { AuthPolicyService } from '../catalogue/auth-policy-service.js';
+import { SignerKeys } from '../external-jwt/signer-keys.js';
+import { ExternalJwtSignerService } from '../external-jwt/signer-service.js';
+import { ExternalJwtSignIn } from '../external-jwt/ext-jwt-sign-in.js';
 import { ConfigService } from '../catalogue/configs/config-service.js';
 
 /**
@@ -94,6 +97,8 @@ export async function startController(
     const tls = await resolveTlsIdentity(config);
     // Clients may present a certificate from the controller's CA (certificate sign-in); none is required.
     const clientCerts = { ca: enrollment.ca.certPem, requestCert: true, rejectUnauthorized: false };
+    const signerKeys = new SignerKeys(config.jwksCooldownMs);
+    const identities = new IdentityService(ctx, enrollment);
     const parts: ControllerParts = {
       ca: enrollment.ca,
       mfa: mfa.service,
@@ -101,7 +106,9 @@ export async function startController(
       access: posture.access,
       reports: posture.reports,
       enrollment,
-      identities: new IdentityService(ctx, enrollment),
+      identities,
+      externalJwtSigners: new ExternalJwtSignerService(ctx, signerKeys),
+      externalSignIn: new ExternalJwtSignIn(ctx, signerKeys, identities),
       authenticators: new AuthenticatorService(ctx),
       catalogue: new CatalogueService(ctx),
       authPolicies: new AuthPolicyService(ctx),

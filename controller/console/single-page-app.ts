@@ -24,6 +24,8 @@ export interface SinglePageApp {
   dir: string;
   /** headers on every answer (security policy) */
   headers: Readonly<Record<string, string>>;
+  /** the index page's own headers when they vary (the console's CSP names the sign-in providers); else `headers` */
+  pageHeaders?: () => Promise<Readonly<Record<string, string>>>;
   /** the HTML answered while the folder has no index.html */
   notBuiltPage: string;
 }
@@ -41,7 +43,7 @@ export function registerSinglePageApp(app: FastifyInstance, spa: SinglePageApp):
 
   const send = async (reply: FastifyReply, file: string, cacheControl: string) =>
     reply
-      .headers(spa.headers)
+      .headers(file === index && spa.pageHeaders ? await spa.pageHeaders() : spa.headers)
       .header('content-type', contentTypeOf(file))
       .header('cache-control', cacheControl)
       .send(await readFile(file));

@@ -9,6 +9,7 @@
  */
 import type { ControllerContext } from '../platform/context.js';
 import type { Identity, IdentityType } from '../model.js';
+import { randomUUID } from 'node:crypto';
 import { ApiError, notFound, validationError, type FieldCause } from '../api-error.js';
 import { endApiSessionsOf } from '../auth/api-sessions.js';
 import { releasePolicyReferences } from '../catalogue/policy-references.js';
@@ -33,6 +34,24 @@ export interface IdentityDraft {
   tags: Record<string, unknown>;
   /** the `enrollment` the write carries, as sent (`{ott: true}`, `{updb: "<username>"}`): a create's only */
   enrollment: unknown;
+  /** set by an external sign-in only: the attributes its token's claims mapped to (Identity.claimAttributes) */
+  claimAttributes?: readonly string[];
+}
+
+/** An identity as a draft that changes nothing: the start of an edit the controller makes itself. */
+export function draftOf(identity: Identity): IdentityDraft {
+  const { name, type, isAdmin, roleAttributes, authPolicyId, externalId, disabled, tags } = identity;
+  return {
+    name,
+    type,
+    isAdmin,
+    roleAttributes,
+    authPolicyId,
+    externalId,
+    disabled,
+    tags,
+    enrollment: undefined,
+  };
 }
 
 export type IdentityWrite = 'create' | 'update' | 'patch' | 'delete';
@@ -97,13 +116,16 @@ export class IdentityService {
       isDefaultAdmin: existing?.isDefaultAdmin ?? false,
       roleAttributes: normaliseAttributes(draft.roleAttributes),
       authPolicyId,
-      externalId: draft.externalId,
+      // Blank is none (ZAC's form sends "" for an empty field): it must not collide with other blanks.
+      externalId: draft.externalId || null,
       disabled,
       ...disabledTimes(existing, disabled, now),
       tags: draft.tags,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
     };
+    const claimAttributes = draft.claimAttributes ?? existing?.claimAttributes;
+    if (claimAttributes) identity.claimAttributes = normaliseAttributes(claimAttributes);
     if (enrollment) this.requestedEnrollment.set(identity, enrollment);
     return identity;
   }
@@ -137,6 +159,23 @@ export class IdentityService {
       await store.identities.update(identity);
       await this.written(identity, 'patch');
     });
+  }
+
+  /**
+   * A create (no `existing`) or an edit the controller makes itself (an external sign-in creating its identity
+   * or refreshing its attributes), through the same steps as the management API's create and PATCH
+   * (http/crud.ts): checked by `prepare`, stored and `written` in one transaction, so the identity's sessions
+   * are decided again and the events published once it commits. Throws UniqueViolation like a create.
+   */
+  async save(draft: IdentityDraft, existing?: Identity): Promise<Identity> {
+    const { store } = this.ctx;
+    const identity = await this.prepare(draft, existing, existing?.id ?? randomUUID(), this.ctx.clock.now());
+    await store.transaction(async () => {
+      if (!existing) await store.identities.create(identity);
+      else if (!(await store.identities.update(identity))) throw notFound(`identities/${identity.id}`);
+      await this.written(identity, existing ? 'patch' : 'create');
+    });
+    return identity;
   }
 
   /**

@@ -81,6 +81,14 @@ export const ENTITY_KINDS = {
     ],
   }),
   authPolicies: kind({ table: 'auth_policies', roleKind: null }),
+  externalJwtSigners: kind({
+    table: 'external_jwt_signers',
+    roleKind: null,
+    filterExtras: [
+      ['issuer', 'string'],
+      ['enabled', 'boolean'],
+    ],
+  }),
   // Posture check exceptions and their history (posture-exception-model.ts): their deadline is a date in the document.
   postureCheckExceptions: kind<PostureCheckException>({
     table: 'posture_check_exceptions',

@@ -14,6 +14,7 @@ import type {
   EdgeRouterPolicy,
   Enrollment,
   Entity,
+  ExternalJwtSigner,
   Identity,
   PostureCheck,
   Service,
@@ -112,6 +113,8 @@ export interface SyncApiSessionRepository {
   get(id: string): ApiSession | undefined;
   list(query: ListQuery): Page<ApiSession>;
   listByIdentity(identityId: string): ApiSession[];
+  /** the sessions an authenticator (or an external JWT signer) opened, oldest first */
+  listByAuthenticator(authenticatorId: string): ApiSession[];
   /**
    * Every session of these identities in one read (for a page of identities): by identity id, and each
    * identity's in `listByIdentity`'s order (oldest first). None, without a read, for an empty list.
@@ -150,6 +153,10 @@ export interface SyncRepositories {
   /** each identity's latest state per posture check (check-state-model.ts) */
   postureCheckStates: SyncEntityRepository<RecordedCheckState>;
   countIdentitiesWithAuthPolicy(authPolicyId: string): number;
+  /** OpenID providers whose tokens sign identities in */
+  externalJwtSigners: SyncEntityRepository<ExternalJwtSigner>;
+  /** the identity another identity provider knows by this subject (unique: migrations 18 / pg 13) */
+  identityByExternalId(externalId: string): Identity | undefined;
 }
 
 export type EntityRepository<T extends Entity> = Async<SyncEntityRepository<T>>;

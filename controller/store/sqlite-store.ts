@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { openDatabase, type Db } from './database.js';
 import type { Store } from './repository.js';
+import type { Identity } from '../model.js';
 import { asyncFacade, type Async, type CallGate } from './async.js';
 import { SqliteRepositories } from './sqlite/sqlite-repositories.js';
 import { WriteLock } from './sqlite/write-lock.js';
@@ -50,6 +51,7 @@ export class SqliteStore implements Store {
   readonly postureCheckExceptions;
   readonly postureCheckExceptionHistory;
   readonly postureCheckStates;
+  readonly externalJwtSigners;
   /** a deadline's owner; alone on its file, there is no other instance to tell it from */
   readonly instanceId = randomUUID();
   /** the synchronous repositories, for tests and tools that seed a database directly */
@@ -73,6 +75,7 @@ export class SqliteStore implements Store {
     this.postureChecks = facades.postureChecks;
     this.servicePolicies = facades.servicePolicies;
     this.authPolicies = facades.authPolicies;
+    this.externalJwtSigners = facades.externalJwtSigners;
     this.configTypes = facades.configTypes;
     this.configs = facades.configs;
     this.edgeRouters = facades.edgeRouters;
@@ -101,6 +104,10 @@ export class SqliteStore implements Store {
 
   countIdentitiesWithAuthPolicy(authPolicyId: string): Promise<number> {
     return this.call(() => this.sync.countIdentitiesWithAuthPolicy(authPolicyId));
+  }
+
+  identityByExternalId(externalId: string): Promise<Identity | undefined> {
+    return this.call(() => this.sync.identityByExternalId(externalId));
   }
 
   inTransaction(): boolean {

@@ -107,6 +107,15 @@ function shared(prefix: string): Record<string, MatrixRow> {
 }
 
 /** List, create, read, replace, patch and delete of one management collection; writes as admin hit fresh entities. */
+/** A signer whose keys are never fetched here (no token is presented): a unique issuer each time. */
+const signerBody = () => ({
+  name: unique('matrix-jwt'),
+  enabled: true,
+  issuer: `https://${unique('matrix-idp')}.example.com/`,
+  audience: 'matrix-client',
+  jwksEndpoint: 'https://idp.example.com/jwks',
+});
+
 function crud(
   collection: string,
   body: (w: AuthWorld) => Promise<Record<string, unknown>> | Record<string, unknown>,
@@ -244,6 +253,12 @@ export const MATRIX: Record<string, MatrixRow> = {
     () => AUTH_POLICY_BODY(unique('matrix-ap'), false),
     () => ({ name: unique('matrix-ap') }),
     async (w) => w.ids.totpPolicy,
+  ),
+  ...crud(
+    'external-jwt-signers',
+    () => signerBody(),
+    () => ({ name: unique('matrix-jwt') }),
+    async (w) => w.create('external-jwt-signers', signerBody()),
   ),
   ...crud(
     'posture-checks',
@@ -389,6 +404,11 @@ export const MATRIX: Record<string, MatrixRow> = {
   [`POST ${MGMT}/identities/import`]: {
     expect: ADMIN_ONLY(400),
     request: () => ({ path: `${MGMT}/identities/import`, headers: { 'content-type': 'text/csv' } }),
+  },
+  // Public, as in OpenZiti: a client offers the providers before anyone signs in.
+  [`GET ${CLIENT}/external-jwt-signers`]: {
+    expect: everyone(200),
+    request: fixed(`${CLIENT}/external-jwt-signers`),
   },
   [`GET ${CLIENT}/current-identity/edge-routers`]: {
     expect: FULL(200),

@@ -43,7 +43,7 @@ const PUBLIC = new Set([
   'POST /edge/management/v1/authenticate',
   // The key enrollment JWTs are signed with: public, as a client checks a JWT before it has a session.
   'GET /edge/client/v1/enroll/jwks',
-  // The sign-in providers ZAC's sign-in page lists before signing in (none until single sign-on).
+  // The identity providers a client may offer before signing in (OpenZiti serves it without a session).
   'GET /edge/client/v1/external-jwt-signers',
 ]);
 

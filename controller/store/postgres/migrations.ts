@@ -10,6 +10,8 @@ import { sessionsNeedApiSession } from './migrations/004-sessions-need-api-sessi
 import { hostV1Forwarding } from './migrations/005-host-v1-forwarding.js';
 import { routerPresence } from './migrations/006-router-presence.js';
 import { postureRollout } from './migrations/007-posture-rollout.js';
+// 8 to 12 are taken by work on other branches; they come before this one once merged.
+import { externalJwtSigners } from './migrations/008-external-jwt-signers.js';
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   initial,
@@ -19,4 +21,5 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   hostV1Forwarding,
   routerPresence,
   postureRollout,
+  externalJwtSigners,
 ];

@@ -12,6 +12,7 @@ import type {
   EdgeRouter,
   EdgeRouterPolicy,
   Entity,
+  ExternalJwtSigner,
   Identity,
   Service,
   ServiceEdgeRouterPolicy,
@@ -30,7 +31,7 @@ import { PgApiSessionRepository } from './api-session-repository.js';
 import { PgMfaRepository } from './mfa-repository.js';
 import { PgPostureRepository } from './posture-repository.js';
 import { PgDeadlineRepository } from './deadline-repository.js';
-import { countIdentitiesWithAuthPolicy } from './identity-queries.js';
+import { countIdentitiesWithAuthPolicy, identityByExternalId } from './identity-queries.js';
 
 /** The NOTIFY channel a catalogue change is announced on; the payload is the announcing instance's id. */
 export const CATALOGUE_CHANNEL = 'postern_catalogue';
@@ -45,6 +46,7 @@ export class PgStore implements Store {
   readonly postureChecks;
   readonly servicePolicies;
   readonly authPolicies;
+  readonly externalJwtSigners;
   readonly configTypes;
   readonly configs;
   readonly edgeRouters;
@@ -80,6 +82,7 @@ export class PgStore implements Store {
     this.postureChecks = documents<PostureCheck>(ENTITY_KINDS.postureChecks);
     this.servicePolicies = new PgServicePolicyRepository(db);
     this.authPolicies = documents<AuthPolicy>(ENTITY_KINDS.authPolicies);
+    this.externalJwtSigners = documents<ExternalJwtSigner>(ENTITY_KINDS.externalJwtSigners);
     this.authenticators = new PgAuthenticatorRepository(db);
     this.enrollments = new PgEnrollmentRepository(db);
     this.apiSessions = new PgApiSessionRepository(db);
@@ -147,6 +150,10 @@ export class PgStore implements Store {
 
   countIdentitiesWithAuthPolicy(authPolicyId: string): Promise<number> {
     return countIdentitiesWithAuthPolicy(this.db, authPolicyId);
+  }
+
+  identityByExternalId(externalId: string): Promise<Identity | undefined> {
+    return identityByExternalId(this.db, this.identities, externalId);
   }
 
   catalogueVersion(): number {

@@ -8,6 +8,7 @@ import type {
   ConfigType,
   EdgeRouter,
   EdgeRouterPolicy,
+  ExternalJwtSigner,
   Identity,
   PostureCheck,
   Service,
@@ -48,6 +49,7 @@ export class SqliteRepositories implements SyncRepositories {
   readonly postureCheckExceptions;
   readonly postureCheckExceptionHistory;
   readonly postureCheckStates;
+  readonly externalJwtSigners;
 
   constructor(readonly db: Db) {
     const documents = <T extends Entity & { roleAttributes?: string[] }>(
@@ -79,6 +81,8 @@ export class SqliteRepositories implements SyncRepositories {
     this.postureCheckExceptions = documents(ENTITY_KINDS.postureCheckExceptions, true);
     this.postureCheckExceptionHistory = documents(ENTITY_KINDS.postureCheckExceptionHistory, false);
     this.postureCheckStates = documents(ENTITY_KINDS.postureCheckStates, false);
+    // Read at every external sign-in; a handful of providers.
+    this.externalJwtSigners = documents<ExternalJwtSigner>(ENTITY_KINDS.externalJwtSigners, true);
     this.authenticators = new SqliteAuthenticatorRepository(db);
     this.enrollments = new SqliteEnrollmentRepository(db);
     this.apiSessions = new SqliteApiSessionRepository(db);
@@ -92,6 +96,13 @@ export class SqliteRepositories implements SyncRepositories {
       .prepare(`SELECT COUNT(*) AS n FROM identities WHERE json_extract(doc, '$.authPolicyId') = ?`)
       .get(authPolicyId) as { n: number };
     return row.n;
+  }
+
+  identityByExternalId(externalId: string): Identity | undefined {
+    const row = this.db
+      .prepare(`SELECT id FROM identities WHERE json_extract(doc, '$.externalId') = ?`)
+      .get(externalId) as { id: string } | undefined;
+    return row && this.identities.get(row.id);
   }
 
   /**
