@@ -48,7 +48,6 @@ import { registerZac } from '../console/zac-routes.js';
 import { installCors } from '../http/cors.js';
 import { registerSummary } from '../informational/summary-route.js';
 import {
-  CLIENT_ABSENT_LISTS,
   FABRIC_ABSENT_LISTS,
   MANAGEMENT_ABSENT_LISTS,
   registerAbsentLists,
@@ -186,7 +185,6 @@ export async function buildServer(
       registerRouterClientRoutes(api, ctx, parts.edgeRouters);
       registerEnrollRoutes(api, ctx, parts.enrollment);
       registerClientExternalJwtSigners(api, ctx);
-      registerAbsentLists(api, CLIENT_PREFIX, CLIENT_ABSENT_LISTS, 'Informational', 'public');
     },
     { prefix: CLIENT_PREFIX },
   );

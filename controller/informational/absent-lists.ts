@@ -5,9 +5,7 @@
  *
  * - management `terminators`, `cas` (third-party CAs an administrator registers for auto-enrollment: the
  *   controller's own CA is not one of them on OpenZiti either; it is served at /.well-known/est/cacerts),
- *   `external-jwt-signers` (until single sign-on registers its own route, which then wins), `network-jwts`;
- * - the client API's `external-jwt-signers`, which ZAC's sign-in page reads before signing in (public, as on
- *   OpenZiti: it names the providers one may sign in with; none here until single sign-on);
+ *   `network-jwts`;
  * - the fabric API's lists ZAC's topology views read (`/fabric/v1/routers|links|circuits|terminators`):
  *   Postern has no fabric of its own (its routers are edge routers, in the management API).
  */
@@ -17,14 +15,8 @@ import { parseListQuery } from '../http/list-query.js';
 import { ListQuerystring, errorResponses, listEnvelope } from '../../src/api/resources/envelopes.js';
 import { Type } from '@sinclair/typebox';
 
-export const MANAGEMENT_ABSENT_LISTS = [
-  'terminators',
-  'cas',
-  'external-jwt-signers',
-  'network-jwts',
-] as const;
+export const MANAGEMENT_ABSENT_LISTS = ['terminators', 'cas', 'network-jwts'] as const;
 export const FABRIC_ABSENT_LISTS = ['routers', 'links', 'circuits', 'terminators'] as const;
-export const CLIENT_ABSENT_LISTS = ['external-jwt-signers'] as const;
 
 const AnyItem = Type.Object({}, { additionalProperties: true });
 

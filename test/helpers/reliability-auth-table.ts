@@ -490,7 +490,6 @@ export const MATRIX: Record<string, MatrixRow> = {
     [
       `${MGMT}/terminators`,
       `${MGMT}/cas`,
-      `${MGMT}/external-jwt-signers`,
       `${MGMT}/network-jwts`,
       '/fabric/v1/routers',
       '/fabric/v1/links',
@@ -498,11 +497,6 @@ export const MATRIX: Record<string, MatrixRow> = {
       '/fabric/v1/terminators',
     ].map((path) => [`GET ${path}`, { expect: ADMIN_ONLY(200), request: fixed(path) }]),
   ),
-  // ZAC's sign-in page reads it before signing in: public, as on OpenZiti.
-  [`GET ${CLIENT}/external-jwt-signers`]: {
-    expect: everyone(200),
-    request: fixed(`${CLIENT}/external-jwt-signers`),
-  },
   [`GET ${MGMT}/sessions/{id}`]: {
     expect: ADMIN_ONLY(200),
     request: async (w) => ({ path: `${MGMT}/sessions/${await w.clientSession()}` }),
