@@ -46,15 +46,19 @@ const positiveInt = (name: string, value: string | undefined, min = 0, max = Num
   return n;
 };
 
+/** The value read as a URL; undefined when it is none. */
+function urlOf(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A PostgreSQL URL as `pg` takes it; anything else is refused here rather than failing at connect. */
 function databaseUrl(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
+  const url = urlOf(value);
   if (
     !url ||
     !['postgres:', 'postgresql:'].includes(url.protocol) ||
@@ -72,12 +76,7 @@ function databaseUrl(value: string | undefined): string | undefined {
  * can be compared exactly. `*` is refused: any web page could then drive an administrator's session.
  */
 function corsOrigin(value: string): string {
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
+  const url = urlOf(value);
   if (
     !url ||
     !['http:', 'https:'].includes(url.protocol) ||
