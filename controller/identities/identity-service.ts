@@ -147,6 +147,8 @@ export class IdentityService {
           'CAN_NOT_DISABLE_DEFAULT_ADMIN',
           'The default admin identity cannot be disabled',
         );
+      // Enabling an identity that is not disabled changes nothing, so it writes nothing and re-decides nothing.
+      if (minutes === null && !existing.disabled) return;
       const now = clock.now();
       const disabled = minutes !== null;
       const identity: Identity = {

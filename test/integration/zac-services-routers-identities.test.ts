@@ -383,7 +383,16 @@ describe("ZAC's identity page", () => {
       });
       expect(JSON.stringify(answer.body.error)).toContain('durationMinutes');
     }
-    expect((await world.admin.get(`${M}/identities/${user.id}`)).body.data.disabled).toBe(false);
+    const unchanged = (await world.admin.get(`${M}/identities/${user.id}`)).body.data;
+    expect(unchanged.disabled).toBe(false);
+    // Enabling an identity that is enabled is answered and writes nothing.
+    await zac({
+      does: 'enables an identity that is not disabled',
+      method: 'POST',
+      path: `${M}/identities/${user.id}/enable`,
+      status: 200,
+    });
+    expect((await world.admin.get(`${M}/identities/${user.id}`)).body.data.updatedAt).toBe(unchanged.updatedAt);
     const me = await world.admin.get(`${CLIENT}/current-identity`);
     const refused = await zac({
       does: 'disables the default admin',
