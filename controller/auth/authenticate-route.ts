@@ -2,6 +2,7 @@ import type { Api } from '../http/typed-app.js';
 import { AuthenticateQuery } from '../../src/api/resources/sessions.js';
 import type { ControllerContext } from '../platform/context.js';
 import { createApiSession } from './api-sessions.js';
+import { recordFailedSignIn, recordSignIn } from '../audit/sign-ins.js';
 import { checkPassword } from './password-check.js';
 import { checkCertificate } from './cert-check.js';
 import type { ControllerCa } from '../platform/keys/controller-ca.js';
@@ -52,26 +53,31 @@ export function registerAuthenticate(app: Api, ctx: ControllerContext, ca: Contr
         );
       }
       const body = request.body ?? {};
-      const { authenticator, identity } =
+      const checked = (
         method === 'cert'
-          ? await checkCertificate(ctx, ca, request.raw.socket, request.log)
-          : await checkPassword(
-              ctx,
-              required(body.username, 'username'),
-              required(body.password, 'password'),
-              {
-                ip: request.ip,
-                log: request.log,
-              },
-            );
+          ? checkCertificate(ctx, ca, request.raw.socket, request.log)
+          : checkPassword(ctx, required(body.username, 'username'), required(body.password, 'password'), {
+              ip: request.ip,
+              log: request.log,
+            })
+      ).catch(async (err: unknown) => {
+        await recordFailedSignIn(ctx, request, err, { method, username: body.username });
+        throw err;
+      });
+      const { authenticator, identity } = await checked;
 
-      const { session, token } = await createApiSession(ctx, {
-        identity,
-        authenticatorId: authenticator.id,
-        ipAddress: request.ip,
-        envInfo: stringsOnly(body.envInfo),
-        sdkInfo: stringsOnly(body.sdkInfo),
-        configTypes: body.configTypes ?? [],
+      // The session and its sign-in event land together (audit/sign-ins.ts).
+      const { session, token } = await ctx.store.transaction(async () => {
+        const created = await createApiSession(ctx, {
+          identity,
+          authenticatorId: authenticator.id,
+          ipAddress: request.ip,
+          envInfo: stringsOnly(body.envInfo),
+          sdkInfo: stringsOnly(body.sdkInfo),
+          configTypes: body.configTypes ?? [],
+        });
+        await recordSignIn(ctx, request, identity, { method, apiSessionId: created.session.id });
+        return created;
       });
       request.log.info({ identityId: identity.id, apiSessionId: session.id }, 'API session created');
       return reply

@@ -15,6 +15,7 @@ import { registerEdgeRouterRoutes } from '../edge-routers/edge-router-routes.js'
 import { registerCheckStateRoutes } from '../access/http/check-state-routes.js';
 import { registerRelatedLists } from '../access/http/related-list-routes.js';
 import { registerEdgeSessions } from '../access/sessions/edge-session-routes.js';
+import { registerAuditRoutes } from '../audit/audit-routes.js';
 import type { AccessService } from '../access/access-service.js';
 import type { EnrollmentAuthority } from '../enrollment/enrollment-authority.js';
 import type { IdentityService } from '../identities/identity-service.js';
@@ -56,4 +57,5 @@ export function registerManagementRoutes(app: Api, ctx: ControllerContext, parts
   registerEdgeSessions(app, ctx, parts.access, parts.edgeRouters);
   registerRelatedLists(app, ctx, parts.enrollment);
   registerCheckStateRoutes(app, ctx);
+  registerAuditRoutes(app, ctx);
 }

@@ -20,6 +20,7 @@ import { edgeSessionTokenHashes } from './migrations/011-edge-session-token-hash
 import { sessionsNeedApiSession } from './migrations/012-sessions-need-api-session.js';
 import { hostV1Forwarding } from './migrations/013-host-v1-forwarding.js';
 import { postureRollout } from './migrations/014-posture-rollout.js';
+import { auditEvents } from './migrations/015-audit-events.js';
 
 export const MIGRATIONS: readonly string[] = [
   initial,
@@ -36,4 +37,5 @@ export const MIGRATIONS: readonly string[] = [
   sessionsNeedApiSession,
   hostV1Forwarding,
   postureRollout,
+  auditEvents,
 ];

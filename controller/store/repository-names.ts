@@ -25,4 +25,5 @@ export const FLAT_REPOSITORIES: readonly (keyof FlatRepositories)[] = [
   'postureCheckExceptions',
   'postureCheckExceptionHistory',
   'postureCheckStates',
+  'auditEvents',
 ];

@@ -10,6 +10,7 @@ import { sessionsNeedApiSession } from './migrations/004-sessions-need-api-sessi
 import { hostV1Forwarding } from './migrations/005-host-v1-forwarding.js';
 import { routerPresence } from './migrations/006-router-presence.js';
 import { postureRollout } from './migrations/007-posture-rollout.js';
+import { auditEvents } from './migrations/008-audit-events.js';
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   initial,
@@ -19,4 +20,5 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   hostV1Forwarding,
   routerPresence,
   postureRollout,
+  auditEvents,
 ];

@@ -48,6 +48,7 @@ export class SqliteRepositories implements SyncRepositories {
   readonly postureCheckExceptions;
   readonly postureCheckExceptionHistory;
   readonly postureCheckStates;
+  readonly auditEvents;
 
   constructor(readonly db: Db) {
     const documents = <T extends Entity & { roleAttributes?: string[] }>(
@@ -79,6 +80,7 @@ export class SqliteRepositories implements SyncRepositories {
     this.postureCheckExceptions = documents(ENTITY_KINDS.postureCheckExceptions, true);
     this.postureCheckExceptionHistory = documents(ENTITY_KINDS.postureCheckExceptionHistory, false);
     this.postureCheckStates = documents(ENTITY_KINDS.postureCheckStates, false);
+    this.auditEvents = documents(ENTITY_KINDS.auditEvents, false);
     this.authenticators = new SqliteAuthenticatorRepository(db);
     this.enrollments = new SqliteEnrollmentRepository(db);
     this.apiSessions = new SqliteApiSessionRepository(db);
