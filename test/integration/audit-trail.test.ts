@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, CLIENT, MGMT, createUser } from '../helpers/api.js';
-import { create, startWorld, stopWorld, type World } from '../helpers/data-plane-world.js';
+import { create, signedInUser, startWorld, stopWorld, type World } from '../helpers/data-plane-world.js';
 import { unique } from '../helpers/posture-world.js';
 import { recordAudit } from '../../controller/audit/audit-trail.js';
 
@@ -152,5 +152,56 @@ describe('audit trail', () => {
     const bad = await world.admin.get(`${EVENTS}?filter=${encodeURIComponent('colour = "red"')}`);
     expect(bad.status).toBe(400);
     expect(bad.body.error.cause.field).toBe('filter');
+  });
+  it("records an access transition with the failing check's actual and expected values, and nothing for a repeated report", async () => {
+    const tag = unique('transition');
+    const checkId = await create(world.admin, 'posture-checks', {
+      name: `${tag}-domain`,
+      typeId: 'DOMAIN',
+      domains: ['corp.example'],
+      roleAttributes: [`${tag}-check`],
+    });
+    const serviceId = await create(world.admin, 'services', {
+      name: `${tag}-svc`,
+      roleAttributes: [`${tag}-svc`],
+    });
+    await create(world.admin, 'service-policies', {
+      name: `${tag}-policy`,
+      type: 'Dial',
+      semantic: 'AnyOf',
+      identityRoles: [`#${tag}-user`],
+      serviceRoles: [`#${tag}-svc`],
+      postureCheckRoles: [`#${tag}-check`],
+    });
+    const user = await signedInUser(world, [`${tag}-user`]);
+    const report = async (domain: string) =>
+      expect(
+        (await user.api.post(`${CLIENT}/posture-response`, { id: checkId, typeId: 'DOMAIN', domain })).status,
+      ).toBe(201);
+    const transitions = () => events(`identityId = "${user.id}" and serviceId = "${serviceId}"`);
+
+    await report('corp.example');
+    expect(await transitions()).toEqual([]);
+    await report('elsewhere.example');
+    const [refused, ...others] = await transitions();
+    expect(others).toEqual([]);
+    expect(refused!.type).toBe('access.refused');
+    expect(refused!.actor).toBeNull();
+    expect(refused!.details.failingChecks).toEqual([
+      expect.objectContaining({
+        postureCheckId: checkId,
+        typeId: 'DOMAIN',
+        actualValue: 'elsewhere.example',
+        expectedValue: ['corp.example'],
+      }),
+    ]);
+
+    // The same facts again: no new event.
+    await report('elsewhere.example');
+    expect(await transitions()).toHaveLength(1);
+
+    await report('corp.example');
+    const after = await transitions();
+    expect(after.map((e) => e.type)).toEqual(['access.granted', 'access.refused']);
   });
 });
