@@ -4,7 +4,6 @@
  * redacted, in the write's own transaction.
  */
 import type { FastifyRequest } from 'fastify';
-import type { Entity } from '../model.js';
 import type { ControllerContext } from '../platform/context.js';
 import type { WriteMode } from '../http/crud.js';
 import type { Actor } from './audit-model.js';
@@ -18,6 +17,9 @@ const TYPE_OF = {
   delete: 'admin.deleted',
 } as const;
 
+/** What a change is recorded of: any stored entity; `identityId` when it belongs to one identity. */
+type AuditedEntity = { id: string; identityId?: string | null };
+
 /** The administrator behind a request, as named then; null for an unauthenticated one. */
 export const requestActor = (request: FastifyRequest): Actor | null =>
   request.auth ? { id: request.auth.identity.id, name: request.auth.identity.name } : null;
@@ -27,8 +29,8 @@ export async function recordAdminChange(
   request: FastifyRequest,
   entityType: string,
   op: WriteMode | 'delete',
-  before: Entity | undefined,
-  after: Entity | undefined,
+  before: AuditedEntity | undefined,
+  after: AuditedEntity | undefined,
 ): Promise<void> {
   const entity = (after ?? before)!;
   await recordAudit(
@@ -37,8 +39,9 @@ export async function recordAdminChange(
       type: TYPE_OF[op],
       actor: requestActor(request),
       address: request.ip,
-      // The identity an identity change is about, for its timeline; likewise a service's.
-      identityId: entityType === 'identities' ? entity.id : null,
+      // The identity a change is about (an identity, its authenticator, its exception), for its timeline;
+      // likewise a service's.
+      identityId: entityType === 'identities' ? entity.id : (entity.identityId ?? null),
       serviceId: entityType === 'services' ? entity.id : null,
       details: {
         entityType,
