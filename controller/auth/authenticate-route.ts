@@ -3,6 +3,7 @@ import { AuthenticateQuery } from '../../src/api/resources/sessions.js';
 import type { ControllerContext } from '../platform/context.js';
 import type { Identity } from '../model.js';
 import { createApiSession } from './api-sessions.js';
+import { recordFailedSignIn, recordSignIn } from '../audit/sign-ins.js';
 import { checkPassword } from './password-check.js';
 import { checkCertificate } from './cert-check.js';
 import type { ControllerCa } from '../platform/keys/controller-ca.js';
@@ -63,9 +64,8 @@ export function registerAuthenticate(
       }
       const body = request.body ?? {};
       const { authorization } = request.headers;
-      let signedIn: { authenticatorId: string; identity: Identity };
-      if (method === 'ext-jwt') signedIn = await external.signIn(authorization, request.log);
-      else {
+      const signIn = async (): Promise<{ authenticatorId: string; identity: Identity }> => {
+        if (method === 'ext-jwt') return external.signIn(authorization, request.log);
         const { authenticator, identity } =
           method === 'cert'
             ? await checkCertificate(ctx, ca, request.raw.socket, request.log)
@@ -79,17 +79,26 @@ export function registerAuthenticate(
                 },
               );
         await external.checkSecondFactor(identity, authorization, request.log);
-        signedIn = { authenticatorId: authenticator.id, identity };
-      }
+        return { authenticatorId: authenticator.id, identity };
+      };
+      const signedIn = await signIn().catch(async (err: unknown) => {
+        await recordFailedSignIn(ctx, request, err, { method, username: body.username });
+        throw err;
+      });
       const { identity } = signedIn;
 
-      const { session, token } = await createApiSession(ctx, {
-        identity,
-        authenticatorId: signedIn.authenticatorId,
-        ipAddress: request.ip,
-        envInfo: stringsOnly(body.envInfo),
-        sdkInfo: stringsOnly(body.sdkInfo),
-        configTypes: body.configTypes ?? [],
+      // The session and its sign-in event land together (audit/sign-ins.ts).
+      const { session, token } = await ctx.store.transaction(async () => {
+        const created = await createApiSession(ctx, {
+          identity,
+          authenticatorId: signedIn.authenticatorId,
+          ipAddress: request.ip,
+          envInfo: stringsOnly(body.envInfo),
+          sdkInfo: stringsOnly(body.sdkInfo),
+          configTypes: body.configTypes ?? [],
+        });
+        await recordSignIn(ctx, request, identity, { method, apiSessionId: created.session.id });
+        return created;
       });
       request.log.info({ identityId: identity.id, apiSessionId: session.id }, 'API session created');
       return reply

@@ -18,6 +18,7 @@ import { registerRouterAndConfigLists } from '../access/http/router-and-config-l
 import { registerIdentityDisableRoutes } from '../identities/identity-disable-routes.js';
 import { registerPolicyAdviceRoute } from '../access/http/policy-advice-route.js';
 import { registerEdgeSessions } from '../access/sessions/edge-session-routes.js';
+import { registerAuditRoutes } from '../audit/audit-routes.js';
 import type { AccessService } from '../access/access-service.js';
 import type { EnrollmentAuthority } from '../enrollment/enrollment-authority.js';
 import type { IdentityService } from '../identities/identity-service.js';
@@ -67,4 +68,5 @@ export function registerManagementRoutes(app: Api, ctx: ControllerContext, parts
   registerIdentityDisableRoutes(app, parts.identities);
   registerPolicyAdviceRoute(app, ctx, parts.edgeRouters);
   registerCheckStateRoutes(app, ctx);
+  registerAuditRoutes(app, ctx);
 }

@@ -8,6 +8,7 @@ import type { Entity, Service } from '../model.js';
 import type { Enforcement, PostureCheck } from '../posture-model.js';
 import type { ExceptionHistoryEntry, PostureCheckException } from '../posture-exception-model.js';
 import type { RecordedCheckState } from '../check-state-model.js';
+import type { AuditEvent } from '../audit/audit-model.js';
 
 const reviveEnforcement = (doc: Record<string, unknown>): Partial<PostureCheck> => {
   const stored = doc.enforcement as { mode: Enforcement['mode']; enforceFrom: string | null } | undefined;
@@ -119,6 +120,19 @@ export const ENTITY_KINDS = {
       ['postureCheckId', 'string'],
       ['state', 'string'],
       ['since', 'datetime'],
+    ],
+  }),
+  // The audit trail (audit/audit-model.ts); createdAt is the event's moment.
+  auditEvents: kind<AuditEvent>({
+    table: 'audit_events',
+    roleKind: null,
+    filterExtras: [
+      ['type', 'string'],
+      ['actorId', 'string'],
+      ['address', 'string'],
+      ['identityId', 'string'],
+      ['serviceId', 'string'],
+      ['reference', 'string'],
     ],
   }),
 } as const;

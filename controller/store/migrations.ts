@@ -20,8 +20,8 @@ import { edgeSessionTokenHashes } from './migrations/011-edge-session-token-hash
 import { sessionsNeedApiSession } from './migrations/012-sessions-need-api-session.js';
 import { hostV1Forwarding } from './migrations/013-host-v1-forwarding.js';
 import { postureRollout } from './migrations/014-posture-rollout.js';
-// 15 to 17 are taken by work on other branches; they come before this one once merged.
 import { externalJwtSigners } from './migrations/015-external-jwt-signers.js';
+import { auditEvents } from './migrations/016-audit-events.js';
 
 export const MIGRATIONS: readonly string[] = [
   initial,
@@ -39,4 +39,5 @@ export const MIGRATIONS: readonly string[] = [
   hostV1Forwarding,
   postureRollout,
   externalJwtSigners,
+  auditEvents,
 ];

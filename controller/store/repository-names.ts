@@ -29,4 +29,5 @@ export const FLAT_REPOSITORIES: readonly (keyof FlatRepositories)[] = [
   'postureCheckExceptionHistory',
   'postureCheckStates',
   'externalJwtSigners',
+  'auditEvents',
 ];

@@ -29,6 +29,7 @@ import type { Async } from './async.js';
 import type { ExceptionHistoryEntry, PostureCheckException } from '../posture-exception-model.js';
 import type { RecordedCheckState } from '../check-state-model.js';
 import type { ListQuery, Page } from './page.js';
+import type { AuditEvent } from '../audit/audit-model.js';
 
 export type { ListQuery, Page };
 
@@ -152,6 +153,8 @@ export interface SyncRepositories {
   postureCheckExceptionHistory: SyncEntityRepository<ExceptionHistoryEntry>;
   /** each identity's latest state per posture check (check-state-model.ts) */
   postureCheckStates: SyncEntityRepository<RecordedCheckState>;
+  /** the audit trail (audit/audit-trail.ts writes it) */
+  auditEvents: SyncEntityRepository<AuditEvent>;
   countIdentitiesWithAuthPolicy(authPolicyId: string): number;
   /** OpenID providers whose tokens sign identities in */
   externalJwtSigners: SyncEntityRepository<ExternalJwtSigner>;

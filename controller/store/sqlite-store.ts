@@ -52,6 +52,7 @@ export class SqliteStore implements Store {
   readonly postureCheckExceptionHistory;
   readonly postureCheckStates;
   readonly externalJwtSigners;
+  readonly auditEvents;
   /** a deadline's owner; alone on its file, there is no other instance to tell it from */
   readonly instanceId = randomUUID();
   /** the synchronous repositories, for tests and tools that seed a database directly */
@@ -89,6 +90,7 @@ export class SqliteStore implements Store {
     this.postureCheckExceptions = facades.postureCheckExceptions;
     this.postureCheckExceptionHistory = facades.postureCheckExceptionHistory;
     this.postureCheckStates = facades.postureCheckStates;
+    this.auditEvents = facades.auditEvents;
     this.posture = asyncFacade(this.sync.posture, gate, ['data', 'sessions', 'failures', 'changes']);
     for (const repo of [this.services, this.postureChecks, this.servicePolicies, this.postureCheckExceptions])
       this.catalogue.watchWrites(repo);

@@ -473,6 +473,15 @@ export const MATRIX: Record<string, MatrixRow> = {
     request: (w) => ({ path: `${MGMT}/identities/${w.ids.other}/mfa` }),
   },
   [`GET ${MGMT}/mfa-audit-events`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/mfa-audit-events`) },
+  [`GET ${MGMT}/audit-events`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/audit-events`) },
+  // The world's setup created entities through the API: each left an event on the trail.
+  [`GET ${MGMT}/audit-events/{id}`]: {
+    expect: ADMIN_ONLY(200),
+    request: async (w) => {
+      const events = await w.admin.request('GET', `${MGMT}/audit-events?limit=1`);
+      return { path: `${MGMT}/audit-events/${events.body.data[0].id}` };
+    },
+  },
   [`GET ${MGMT}/api-sessions`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/api-sessions`) },
   [`GET ${MGMT}/api-sessions/{id}`]: {
     expect: ADMIN_ONLY(200),

@@ -175,6 +175,7 @@ describe('migratePostgres', () => {
           'access_outbox',
           'api_sessions',
           'attempt_counters',
+          'audit_events',
           'auth_policies',
           'authenticators',
           'config_types',

@@ -19,6 +19,7 @@ import type { Identity } from '../../model.js';
 import { ExpiryTimers } from './expiry-timers.js';
 import { deleteCheckStatesOf, recordCheckStates } from './check-state-recorder.js';
 import { PersistedDeadlines } from './persisted-deadlines.js';
+import { recordAccessTransitions } from '../../audit/access-transitions.js';
 
 export interface EvaluateOptions {
   /** reuse a resolver across identities within one pass (the catalogue does not change under it) */
@@ -146,7 +147,11 @@ export class PostureEngine {
       );
       changed = true;
     }
-    if (changed) await this.markChanged(identityId);
+    if (changed) {
+      // Only when what the identity can reach moved: a repeated report reads and writes nothing more.
+      await recordAccessTransitions(store, resolver, identity, sessionIds.map(evaluationOf), now);
+      await this.markChanged(identityId);
+    }
     return data;
   }
 

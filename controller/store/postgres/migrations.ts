@@ -10,8 +10,8 @@ import { sessionsNeedApiSession } from './migrations/004-sessions-need-api-sessi
 import { hostV1Forwarding } from './migrations/005-host-v1-forwarding.js';
 import { routerPresence } from './migrations/006-router-presence.js';
 import { postureRollout } from './migrations/007-posture-rollout.js';
-// 8 to 12 are taken by work on other branches; they come before this one once merged.
 import { externalJwtSigners } from './migrations/008-external-jwt-signers.js';
+import { auditEvents } from './migrations/009-audit-events.js';
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   initial,
@@ -22,4 +22,5 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   routerPresence,
   postureRollout,
   externalJwtSigners,
+  auditEvents,
 ];

@@ -61,6 +61,7 @@ export class PgStore implements Store {
   readonly postureCheckExceptions;
   readonly postureCheckExceptionHistory;
   readonly postureCheckStates;
+  readonly auditEvents;
   private readonly catalogue = new CatalogueVersion();
   /** tells this instance's own announcements from the others', and owns the deadlines it arms */
   readonly instanceId = randomUUID();
@@ -92,6 +93,7 @@ export class PgStore implements Store {
     this.postureCheckExceptions = documents(ENTITY_KINDS.postureCheckExceptions);
     this.postureCheckExceptionHistory = documents(ENTITY_KINDS.postureCheckExceptionHistory);
     this.postureCheckStates = documents(ENTITY_KINDS.postureCheckStates);
+    this.auditEvents = documents(ENTITY_KINDS.auditEvents);
     for (const repo of [
       this.services,
       this.postureChecks,

@@ -50,6 +50,7 @@ export class SqliteRepositories implements SyncRepositories {
   readonly postureCheckExceptionHistory;
   readonly postureCheckStates;
   readonly externalJwtSigners;
+  readonly auditEvents;
 
   constructor(readonly db: Db) {
     const documents = <T extends Entity & { roleAttributes?: string[] }>(
@@ -83,6 +84,7 @@ export class SqliteRepositories implements SyncRepositories {
     this.postureCheckStates = documents(ENTITY_KINDS.postureCheckStates, false);
     // Read at every external sign-in; a handful of providers.
     this.externalJwtSigners = documents<ExternalJwtSigner>(ENTITY_KINDS.externalJwtSigners, true);
+    this.auditEvents = documents(ENTITY_KINDS.auditEvents, false);
     this.authenticators = new SqliteAuthenticatorRepository(db);
     this.enrollments = new SqliteEnrollmentRepository(db);
     this.apiSessions = new SqliteApiSessionRepository(db);
