@@ -284,7 +284,8 @@ describe('migratePostgres', () => {
   it('makes externalId unique: blanks become null, a duplicate stays with the oldest identity (migration 13)', async () => {
     const url = await server.createDatabase();
     await withPool(url, async (pool) => {
-      await migratePostgres(pool, POSTGRES_MIGRATIONS.slice(0, -1));
+      // Up to the migration before the external JWT signers' (number 8).
+      await migratePostgres(pool, POSTGRES_MIGRATIONS.slice(0, 7));
       const add = (id: string, externalId: string, createdAt: string) =>
         pool.query(
           `INSERT INTO identities (id, name, doc, created_at, updated_at) VALUES ($1, $1, $2::jsonb, $3, $3)`,
