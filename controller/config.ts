@@ -39,6 +39,14 @@ export interface ControllerConfig {
   maxPostureExceptionDays: number;
   /** the built administrators' console served at /console; default `out/console` of this installation */
   consoleDir?: string;
+  /** the syslog export (events/delivery/): `tcp://host:port` or `tls://host:port`; unset: none */
+  syslog?: string;
+  /** PEM file of the CA that signed the syslog receiver's certificate (TLS); unset: the system's CAs */
+  syslogCa?: string;
+  /** events queued for syslog and not yet sent, at most (beyond: not exported, counted and reported) */
+  syslogBuffer: number;
+  /** event delivery's timing (tests shorten it); unset fields take events/delivery/event-delivery.ts' defaults */
+  eventDelivery?: Partial<import('./events/delivery/event-delivery.js').DeliveryOptions>;
 }
 
 export function defaultConfig(dataDir: string): ControllerConfig {
@@ -59,5 +67,6 @@ export function defaultConfig(dataDir: string): ControllerConfig {
     requestTimeoutMs: 30_000,
     trustProxy: false,
     maxPostureExceptionDays: 90,
+    syslogBuffer: 100_000,
   };
 }

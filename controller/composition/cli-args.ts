@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { defaultConfig, type ControllerConfig } from '../config.js';
 import { defaultDataDir } from '../data-dir.js';
+import { parseSyslogTarget } from '../events/delivery/syslog-sender.js';
 
 export const USAGE = `Usage: npm run controller -- [options]
 
@@ -86,6 +87,9 @@ export function parseControllerArgs(
         'trust-proxy': { type: 'boolean', default: false },
         'log-level': { type: 'string' },
         'console-dir': { type: 'string' },
+        syslog: { type: 'string' },
+        'syslog-ca': { type: 'string' },
+        'syslog-buffer': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -121,5 +125,16 @@ export function parseControllerArgs(
   config.tlsCert = values['tls-cert'];
   config.tlsKey = values['tls-key'];
   if (values['console-dir'] !== undefined) config.consoleDir = values['console-dir'];
+  if (values.syslog !== undefined) {
+    try {
+      parseSyslogTarget(values.syslog);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    config.syslog = values.syslog;
+  }
+  if (values['syslog-ca'] !== undefined) config.syslogCa = values['syslog-ca'];
+  config.syslogBuffer =
+    positiveInt('syslog-buffer', values['syslog-buffer'], 100, 10_000_000) ?? config.syslogBuffer;
   return config;
 }

@@ -22,6 +22,7 @@ import type { AuthenticatorService } from '../identities/authenticator-service.j
 import type { CatalogueService } from '../catalogue/catalogue-service.js';
 import type { AuthPolicyService } from '../catalogue/auth-policy-service.js';
 import type { ConfigService } from '../catalogue/configs/config-service.js';
+import { registerWebhookRoutes, type DeliveryParts } from '../events/delivery/webhook-routes.js';
 
 /** The parts the management API's own routes are handed (made once at composition, start-controller.ts). */
 export interface ManagementParts {
@@ -38,6 +39,8 @@ export interface ManagementParts {
   edgeRouters: EdgeRouterService;
   /** access's use cases (edge sessions ended by an administrator) */
   access: AccessService;
+  /** webhook subscriptions, their deliveries and the syslog export (absent: a server built without them) */
+  deliveries?: DeliveryParts;
 }
 
 /** The management API's own routes (admin only, by the guard's default). */
@@ -56,4 +59,5 @@ export function registerManagementRoutes(app: Api, ctx: ControllerContext, parts
   registerEdgeSessions(app, ctx, parts.access, parts.edgeRouters);
   registerRelatedLists(app, ctx, parts.enrollment);
   registerCheckStateRoutes(app, ctx);
+  if (parts.deliveries) registerWebhookRoutes(app, ctx, parts.deliveries);
 }

@@ -8,6 +8,7 @@ import type { Entity, Service } from '../model.js';
 import type { Enforcement, PostureCheck } from '../posture-model.js';
 import type { ExceptionHistoryEntry, PostureCheckException } from '../posture-exception-model.js';
 import type { RecordedCheckState } from '../check-state-model.js';
+import type { Webhook } from '../events/delivery/delivery-model.js';
 
 const reviveEnforcement = (doc: Record<string, unknown>): Partial<PostureCheck> => {
   const stored = doc.enforcement as { mode: Enforcement['mode']; enforceFrom: string | null } | undefined;
@@ -102,6 +103,15 @@ export const ENTITY_KINDS = {
       ['postureCheckId', 'string'],
       ['state', 'string'],
       ['since', 'datetime'],
+    ],
+  }),
+  // Webhook subscriptions (events/delivery/): the secret stays in the document, never on the wire.
+  webhooks: kind<Webhook>({
+    table: 'webhooks',
+    roleKind: null,
+    filterExtras: [
+      ['url', 'string'],
+      ['enabled', 'boolean'],
     ],
   }),
 } as const;

@@ -20,6 +20,8 @@ import { edgeSessionTokenHashes } from './migrations/011-edge-session-token-hash
 import { sessionsNeedApiSession } from './migrations/012-sessions-need-api-session.js';
 import { hostV1Forwarding } from './migrations/013-host-v1-forwarding.js';
 import { postureRollout } from './migrations/014-posture-rollout.js';
+// 015 and 016 are another branch's (audit, configs by type); 017 goes after them at merge.
+import { eventDeliveries } from './migrations/017-event-deliveries.js';
 
 export const MIGRATIONS: readonly string[] = [
   initial,
@@ -36,4 +38,5 @@ export const MIGRATIONS: readonly string[] = [
   sessionsNeedApiSession,
   hostV1Forwarding,
   postureRollout,
+  eventDeliveries,
 ];

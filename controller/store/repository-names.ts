@@ -25,4 +25,6 @@ export const FLAT_REPOSITORIES: readonly (keyof FlatRepositories)[] = [
   'postureCheckExceptions',
   'postureCheckExceptionHistory',
   'postureCheckStates',
+  'webhooks',
+  'deliveries',
 ];

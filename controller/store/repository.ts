@@ -28,6 +28,8 @@ import type { Async } from './async.js';
 import type { ExceptionHistoryEntry, PostureCheckException } from '../posture-exception-model.js';
 import type { RecordedCheckState } from '../check-state-model.js';
 import type { ListQuery, Page } from './page.js';
+import type { SyncDeliveryRepository } from './delivery-repository.js';
+import type { Webhook } from '../events/delivery/delivery-model.js';
 
 export type { ListQuery, Page };
 
@@ -149,6 +151,9 @@ export interface SyncRepositories {
   postureCheckExceptionHistory: SyncEntityRepository<ExceptionHistoryEntry>;
   /** each identity's latest state per posture check (check-state-model.ts) */
   postureCheckStates: SyncEntityRepository<RecordedCheckState>;
+  /** webhook subscriptions and the durable event delivery queue (events/delivery/) */
+  webhooks: SyncEntityRepository<Webhook>;
+  deliveries: SyncDeliveryRepository;
   countIdentitiesWithAuthPolicy(authPolicyId: string): number;
 }
 

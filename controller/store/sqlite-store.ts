@@ -50,6 +50,8 @@ export class SqliteStore implements Store {
   readonly postureCheckExceptions;
   readonly postureCheckExceptionHistory;
   readonly postureCheckStates;
+  readonly webhooks;
+  readonly deliveries;
   /** a deadline's owner; alone on its file, there is no other instance to tell it from */
   readonly instanceId = randomUUID();
   /** the synchronous repositories, for tests and tools that seed a database directly */
@@ -86,6 +88,8 @@ export class SqliteStore implements Store {
     this.postureCheckExceptions = facades.postureCheckExceptions;
     this.postureCheckExceptionHistory = facades.postureCheckExceptionHistory;
     this.postureCheckStates = facades.postureCheckStates;
+    this.webhooks = facades.webhooks;
+    this.deliveries = facades.deliveries;
     this.posture = asyncFacade(this.sync.posture, gate, ['data', 'sessions', 'failures', 'changes']);
     for (const repo of [this.services, this.postureChecks, this.servicePolicies, this.postureCheckExceptions])
       this.catalogue.watchWrites(repo);

@@ -10,6 +10,8 @@ import { sessionsNeedApiSession } from './migrations/004-sessions-need-api-sessi
 import { hostV1Forwarding } from './migrations/005-host-v1-forwarding.js';
 import { routerPresence } from './migrations/006-router-presence.js';
 import { postureRollout } from './migrations/007-posture-rollout.js';
+// 008 to 011 are other branches' (audit, configs by type, caches, scale); 012 goes after them at merge.
+import { eventDeliveries } from './migrations/012-event-deliveries.js';
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   initial,
@@ -19,4 +21,5 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   hostV1Forwarding,
   routerPresence,
   postureRollout,
+  eventDeliveries,
 ];

@@ -30,6 +30,8 @@ import { PgApiSessionRepository } from './api-session-repository.js';
 import { PgMfaRepository } from './mfa-repository.js';
 import { PgPostureRepository } from './posture-repository.js';
 import { PgDeadlineRepository } from './deadline-repository.js';
+import { PgDeliveryRepository } from './delivery-repository.js';
+import type { Webhook } from '../../events/delivery/delivery-model.js';
 import { countIdentitiesWithAuthPolicy } from './identity-queries.js';
 
 /** The NOTIFY channel a catalogue change is announced on; the payload is the announcing instance's id. */
@@ -59,6 +61,8 @@ export class PgStore implements Store {
   readonly postureCheckExceptions;
   readonly postureCheckExceptionHistory;
   readonly postureCheckStates;
+  readonly webhooks;
+  readonly deliveries;
   private readonly catalogue = new CatalogueVersion();
   /** tells this instance's own announcements from the others', and owns the deadlines it arms */
   readonly instanceId = randomUUID();
@@ -89,6 +93,8 @@ export class PgStore implements Store {
     this.postureCheckExceptions = documents(ENTITY_KINDS.postureCheckExceptions);
     this.postureCheckExceptionHistory = documents(ENTITY_KINDS.postureCheckExceptionHistory);
     this.postureCheckStates = documents(ENTITY_KINDS.postureCheckStates);
+    this.webhooks = documents<Webhook>(ENTITY_KINDS.webhooks);
+    this.deliveries = new PgDeliveryRepository(db);
     for (const repo of [
       this.services,
       this.postureChecks,

@@ -21,6 +21,8 @@ import { SqliteApiSessionRepository } from './api-session-repository.js';
 import { SqlitePostureRepository } from './posture-repository.js';
 import { SqliteMfaRepository } from './mfa-repository.js';
 import { SqliteDeadlineRepository } from './deadline-repository.js';
+import { SqliteDeliveryRepository } from './delivery-repository.js';
+import type { Webhook } from '../../events/delivery/delivery-model.js';
 
 const CACHED_IDENTITIES = 5_000;
 
@@ -48,6 +50,8 @@ export class SqliteRepositories implements SyncRepositories {
   readonly postureCheckExceptions;
   readonly postureCheckExceptionHistory;
   readonly postureCheckStates;
+  readonly webhooks;
+  readonly deliveries;
 
   constructor(readonly db: Db) {
     const documents = <T extends Entity & { roleAttributes?: string[] }>(
@@ -79,6 +83,8 @@ export class SqliteRepositories implements SyncRepositories {
     this.postureCheckExceptions = documents(ENTITY_KINDS.postureCheckExceptions, true);
     this.postureCheckExceptionHistory = documents(ENTITY_KINDS.postureCheckExceptionHistory, false);
     this.postureCheckStates = documents(ENTITY_KINDS.postureCheckStates, false);
+    this.webhooks = documents<Webhook>(ENTITY_KINDS.webhooks, false);
+    this.deliveries = new SqliteDeliveryRepository(db);
     this.authenticators = new SqliteAuthenticatorRepository(db);
     this.enrollments = new SqliteEnrollmentRepository(db);
     this.apiSessions = new SqliteApiSessionRepository(db);
