@@ -55,6 +55,10 @@ export class SyslogSender {
 
   /** Sends one message; rejects when the connection cannot be made or the write fails. */
   async send(message: string): Promise<void> {
+    // A receiver that closed its side would swallow this write and reset. One turn of the event loop first
+    // lets a FIN that already arrived be heard ('end' drops the socket), so the write goes to a new one.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (this.socket && (this.socket.readableEnded || this.socket.destroyed)) this.drop();
     const socket = this.socket ?? (await this.connect());
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -63,7 +67,7 @@ export class SyslogSender {
       socket.write(frame(message), (err) => {
         clearTimeout(timer);
         if (err) {
-          this.drop(err);
+          this.drop(err, socket);
           reject(err);
         } else resolve();
       });
@@ -87,8 +91,10 @@ export class SyslogSender {
       const ready = () => {
         clearTimeout(timer);
         socket.off('error', failed);
-        socket.on('error', (err) => this.drop(err));
-        socket.on('close', () => this.drop());
+        socket.on('error', (err) => this.drop(err, socket));
+        socket.on('close', () => this.drop(undefined, socket));
+        // The receiver never closes a healthy export: its end means it went away.
+        socket.on('end', () => this.drop(new Error('the syslog receiver closed the connection'), socket));
         // The receiver sends nothing; anything it does send is discarded, not buffered.
         socket.on('data', () => undefined);
         this.socket = socket;
@@ -106,7 +112,9 @@ export class SyslogSender {
     });
   }
 
-  private drop(err?: Error): void {
+  /** Lets `socket` (or the current one) go; a stale socket's late events leave a newer one alone. */
+  private drop(err?: Error, socket: net.Socket | undefined = this.socket): void {
+    if (socket !== this.socket) return void socket?.destroy();
     if (err) this.lastError = err.message;
     this.socket?.destroy();
     this.socket = undefined;

@@ -5,21 +5,13 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
+import { isLoopbackHost } from '../../composition/tls-identity.js';
 import { SIGNATURE_HEADER, sign } from './signature.js';
 
 /** The whole exchange (connect, send, answer) ends within this; a stalled receiver is a failed attempt. */
 export const POST_TIMEOUT_MS = 10_000;
 /** What is read of a receiver's answer (kept as the last error when it failed); the rest is discarded. */
 export const RESPONSE_READ_LIMIT = 4_096;
-
-/** Whether a URL's host is loopback (where plain HTTP is allowed). */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  if (host === 'localhost') return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return host === '::1';
-}
 
 /** Why a webhook URL is refused, or undefined when it is fine. */
 export function webhookUrlProblem(url: string): string | undefined {
