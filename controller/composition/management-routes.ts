@@ -22,7 +22,7 @@ import type { AuthenticatorService } from '../identities/authenticator-service.j
 import type { CatalogueService } from '../catalogue/catalogue-service.js';
 import type { AuthPolicyService } from '../catalogue/auth-policy-service.js';
 import type { ConfigService } from '../catalogue/configs/config-service.js';
-import { registerWebhookRoutes, type DeliveryParts } from '../events/delivery/webhook-routes.js';
+import { registerWebhookRoutes, type DeliveryParts } from '../webhooks/webhook-routes.js';
 
 /** The parts the management API's own routes are handed (made once at composition, start-controller.ts). */
 export interface ManagementParts {

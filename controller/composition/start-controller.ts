@@ -15,7 +15,7 @@ import { startDeadlineTakeover } from '../access/engine/deadline-takeover.js';
 import type { PostureEngine } from '../access/engine/posture-engine.js';
 import { AccessOutbox } from '../events/access-outbox.js';
 import { PgAccessOutbox } from '../events/pg-access-outbox.js';
-import { installEventDelivery } from '../events/delivery/install.js';
+import { installEventDelivery } from '../webhooks/install-event-delivery.js';
 import { SharedRouterPresence } from '../edge-routers/link/shared-presence.js';
 import { PgStore } from '../store/postgres/pg-store.js';
 import { PgLimiterStore } from '../platform/limits/pg-limiter-store.js';

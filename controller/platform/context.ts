@@ -9,7 +9,7 @@ import type { LimiterStore } from './limits/limiter-store.js';
 import { memoryLimiters } from './limits/memory-failure-counters.js';
 import { SessionTokens } from './keys/session-tokens.js';
 import { currentMasterKey } from './keys/master-key.js';
-import type { DeliveryEnqueuer } from '../events/delivery/enqueue.js';
+import type { DeliveryEnqueuer } from '../event-delivery-model.js';
 
 /**
  * Things that happen in the controller that other parts react to (posture evaluation re-checks the

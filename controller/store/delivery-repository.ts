@@ -6,7 +6,7 @@
  * receives its events in order and a failing one holds back only its own.
  */
 import type { Async } from './async.js';
-import type { Delivery, DeliveryState, NewDelivery } from '../events/delivery/delivery-model.js';
+import type { Delivery, DeliveryState, NewDelivery } from '../event-delivery-model.js';
 
 export interface DeliveryListQuery {
   target?: string;

@@ -8,7 +8,7 @@ import type { Entity, Service } from '../model.js';
 import type { Enforcement, PostureCheck } from '../posture-model.js';
 import type { ExceptionHistoryEntry, PostureCheckException } from '../posture-exception-model.js';
 import type { RecordedCheckState } from '../check-state-model.js';
-import type { Webhook } from '../events/delivery/delivery-model.js';
+import type { Webhook } from '../event-delivery-model.js';
 
 const reviveEnforcement = (doc: Record<string, unknown>): Partial<PostureCheck> => {
   const stored = doc.enforcement as { mode: Enforcement['mode']; enforceFrom: string | null } | undefined;

@@ -29,7 +29,7 @@ import type { ExceptionHistoryEntry, PostureCheckException } from '../posture-ex
 import type { RecordedCheckState } from '../check-state-model.js';
 import type { ListQuery, Page } from './page.js';
 import type { SyncDeliveryRepository } from './delivery-repository.js';
-import type { Webhook } from '../events/delivery/delivery-model.js';
+import type { Webhook } from '../event-delivery-model.js';
 
 export type { ListQuery, Page };
 

@@ -63,7 +63,14 @@ export class SyslogListener {
   private take(text: string): void {
     const m = RFC5424.exec(text);
     if (!m) return void this.malformed.push(text);
-    this.lines.push({ pri: Number(m[1]), timestamp: m[2]!, host: m[3]!, app: m[4]!, msgid: m[6]!, msg: m[8]! });
+    this.lines.push({
+      pri: Number(m[1]),
+      timestamp: m[2]!,
+      host: m[3]!,
+      app: m[4]!,
+      msgid: m[6]!,
+      msg: m[8]!,
+    });
   }
 
   async waitFor(n: number, timeoutMs = 60_000): Promise<SyslogLine[]> {

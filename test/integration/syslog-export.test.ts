@@ -10,7 +10,7 @@ import { Api, MGMT } from '../helpers/api.js';
 import { ADMIN_PASSWORD, startTestController, tempDir, type TestController } from '../helpers/controller.js';
 import { SyslogListener } from '../helpers/syslog-listener.js';
 import { hasOpenssl, issueServerCertificate } from '../helpers/test-ca.js';
-import type { AuditEvent } from '../../controller/events/delivery/delivery-model.js';
+import type { AuditEvent } from '../../controller/event-delivery-model.js';
 
 const FAST = { pollMs: 100, retryMinMs: 100, retryMaxMs: 400 };
 const cleanup: (() => Promise<unknown>)[] = [];
@@ -59,7 +59,7 @@ describe('syslog export', () => {
     const back = await new SyslogListener().start(port);
     cleanup.push(() => back.close());
     const caught = await back.waitFor(3).catch((err: Error) => {
-      throw new Error(`${err.message}: ${back.lines.map((l) => l.msg.slice(0, 80)).join(" | ")}`);
+      throw new Error(`${err.message}: ${back.lines.map((l) => l.msg.slice(0, 80)).join(' | ')}`);
     });
     const ids = caught.map((l) => (JSON.parse(l.msg) as AuditEvent).id);
     // At least once: a message written as the connection died may come again; none missing, order kept.
@@ -99,7 +99,13 @@ describe('syslog export', () => {
     await admin.login('admin', ADMIN_PASSWORD);
     const status = await admin.get(`${MGMT}/event-export/syslog`);
     expect(status.status).toBe(200);
-    expect(status.body.data).toMatchObject({ configured: true, connected: false, pending: 3, full: true, dropped: 2 });
+    expect(status.body.data).toMatchObject({
+      configured: true,
+      connected: false,
+      pending: 3,
+      full: true,
+      dropped: 2,
+    });
     expect(status.body.data.lastError).toBeTruthy();
   });
 });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, MGMT } from '../helpers/api.js';
 import { ADMIN_PASSWORD, startTestController, type TestController } from '../helpers/controller.js';
 import { WebhookReceiver } from '../helpers/webhook-receiver.js';
-import type { AuditEvent } from '../../controller/events/delivery/delivery-model.js';
+import type { AuditEvent } from '../../controller/event-delivery-model.js';
 
 const SECRET = 'a-webhook-secret-of-some-length';
 let controller: TestController;
@@ -42,7 +42,12 @@ async function record(events: AuditEvent[]): Promise<void> {
 }
 
 async function subscribe(url: string, eventTypes: string[] = ['*']): Promise<string> {
-  const res = await admin.post(`${MGMT}/webhooks`, { name: `hook-${randomUUID()}`, url, eventTypes, secret: SECRET });
+  const res = await admin.post(`${MGMT}/webhooks`, {
+    name: `hook-${randomUUID()}`,
+    url,
+    eventTypes,
+    secret: SECRET,
+  });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.data.id as string;
 }
@@ -147,7 +152,9 @@ describe('webhook delivery', () => {
       expect(again.status).toBe(200);
       const after = await receiver.waitFor(2);
       expect(after.map((e) => e.id)).toEqual([second.id, first.id]);
-      expect((await admin.get(`${MGMT}/webhook-deliveries?state=dead&webhookId=${id}`)).body.data).toHaveLength(0);
+      expect(
+        (await admin.get(`${MGMT}/webhook-deliveries?state=dead&webhookId=${id}`)).body.data,
+      ).toHaveLength(0);
       await admin.delete(`${MGMT}/webhooks/${id}`);
     } finally {
       await receiver.close();

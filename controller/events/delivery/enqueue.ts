@@ -5,15 +5,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../store/repository.js';
-import { SYSLOG_TARGET, subscribes, type AuditEvent, type NewDelivery } from './delivery-model.js';
+import {
+  SYSLOG_TARGET,
+  subscribes,
+  type DeliveryEnqueuer,
+  type NewDelivery,
+} from '../../event-delivery-model.js';
 import type { SyslogBuffer } from './syslog-buffer.js';
 
 /** More subscriptions than this are refused at create (each event is one row per subscription). */
 export const MAX_WEBHOOKS = 100;
-
-export interface DeliveryEnqueuer {
-  enqueueDeliveries(event: AuditEvent): Promise<void>;
-}
 
 /** `wake`: asks the delivery loop for a pass, called once the event's transaction has committed. */
 export function createDeliveryEnqueuer(

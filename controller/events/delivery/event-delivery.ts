@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { Store } from '../../store/repository.js';
-import { SYSLOG_TARGET, type Delivery } from './delivery-model.js';
+import { SYSLOG_TARGET, type Delivery } from '../../event-delivery-model.js';
 import { postWebhook, POST_TIMEOUT_MS } from './webhook-post.js';
 import { syslogMessage, type SyslogSender } from './syslog-sender.js';
 
@@ -113,7 +113,8 @@ export class EventDelivery {
     try {
       if (d.target === SYSLOG_TARGET) return await this.toSyslog(d);
       const hook = await this.store.webhooks.get(d.target);
-      if (!hook) return void (await this.store.deliveries.failed(d.id, owner, 'subscription deleted', 0, true));
+      if (!hook)
+        return void (await this.store.deliveries.failed(d.id, owner, 'subscription deleted', 0, true));
       if (!hook.enabled) return await this.store.deliveries.release(d.id, owner, DISABLED_RECHECK_MS);
       try {
         await postWebhook(hook.url, hook.secret, d.body);
@@ -146,7 +147,13 @@ export class EventDelivery {
     } catch (err) {
       const attempts = d.attempts + 1;
       // Never dead-lettered: the buffer's bound (syslog-buffer.ts) is what limits a long outage.
-      await this.store.deliveries.failed(d.id, owner, (err as Error).message, retryDelay(attempts, this.options), false);
+      await this.store.deliveries.failed(
+        d.id,
+        owner,
+        (err as Error).message,
+        retryDelay(attempts, this.options),
+        false,
+      );
       if (attempts === 1 || attempts % 10 === 0)
         this.log.warn({ err, attempts }, 'the syslog receiver is unreachable; reconnecting with backoff');
       return;

@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { Store } from '../../store/repository.js';
-import { SYSLOG_TARGET } from './delivery-model.js';
+import { SYSLOG_TARGET } from '../../event-delivery-model.js';
 
 export class SyslogBuffer {
   dropped = 0;
@@ -29,7 +29,10 @@ export class SyslogBuffer {
     }
     this.dropped++;
     if (!this.full)
-      this.log.warn({ capacity: this.capacity }, 'the syslog buffer is full: events are not exported to syslog');
+      this.log.warn(
+        { capacity: this.capacity },
+        'the syslog buffer is full: events are not exported to syslog',
+      );
     this.full = true;
     return false;
   }

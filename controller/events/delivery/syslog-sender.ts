@@ -21,15 +21,20 @@ export interface SyslogTarget {
 export function parseSyslogTarget(url: string, ca?: string): SyslogTarget {
   const parsed = new URL(url);
   const protocol = parsed.protocol.replace(/:$/, '');
-  if (protocol !== 'tcp' && protocol !== 'tls') throw new Error('--syslog must be tcp://host:port or tls://host:port');
+  if (protocol !== 'tcp' && protocol !== 'tls')
+    throw new Error('--syslog must be tcp://host:port or tls://host:port');
   const port = Number(parsed.port);
-  if (!parsed.hostname || !Number.isInteger(port) || port <= 0) throw new Error('--syslog needs a host and a port');
+  if (!parsed.hostname || !Number.isInteger(port) || port <= 0)
+    throw new Error('--syslog needs a host and a port');
   return { protocol, host: parsed.hostname.replace(/^\[|\]$/g, ''), port, ...(ca ? { ca } : {}) };
 }
 
 /** PRI of every message: facility 13 (log audit), severity 6 (informational) = 13 * 8 + 6. */
 const PRI = 110;
-const HOST = hostname().replace(/[^\x21-\x7e]/g, '').slice(0, 255) || '-';
+const HOST =
+  hostname()
+    .replace(/[^\x21-\x7e]/g, '')
+    .slice(0, 255) || '-';
 
 /** One RFC 5424 message: `<PRI>1 TIMESTAMP HOST APP PROCID MSGID - MSG`, MSGID the event type. */
 export function syslogMessage(body: string, eventType: string, at: Date): string {
@@ -87,7 +92,10 @@ export class SyslogSender {
         protocol === 'tls'
           ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ...(ca ? { ca } : {}) })
           : net.connect({ host, port });
-      const timer = setTimeout(() => socket.destroy(new Error(`no connection within ${IO_TIMEOUT_MS} ms`)), IO_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => socket.destroy(new Error(`no connection within ${IO_TIMEOUT_MS} ms`)),
+        IO_TIMEOUT_MS,
+      );
       const ready = () => {
         clearTimeout(timer);
         socket.off('error', failed);

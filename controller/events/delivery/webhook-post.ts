@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { isLoopbackHost } from '../../composition/tls-identity.js';
+import { isLoopbackHost } from '../../loopback.js';
 import { SIGNATURE_HEADER, sign } from './signature.js';
 
 /** The whole exchange (connect, send, answer) ends within this; a stalled receiver is a failed attempt. */
@@ -28,12 +28,7 @@ export function webhookUrlProblem(url: string): string | undefined {
   return 'must be https';
 }
 
-export async function postWebhook(
-  url: string,
-  secret: string,
-  body: string,
-  ca?: string,
-): Promise<void> {
+export async function postWebhook(url: string, secret: string, body: string, ca?: string): Promise<void> {
   const problem = webhookUrlProblem(url);
   if (problem) throw new Error(`url ${problem}`);
   const signature = sign(secret, body, Math.floor(Date.now() / 1000));

@@ -1,5 +1,5 @@
 import type { DeliveryListQuery, DeliveryRepository } from '../delivery-repository.js';
-import type { Delivery, NewDelivery } from '../../events/delivery/delivery-model.js';
+import type { Delivery, NewDelivery } from '../../event-delivery-model.js';
 import type { PgDatabase } from './pg-database.js';
 
 interface Row {
@@ -52,7 +52,12 @@ export class PgDeliveryRepository implements DeliveryRepository {
       );
   }
 
-  async claim(owner: string, leaseMs: number, limit: number, exceptTargets: readonly string[]): Promise<Delivery[]> {
+  async claim(
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    exceptTargets: readonly string[],
+  ): Promise<Delivery[]> {
     const rows = await this.db.rows<Row>(
       `WITH heads AS (
          SELECT min(seq) AS seq FROM event_deliveries WHERE state = 'pending' GROUP BY target),
@@ -122,8 +127,14 @@ export class PgDeliveryRepository implements DeliveryRepository {
   async list(query: DeliveryListQuery): Promise<{ items: Delivery[]; totalCount: number }> {
     const where: string[] = [];
     const params: unknown[] = [];
-    if (query.target !== undefined) (where.push('target = ?'), params.push(query.target));
-    if (query.state !== undefined) (where.push('state = ?'), params.push(query.state));
+    if (query.target !== undefined) {
+      where.push('target = ?');
+      params.push(query.target);
+    }
+    if (query.state !== undefined) {
+      where.push('state = ?');
+      params.push(query.state);
+    }
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const total = await this.db.one<{ n: string }>(
       `SELECT count(*) AS n FROM event_deliveries ${clause}`,

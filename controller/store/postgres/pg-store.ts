@@ -31,7 +31,7 @@ import { PgMfaRepository } from './mfa-repository.js';
 import { PgPostureRepository } from './posture-repository.js';
 import { PgDeadlineRepository } from './deadline-repository.js';
 import { PgDeliveryRepository } from './delivery-repository.js';
-import type { Webhook } from '../../events/delivery/delivery-model.js';
+import type { Webhook } from '../../event-delivery-model.js';
 import { countIdentitiesWithAuthPolicy } from './identity-queries.js';
 
 /** The NOTIFY channel a catalogue change is announced on; the payload is the announcing instance's id. */

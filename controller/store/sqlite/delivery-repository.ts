@@ -1,6 +1,6 @@
 import type { Db } from '../database.js';
 import type { DeliveryListQuery, SyncDeliveryRepository } from '../delivery-repository.js';
-import type { Delivery, NewDelivery } from '../../events/delivery/delivery-model.js';
+import type { Delivery, NewDelivery } from '../../event-delivery-model.js';
 
 interface Row {
   seq: number;
@@ -125,8 +125,14 @@ export class SqliteDeliveryRepository implements SyncDeliveryRepository {
   list(query: DeliveryListQuery): { items: Delivery[]; totalCount: number } {
     const where: string[] = [];
     const params: unknown[] = [];
-    if (query.target !== undefined) (where.push('target = ?'), params.push(query.target));
-    if (query.state !== undefined) (where.push('state = ?'), params.push(query.state));
+    if (query.target !== undefined) {
+      where.push('target = ?');
+      params.push(query.target);
+    }
+    if (query.state !== undefined) {
+      where.push('state = ?');
+      params.push(query.state);
+    }
     const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
     const total = this.db.prepare(`SELECT COUNT(*) AS n FROM event_deliveries ${clause}`).get(...params) as {
       n: number;

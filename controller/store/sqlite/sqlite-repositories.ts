@@ -22,7 +22,7 @@ import { SqlitePostureRepository } from './posture-repository.js';
 import { SqliteMfaRepository } from './mfa-repository.js';
 import { SqliteDeadlineRepository } from './deadline-repository.js';
 import { SqliteDeliveryRepository } from './delivery-repository.js';
-import type { Webhook } from '../../events/delivery/delivery-model.js';
+import type { Webhook } from '../../event-delivery-model.js';
 
 const CACHED_IDENTITIES = 5_000;
 

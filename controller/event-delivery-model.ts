@@ -2,7 +2,7 @@
  * What event delivery works on: the audit event it carries (the shape of GET /audit-events' items), a webhook
  * subscription, and one queued delivery of one event to one target (a webhook, or the syslog export).
  */
-import type { Entity } from '../../model.js';
+import type { Entity } from './model.js';
 
 /** An audit event as the trail records it and as it is delivered (the JSON body, the syslog MSG). */
 export interface AuditEvent {
@@ -62,3 +62,8 @@ export interface NewDelivery {
 /** Whether a subscription takes events of this type. */
 export const subscribes = (webhook: Pick<Webhook, 'eventTypes' | 'enabled'>, type: string): boolean =>
   webhook.enabled && (webhook.eventTypes.includes('*') || webhook.eventTypes.includes(type));
+
+/** What the audit writer calls, inside the transaction that writes the event (events/delivery/enqueue.ts). */
+export interface DeliveryEnqueuer {
+  enqueueDeliveries(event: AuditEvent): Promise<void>;
+}

@@ -3,11 +3,11 @@
  * audit trail calls (`ctx.eventDeliveries.enqueueDeliveries(event)`, inside the event's transaction).
  */
 import { readFileSync } from 'node:fs';
-import type { ControllerContext } from '../../platform/context.js';
-import { createDeliveryEnqueuer } from './enqueue.js';
-import { DEFAULT_DELIVERY_OPTIONS, EventDelivery } from './event-delivery.js';
-import { SyslogBuffer } from './syslog-buffer.js';
-import { SyslogSender, parseSyslogTarget } from './syslog-sender.js';
+import type { ControllerContext } from '../platform/context.js';
+import { createDeliveryEnqueuer } from '../events/delivery/enqueue.js';
+import { DEFAULT_DELIVERY_OPTIONS, EventDelivery } from '../events/delivery/event-delivery.js';
+import { SyslogBuffer } from '../events/delivery/syslog-buffer.js';
+import { SyslogSender, parseSyslogTarget } from '../events/delivery/syslog-sender.js';
 import type { DeliveryParts } from './webhook-routes.js';
 
 export function installEventDelivery(ctx: ControllerContext): DeliveryParts & { close(): Promise<void> } {

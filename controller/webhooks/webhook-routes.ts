@@ -3,12 +3,12 @@
  * (`/webhook-deliveries?state=dead`), a redelivery, and the syslog export's status. Administrators only (the
  * management guard's default). The secret is write-only: `toWire` never shows it.
  */
-import type { Api } from '../../http/typed-app.js';
-import type { ControllerContext } from '../../platform/context.js';
-import { pick, registerCrud } from '../../http/crud.js';
-import { detail, entityBase, iso, list } from '../../http/envelope.js';
-import { notFound, validationError } from '../../api-error.js';
-import { IdParams, errorResponses, listEnvelope, detailEnvelope } from '../../../src/api/resources/envelopes.js';
+import type { Api } from '../http/typed-app.js';
+import type { ControllerContext } from '../platform/context.js';
+import { pick, registerCrud } from '../http/crud.js';
+import { detail, entityBase, iso, list } from '../http/envelope.js';
+import { notFound, validationError } from '../api-error.js';
+import { IdParams, errorResponses, listEnvelope, detailEnvelope } from '../../src/api/resources/envelopes.js';
 import {
   DeliveryListQuerystring,
   SyslogStatus,
@@ -16,12 +16,12 @@ import {
   WebhookDelivery,
   WebhookDetail,
   WebhookPatch,
-} from '../../../src/api/resources/webhooks.js';
-import { SYSLOG_TARGET, type Delivery, type Webhook } from './delivery-model.js';
-import { webhookUrlProblem } from './webhook-post.js';
-import { MAX_WEBHOOKS } from './enqueue.js';
-import type { EventDelivery } from './event-delivery.js';
-import type { SyslogBuffer } from './syslog-buffer.js';
+} from '../../src/api/resources/webhooks.js';
+import { SYSLOG_TARGET, type Delivery, type Webhook } from '../event-delivery-model.js';
+import { webhookUrlProblem } from '../events/delivery/webhook-post.js';
+import { MAX_WEBHOOKS } from '../events/delivery/enqueue.js';
+import type { EventDelivery } from '../events/delivery/event-delivery.js';
+import type { SyslogBuffer } from '../events/delivery/syslog-buffer.js';
 
 const COLLECTION = 'webhooks';
 const TAG = 'Webhooks';
@@ -78,7 +78,8 @@ export function registerWebhookRoutes(app: Api, ctx: ControllerContext, parts: D
       for (const h of hooks)
         counts.set(h.id, {
           pending: await store.deliveries.countPending(h.id),
-          dead: (await store.deliveries.list({ target: h.id, state: 'dead', limit: 1, offset: 0 })).totalCount,
+          dead: (await store.deliveries.list({ target: h.id, state: 'dead', limit: 1, offset: 0 }))
+            .totalCount,
         });
     },
     toWire: (h) => ({
@@ -186,4 +187,3 @@ export function registerWebhookRoutes(app: Api, ctx: ControllerContext, parts: D
     },
   );
 }
-
