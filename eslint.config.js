@@ -12,7 +12,8 @@ const CONTROLLER_MODULES = [
   ['platform'],
   ['http', 'events'],
   ['informational'],
-  ['auth', 'posture', 'console'],
+  // webhooks: the management routes and start-up of event delivery (events/delivery/ does the delivering)
+  ['auth', 'posture', 'console', 'webhooks'],
   ['catalogue', 'enrollment', 'mfa'],
   ['identities', 'edge-routers'],
   ['access'],

@@ -48,6 +48,14 @@ export interface ControllerConfig {
    * unless set (tests shorten it to see a rotation followed)
    */
   jwksCooldownMs?: number;
+  /** the syslog export (events/delivery/): `tcp://host:port` or `tls://host:port`; unset: none */
+  syslog?: string;
+  /** PEM file of the CA that signed the syslog receiver's certificate (TLS); unset: the system's CAs */
+  syslogCa?: string;
+  /** events queued for syslog and not yet sent, at most (beyond: not exported, counted and reported) */
+  syslogBuffer: number;
+  /** event delivery's timing (tests shorten it); unset fields take events/delivery/event-delivery.ts' defaults */
+  eventDelivery?: Partial<import('./events/delivery/event-delivery.js').DeliveryOptions>;
 }
 
 export function defaultConfig(dataDir: string): ControllerConfig {
@@ -69,5 +77,6 @@ export function defaultConfig(dataDir: string): ControllerConfig {
     trustProxy: false,
     maxPostureExceptionDays: 90,
     corsOrigins: [],
+    syslogBuffer: 100_000,
   };
 }

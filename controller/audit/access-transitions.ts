@@ -14,7 +14,7 @@ import type { Store } from '../store/repository.js';
 import type { AccessResolver } from '../access/decisions/access-resolver.js';
 import type { AccessDecision, SessionEvaluation } from '../access/decisions/session-evaluation.js';
 import type { AuditEvent } from './audit-model.js';
-import { recordAudit } from './audit-trail.js';
+import { recordAudit, type AuditSink } from './audit-trail.js';
 
 /** The latest access events read per evaluation: far more services than one identity's policies reach. */
 const MAX_REMEMBERED = 500;
@@ -48,7 +48,7 @@ const failingChecks = (decision: AccessDecision) =>
   );
 
 export async function recordAccessTransitions(
-  store: Store,
+  sink: AuditSink,
   resolver: AccessResolver,
   identity: Identity,
   evaluations: readonly SessionEvaluation[],
@@ -60,6 +60,7 @@ export async function recordAccessTransitions(
     if (policy.type === 'Dial') for (const s of resolver.servicesOf(policy)) services.set(s.id, s);
   if (services.size === 0) return;
 
+  const { store } = sink;
   const latest = new Map<string, AuditEvent>();
   const page = await store.auditEvents.list({
     limit: MAX_REMEMBERED,
@@ -77,7 +78,7 @@ export async function recordAccessTransitions(
     const wasGranted = (latest.get(service.id)?.type ?? 'access.granted') === 'access.granted';
     if (decision.granted === wasGranted) continue;
     await recordAudit(
-      store,
+      sink,
       {
         type: decision.granted ? 'access.granted' : 'access.refused',
         identityId: identity.id,

@@ -34,7 +34,7 @@ export async function recordAdminChange(
 ): Promise<void> {
   const entity = (after ?? before)!;
   await recordAudit(
-    ctx.store,
+    ctx,
     {
       type: TYPE_OF[op],
       actor: requestActor(request),

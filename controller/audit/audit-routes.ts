@@ -5,7 +5,7 @@
  */
 import type { Api } from '../http/typed-app.js';
 import type { ControllerContext } from '../platform/context.js';
-import { detail, iso, list } from '../http/envelope.js';
+import { detail, list } from '../http/envelope.js';
 import { parseListQuery } from '../http/list-query.js';
 import { notFound } from '../api-error.js';
 import {
@@ -16,22 +16,10 @@ import {
   listEnvelope,
 } from '../../src/api/resources/envelopes.js';
 import { AuditEventDetail } from '../../src/api/resources/audit-events.js';
-import type { AuditEvent } from './audit-model.js';
+import { auditEventToWire } from './audit-wire.js';
 
 const COLLECTION = 'audit-events';
 const tags = ['Audit Events'];
-
-export const auditEventToWire = (e: AuditEvent) => ({
-  id: e.id,
-  type: e.type,
-  createdAt: iso(e.createdAt),
-  actor: e.actor,
-  address: e.address,
-  identityId: e.identityId,
-  serviceId: e.serviceId,
-  reference: e.reference,
-  details: e.details,
-});
 
 export function registerAuditRoutes(app: Api, ctx: ControllerContext): void {
   app.get(

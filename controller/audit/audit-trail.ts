@@ -1,11 +1,20 @@
 /**
  * The one writer of the audit trail. An event is written in the transaction of what it records, so a change
  * that rolls back leaves no event and a committed one cannot lose its event; called outside a transaction
- * (a failed sign-in, which changes nothing else), it writes in one of its own.
+ * (a failed sign-in, which changes nothing else), it writes in one of its own. The same transaction queues
+ * the event's webhook and syslog deliveries (events/delivery/enqueue.ts).
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Store } from '../store/repository.js';
+import type { DeliveryEnqueuer } from '../event-delivery-model.js';
 import type { AuditEvent, AuditRecord } from './audit-model.js';
+import { auditEventToWire } from './audit-wire.js';
+
+/** Where an event goes: the trail, and the webhooks and syslog export when the controller delivers events. */
+export interface AuditSink {
+  store: Store;
+  eventDeliveries?: DeliveryEnqueuer;
+}
 
 /** Crockford's base32 without the letters people misread (I, L, O, U). */
 const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -18,7 +27,8 @@ export function newReference(): string {
   return `${code.slice(0, 4)}-${code.slice(4)}`;
 }
 
-export async function recordAudit(store: Store, record: AuditRecord, at: Date): Promise<AuditEvent> {
+export async function recordAudit(sink: AuditSink, record: AuditRecord, at: Date): Promise<AuditEvent> {
+  const { store, eventDeliveries } = sink;
   const id = randomUUID();
   const event: AuditEvent = {
     id,
@@ -35,7 +45,12 @@ export async function recordAudit(store: Store, record: AuditRecord, at: Date): 
     reference: newReference(),
     details: record.details ?? {},
   };
-  if (store.inTransaction()) await store.auditEvents.create(event);
-  else await store.transaction(() => store.auditEvents.create(event));
+  // Its deliveries are queued in the same transaction: they commit, or roll back, with the event.
+  const write = async () => {
+    await store.auditEvents.create(event);
+    await eventDeliveries?.enqueueDeliveries(auditEventToWire(event));
+  };
+  if (store.inTransaction()) await write();
+  else await store.transaction(write);
   return event;
 }

@@ -18,7 +18,7 @@ export async function recordSignIn(
   details: { method: string; apiSessionId: string },
 ): Promise<void> {
   await recordAudit(
-    ctx.store,
+    ctx,
     {
       type: 'auth.signed-in',
       actor: { id: identity.id, name: identity.name },
@@ -43,7 +43,7 @@ export async function recordFailedSignIn(
       ? undefined
       : await ctx.store.authenticators.getByUsername(attempt.username);
   await recordAudit(
-    ctx.store,
+    ctx,
     {
       type: 'auth.sign-in-failed',
       address: request.ip,

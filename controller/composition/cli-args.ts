@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultConfig, type ControllerConfig } from '../config.js';
 import { defaultDataDir } from '../data-dir.js';
+import { parseSyslogTarget } from '../events/delivery/syslog-sender.js';
 
 export const USAGE = `Usage: npm run controller -- [options]
 
@@ -126,6 +127,9 @@ export function parseControllerArgs(
         'console-dir': { type: 'string' },
         'cors-origin': { type: 'string', multiple: true },
         zac: { type: 'string' },
+        syslog: { type: 'string' },
+        'syslog-ca': { type: 'string' },
+        'syslog-buffer': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -163,5 +167,16 @@ export function parseControllerArgs(
   if (values['console-dir'] !== undefined) config.consoleDir = values['console-dir'];
   config.corsOrigins = (values['cors-origin'] ?? []).map(corsOrigin);
   if (values.zac !== undefined) config.zacDir = zacDir(values.zac);
+  if (values.syslog !== undefined) {
+    try {
+      parseSyslogTarget(values.syslog);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    config.syslog = values.syslog;
+  }
+  if (values['syslog-ca'] !== undefined) config.syslogCa = values['syslog-ca'];
+  config.syslogBuffer =
+    positiveInt('syslog-buffer', values['syslog-buffer'], 100, 10_000_000) ?? config.syslogBuffer;
   return config;
 }

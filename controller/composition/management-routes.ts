@@ -28,6 +28,7 @@ import type { AuthPolicyService } from '../catalogue/auth-policy-service.js';
 import type { ConfigService } from '../catalogue/configs/config-service.js';
 import type { ExternalJwtSignerService } from '../external-jwt/signer-service.js';
 import { registerExternalJwtSigners } from '../external-jwt/signer-routes.js';
+import { registerWebhookRoutes, type DeliveryParts } from '../webhooks/webhook-routes.js';
 
 /** The parts the management API's own routes are handed (made once at composition, start-controller.ts). */
 export interface ManagementParts {
@@ -46,6 +47,8 @@ export interface ManagementParts {
   edgeRouters: EdgeRouterService;
   /** access's use cases (edge sessions ended by an administrator) */
   access: AccessService;
+  /** webhook subscriptions, their deliveries and the syslog export (absent: a server built without them) */
+  deliveries?: DeliveryParts;
 }
 
 /** The management API's own routes (admin only, by the guard's default). */
@@ -69,4 +72,5 @@ export function registerManagementRoutes(app: Api, ctx: ControllerContext, parts
   registerPolicyAdviceRoute(app, ctx, parts.edgeRouters);
   registerCheckStateRoutes(app, ctx);
   registerAuditRoutes(app, ctx);
+  if (parts.deliveries) registerWebhookRoutes(app, ctx, parts.deliveries);
 }

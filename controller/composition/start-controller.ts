@@ -15,6 +15,7 @@ import { startDeadlineTakeover } from '../access/engine/deadline-takeover.js';
 import type { PostureEngine } from '../access/engine/posture-engine.js';
 import { AccessOutbox } from '../events/access-outbox.js';
 import { PgAccessOutbox } from '../events/pg-access-outbox.js';
+import { installEventDelivery } from '../webhooks/install-event-delivery.js';
 import { SharedRouterPresence } from '../edge-routers/link/shared-presence.js';
 import { PgStore } from '../store/postgres/pg-store.js';
 import { PgLimiterStore } from '../platform/limits/pg-limiter-store.js';
@@ -85,6 +86,9 @@ export async function startController(
     started.push(outbox);
     const mfa = await installMfa(ctx);
     started.push(mfa);
+    // Webhooks and syslog: what committed before this start and is still queued goes out now.
+    const deliveries = installEventDelivery(ctx);
+    started.push(deliveries);
     const posture = installPosture(ctx);
     started.push(posture);
     await posture.started;
@@ -114,6 +118,7 @@ export async function startController(
       authPolicies: new AuthPolicyService(ctx),
       configs: new ConfigService(ctx),
       edgeRouters: new EdgeRouterService(ctx),
+      deliveries,
     };
     const app = await buildServer(ctx, parts, tls && { key: tls.key, cert: tls.cert, ...clientCerts });
     await app.listen({ host: config.host, port: config.port });
@@ -148,6 +153,7 @@ export async function startController(
         await takeover?.close();
         posture.close();
         mfa.close();
+        await deliveries.close();
         await outbox.close();
         await store.close();
         await limiters.close();

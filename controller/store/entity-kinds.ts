@@ -9,6 +9,7 @@ import type { Enforcement, PostureCheck } from '../posture-model.js';
 import type { ExceptionHistoryEntry, PostureCheckException } from '../posture-exception-model.js';
 import type { RecordedCheckState } from '../check-state-model.js';
 import type { AuditEvent } from '../audit/audit-model.js';
+import type { Webhook } from '../event-delivery-model.js';
 
 const reviveEnforcement = (doc: Record<string, unknown>): Partial<PostureCheck> => {
   const stored = doc.enforcement as { mode: Enforcement['mode']; enforceFrom: string | null } | undefined;
@@ -133,6 +134,15 @@ export const ENTITY_KINDS = {
       ['identityId', 'string'],
       ['serviceId', 'string'],
       ['reference', 'string'],
+    ],
+  }),
+  // Webhook subscriptions (events/delivery/): the secret stays in the document, never on the wire.
+  webhooks: kind<Webhook>({
+    table: 'webhooks',
+    roleKind: null,
+    filterExtras: [
+      ['url', 'string'],
+      ['enabled', 'boolean'],
     ],
   }),
 } as const;

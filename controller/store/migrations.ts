@@ -22,6 +22,7 @@ import { hostV1Forwarding } from './migrations/013-host-v1-forwarding.js';
 import { postureRollout } from './migrations/014-posture-rollout.js';
 import { externalJwtSigners } from './migrations/015-external-jwt-signers.js';
 import { auditEvents } from './migrations/016-audit-events.js';
+import { eventDeliveries } from './migrations/017-event-deliveries.js';
 
 export const MIGRATIONS: readonly string[] = [
   initial,
@@ -40,4 +41,5 @@ export const MIGRATIONS: readonly string[] = [
   postureRollout,
   externalJwtSigners,
   auditEvents,
+  eventDeliveries,
 ];

@@ -30,4 +30,6 @@ export const FLAT_REPOSITORIES: readonly (keyof FlatRepositories)[] = [
   'postureCheckStates',
   'externalJwtSigners',
   'auditEvents',
+  'webhooks',
+  'deliveries',
 ];

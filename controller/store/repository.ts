@@ -30,6 +30,8 @@ import type { ExceptionHistoryEntry, PostureCheckException } from '../posture-ex
 import type { RecordedCheckState } from '../check-state-model.js';
 import type { ListQuery, Page } from './page.js';
 import type { AuditEvent } from '../audit/audit-model.js';
+import type { SyncDeliveryRepository } from './delivery-repository.js';
+import type { Webhook } from '../event-delivery-model.js';
 
 export type { ListQuery, Page };
 
@@ -155,6 +157,9 @@ export interface SyncRepositories {
   postureCheckStates: SyncEntityRepository<RecordedCheckState>;
   /** the audit trail (audit/audit-trail.ts writes it) */
   auditEvents: SyncEntityRepository<AuditEvent>;
+  /** webhook subscriptions and the durable event delivery queue (events/delivery/) */
+  webhooks: SyncEntityRepository<Webhook>;
+  deliveries: SyncDeliveryRepository;
   countIdentitiesWithAuthPolicy(authPolicyId: string): number;
   /** OpenID providers whose tokens sign identities in */
   externalJwtSigners: SyncEntityRepository<ExternalJwtSigner>;

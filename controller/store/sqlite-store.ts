@@ -53,6 +53,8 @@ export class SqliteStore implements Store {
   readonly postureCheckStates;
   readonly externalJwtSigners;
   readonly auditEvents;
+  readonly webhooks;
+  readonly deliveries;
   /** a deadline's owner; alone on its file, there is no other instance to tell it from */
   readonly instanceId = randomUUID();
   /** the synchronous repositories, for tests and tools that seed a database directly */
@@ -91,6 +93,8 @@ export class SqliteStore implements Store {
     this.postureCheckExceptionHistory = facades.postureCheckExceptionHistory;
     this.postureCheckStates = facades.postureCheckStates;
     this.auditEvents = facades.auditEvents;
+    this.webhooks = facades.webhooks;
+    this.deliveries = facades.deliveries;
     this.posture = asyncFacade(this.sync.posture, gate, ['data', 'sessions', 'failures', 'changes']);
     for (const repo of [this.services, this.postureChecks, this.servicePolicies, this.postureCheckExceptions])
       this.catalogue.watchWrites(repo);

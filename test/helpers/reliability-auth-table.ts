@@ -525,7 +525,42 @@ export const MATRIX: Record<string, MatrixRow> = {
     expect: ADMIN_ONLY(200),
     request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/mfa-audit-events` }),
   },
+
+  ...crud(
+    'webhooks',
+    webhookBody,
+    () => ({ enabled: false }),
+    async (w) => w.create('webhooks', webhookBody()),
+  ),
+  [`GET ${MGMT}/webhooks/{id}/deliveries`]: {
+    expect: ADMIN_ONLY(200),
+    request: async (w) => ({
+      path: `${MGMT}/webhooks/${await w.create('webhooks', webhookBody())}/deliveries`,
+    }),
+  },
+  [`GET ${MGMT}/webhook-deliveries`]: {
+    expect: ADMIN_ONLY(200),
+    request: fixed(`${MGMT}/webhook-deliveries?state=dead`),
+  },
+  // No event is recorded here, so no delivery exists: an administrator is told so, anyone else is refused.
+  [`POST ${MGMT}/webhook-deliveries/{id}/redeliver`]: {
+    expect: ADMIN_ONLY(404),
+    request: fixed(`${MGMT}/webhook-deliveries/no-such-delivery/redeliver`, {}),
+  },
+  [`GET ${MGMT}/event-export/syslog`]: {
+    expect: ADMIN_ONLY(200),
+    request: fixed(`${MGMT}/event-export/syslog`),
+  },
 };
+
+function webhookBody(): Record<string, unknown> {
+  return {
+    name: unique('matrix-hook'),
+    url: 'https://siem.example.com/postern',
+    eventTypes: ['*'],
+    secret: 'matrix-webhook-secret-0123456789',
+  };
+}
 
 /** The relation lists (`/service-policies/{id}/identities`, ...): admin only, aimed at an existing owner. */
 function relatedLists(): Record<string, MatrixRow> {

@@ -44,13 +44,13 @@ describe('audit trail', () => {
     const marker = unique('rolled-back');
     await expect(
       store.transaction(async () => {
-        await recordAudit(store, { type: 'admin.created', identityId: marker }, clock.now());
+        await recordAudit({ store }, { type: 'admin.created', identityId: marker }, clock.now());
         throw new Error('the change fails after its event was written');
       }),
     ).rejects.toThrow('the change fails');
     expect(await events(`identityId = "${marker}"`)).toEqual([]);
     await store.transaction(() =>
-      recordAudit(store, { type: 'admin.created', identityId: marker }, clock.now()),
+      recordAudit({ store }, { type: 'admin.created', identityId: marker }, clock.now()),
     );
     expect(await events(`identityId = "${marker}"`)).toHaveLength(1);
   });

@@ -207,6 +207,9 @@ describe('migratePostgres', () => {
           'service_edge_router_policies',
           'service_policies',
           'services',
+          // event delivery (migration 12): webhook subscriptions and the delivery queue
+          'webhooks',
+          'event_deliveries',
         ].sort(),
       );
 

@@ -149,7 +149,7 @@ export class PostureEngine {
     }
     if (changed) {
       // Only when what the identity can reach moved: a repeated report reads and writes nothing more.
-      await recordAccessTransitions(store, resolver, identity, sessionIds.map(evaluationOf), now);
+      await recordAccessTransitions(this.ctx, resolver, identity, sessionIds.map(evaluationOf), now);
       await this.markChanged(identityId);
     }
     return data;

@@ -12,6 +12,7 @@ import { routerPresence } from './migrations/006-router-presence.js';
 import { postureRollout } from './migrations/007-posture-rollout.js';
 import { externalJwtSigners } from './migrations/008-external-jwt-signers.js';
 import { auditEvents } from './migrations/009-audit-events.js';
+import { eventDeliveries } from './migrations/010-event-deliveries.js';
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   initial,
@@ -23,4 +24,5 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   postureRollout,
   externalJwtSigners,
   auditEvents,
+  eventDeliveries,
 ];

@@ -32,6 +32,8 @@ import { PgMfaRepository } from './mfa-repository.js';
 import { PgPostureRepository } from './posture-repository.js';
 import { PgDeadlineRepository } from './deadline-repository.js';
 import { countIdentitiesWithAuthPolicy, identityByExternalId } from './identity-queries.js';
+import { PgDeliveryRepository } from './delivery-repository.js';
+import type { Webhook } from '../../event-delivery-model.js';
 
 /** The NOTIFY channel a catalogue change is announced on; the payload is the announcing instance's id. */
 export const CATALOGUE_CHANNEL = 'postern_catalogue';
@@ -62,6 +64,8 @@ export class PgStore implements Store {
   readonly postureCheckExceptionHistory;
   readonly postureCheckStates;
   readonly auditEvents;
+  readonly webhooks;
+  readonly deliveries;
   private readonly catalogue = new CatalogueVersion();
   /** tells this instance's own announcements from the others', and owns the deadlines it arms */
   readonly instanceId = randomUUID();
@@ -94,6 +98,8 @@ export class PgStore implements Store {
     this.postureCheckExceptionHistory = documents(ENTITY_KINDS.postureCheckExceptionHistory);
     this.postureCheckStates = documents(ENTITY_KINDS.postureCheckStates);
     this.auditEvents = documents(ENTITY_KINDS.auditEvents);
+    this.webhooks = documents<Webhook>(ENTITY_KINDS.webhooks);
+    this.deliveries = new PgDeliveryRepository(db);
     for (const repo of [
       this.services,
       this.postureChecks,

@@ -22,6 +22,8 @@ import { SqliteApiSessionRepository } from './api-session-repository.js';
 import { SqlitePostureRepository } from './posture-repository.js';
 import { SqliteMfaRepository } from './mfa-repository.js';
 import { SqliteDeadlineRepository } from './deadline-repository.js';
+import { SqliteDeliveryRepository } from './delivery-repository.js';
+import type { Webhook } from '../../event-delivery-model.js';
 
 const CACHED_IDENTITIES = 5_000;
 
@@ -51,6 +53,8 @@ export class SqliteRepositories implements SyncRepositories {
   readonly postureCheckStates;
   readonly externalJwtSigners;
   readonly auditEvents;
+  readonly webhooks;
+  readonly deliveries;
 
   constructor(readonly db: Db) {
     const documents = <T extends Entity & { roleAttributes?: string[] }>(
@@ -85,6 +89,8 @@ export class SqliteRepositories implements SyncRepositories {
     // Read at every external sign-in; a handful of providers.
     this.externalJwtSigners = documents<ExternalJwtSigner>(ENTITY_KINDS.externalJwtSigners, true);
     this.auditEvents = documents(ENTITY_KINDS.auditEvents, false);
+    this.webhooks = documents<Webhook>(ENTITY_KINDS.webhooks, false);
+    this.deliveries = new SqliteDeliveryRepository(db);
     this.authenticators = new SqliteAuthenticatorRepository(db);
     this.enrollments = new SqliteEnrollmentRepository(db);
     this.apiSessions = new SqliteApiSessionRepository(db);
