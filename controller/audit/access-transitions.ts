@@ -10,7 +10,6 @@
  * a first grant is not.
  */
 import type { Identity, Service } from '../model.js';
-import type { Store } from '../store/repository.js';
 import type { AccessResolver } from '../access/decisions/access-resolver.js';
 import type { AccessDecision, SessionEvaluation } from '../access/decisions/session-evaluation.js';
 import type { AuditEvent } from './audit-model.js';

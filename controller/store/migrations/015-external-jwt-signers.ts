@@ -1,5 +1,5 @@
 /**
- * 18: sign-in through an OpenID provider. External JWT signers are documents like the catalogue's; an
+ * 15: sign-in through an OpenID provider. External JWT signers are documents like the catalogue's; an
  * identity's `externalId` becomes unique among identities that have one (as in OpenZiti), so a token's subject
  * names one identity and two first sign-ins at once create one identity, not two (the index decides). Should
  * an older database hold the same externalId twice, the oldest identity keeps it and the others lose it (they

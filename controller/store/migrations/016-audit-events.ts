@@ -1,5 +1,5 @@
 /**
- * 15: the audit trail (controller/audit/). One document per event like the catalogue's entities (`name` is the
+ * 16: the audit trail (controller/audit/). One document per event like the catalogue's entities (`name` is the
  * id: events have no name of their own), written in the same transaction as what it records. The indexes
  * serve the management list's usual questions: an identity's or a service's timeline, events of one type, a
  * quoted reference, a time range (created_at is the event's moment).

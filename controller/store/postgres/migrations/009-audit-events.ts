@@ -1,5 +1,5 @@
 /**
- * 8: the audit trail, as documents like the catalogue's (SQLite's migration 15 says why and what the indexes
+ * 9: the audit trail, as documents like the catalogue's (SQLite's migration 16 says why and what the indexes
  * serve).
  */
 export const auditEvents = `

@@ -1,5 +1,5 @@
 /**
- * 12: event delivery: webhook subscriptions and the durable delivery queue (SQLite's migration 17 says why).
+ * 10: event delivery: webhook subscriptions and the durable delivery queue (SQLite's migration 17 says why).
  * Times are on the database's clock, which every instance sharing it reads alike (leases, backoff).
  */
 export const eventDeliveries = `
