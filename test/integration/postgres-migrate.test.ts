@@ -284,7 +284,7 @@ describe('migratePostgres', () => {
     }
   });
 
-  it('makes externalId unique: blanks become null, a duplicate stays with the oldest identity (migration 13)', async () => {
+  it('makes externalId unique: blanks become null, a duplicate stays with the oldest identity (migration 8)', async () => {
     const url = await server.createDatabase();
     await withPool(url, async (pool) => {
       // Up to the migration before the external JWT signers' (number 8).

@@ -1,5 +1,5 @@
 /**
- * 13: sign-in through an OpenID provider: external JWT signers, and a unique `externalId` among identities
+ * 8: sign-in through an OpenID provider: external JWT signers, and a unique `externalId` among identities
  * (SQLite's migration 18 says why, and what happens to duplicates an older database holds).
  */
 export const externalJwtSigners = `
