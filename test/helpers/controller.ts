@@ -82,7 +82,7 @@ export async function spawnController(
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`controller did not start:\n${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`controller did not start:\n${output}`)), 90_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const m = /listening on (https?:\/\/\S+)/.exec(output);

@@ -91,7 +91,7 @@ export function watchAgent(child: ChildProcess, onExit: () => void = () => undef
     output: () => output,
     exited,
     type: (line) => child.stdin!.write(`${line}\n`),
-    waitFor(pattern, timeoutMs = 30_000, fromIndex = 0) {
+    waitFor(pattern, timeoutMs = 60_000, fromIndex = 0) {
       return new Promise((resolve, reject) => {
         const check = () => {
           if (pattern.test(output.slice(fromIndex))) {

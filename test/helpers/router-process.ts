@@ -22,7 +22,7 @@ export function spawnRouter(args: string[]): Promise<RouterProcess> {
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`router did not start:\n${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`router did not start:\n${output}`)), 90_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const m = /router listening on (tls:\/\/\S+)/.exec(output);
