@@ -1,9 +1,23 @@
 /**
  * Webhook subscriptions and their deliveries as the management API answers them (src/api/resources/webhooks.ts),
- * and the event types a subscription can name: the trail's own list, so a new type appears here by itself.
+ * and the event types a subscription can tick.
  */
 import type { BaseEntity } from '../../../../src/api/envelopes.js';
-export { AUDIT_EVENT_TYPES as EVENT_TYPES } from '../../../../controller/audit/audit-model.js';
+
+/**
+ * The trail's event types (controller/audit/audit-model.ts AUDIT_EVENT_TYPES, which the console may not
+ * import); test/unit/console/console-event-types.test.ts fails when the two differ. A subscription naming a type not
+ * listed here keeps it (the form shows it ticked).
+ */
+export const EVENT_TYPES: readonly string[] = [
+  'admin.created',
+  'admin.updated',
+  'admin.deleted',
+  'auth.signed-in',
+  'auth.sign-in-failed',
+  'access.refused',
+  'access.granted',
+];
 
 export interface Webhook extends BaseEntity {
   name: string;
