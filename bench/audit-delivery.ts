@@ -6,10 +6,10 @@
  * data (the subscription created before each subject round and deleted after it), medians. The goal
  * (issue 28): within 10 %, a ratio of at least 0.9.
  *
- * The trail itself is always on (it has no switch): what it records on these paths is access transitions,
- * and a report that repeats what is stored records none (docs/PERFORMANCE.md), so the reference round runs
- * the trail as every controller does. The note says how many events the receiver got during the subject's
- * rounds.
+ * The trail itself is always on (it has no switch), and a report that repeats what is stored or a session
+ * records no event (docs/PERFORMANCE.md): so that events flow while the load runs, an administrator changes
+ * an identity every EVENT_EVERY_MS in both rounds (recorded on the trail in both; delivered in the subject's).
+ * The note says how many events the receiver got during the subject's rounds.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,7 +18,7 @@ import { MGMT } from './lib/api-setup.js';
 import { figure, median, type Figure } from './lib/figure.js';
 import type { LoadResult } from './lib/load.js';
 import type { BenchOptions } from './lib/options.js';
-import { CONNECTIONS, measure, prepareWorkload } from './throughput.js';
+import { CONNECTIONS, measure, prepareWorkload, type Target } from './throughput.js';
 
 /** A receiver that takes every delivery (204) and counts them; it does not verify: its cost is not measured. */
 async function startReceiver(): Promise<{ url: string; received: () => number; close(): Promise<void> }> {
@@ -35,6 +35,28 @@ async function startReceiver(): Promise<{ url: string; received: () => number; c
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
     received: () => received,
     close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** An administrator's change this often during every round: 20 events a second on the trail. */
+const EVENT_EVERY_MS = 50;
+
+/** Changes an identity's tags every EVENT_EVERY_MS (one audit event each) until the returned stop is called. */
+function changeStream(admin: Awaited<ReturnType<typeof adminOf>>, identityId: string): () => Promise<number> {
+  let stopped = false;
+  let n = 0;
+  const running = (async () => {
+    while (!stopped) {
+      const res = await admin.patch(`${MGMT}/identities/${identityId}`, { tags: { bench: String(n) } });
+      if (res.status !== 200) throw new Error(`the change stream failed: ${JSON.stringify(res.body)}`);
+      n++;
+      await new Promise((resolve) => setTimeout(resolve, EVENT_EVERY_MS));
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await running;
+    return n;
   };
 }
 
@@ -57,20 +79,37 @@ export async function auditDeliveryFigures(options: BenchOptions): Promise<Figur
       if (res.status !== 201) throw new Error(`subscribing failed: ${JSON.stringify(res.body)}`);
       return res.body.data.id as string;
     };
+    const changed = await admin.post(`${MGMT}/identities`, {
+      name: 'bench-changed',
+      type: 'User',
+      isAdmin: false,
+    });
+    if (changed.status !== 201)
+      throw new Error(`creating the changed identity failed: ${JSON.stringify(changed.body)}`);
+    const changedId = changed.body.data.id as string;
+    const measureWithChanges = async (target: Target) => {
+      const stop = changeStream(admin, changedId);
+      try {
+        return await measure([controller.url], target, work.tokens, seconds);
+      } finally {
+        changes += await stop();
+      }
+    };
+    let changes = 0;
     const seconds = options.quick ? 3 : 8;
     const rounds = options.quick ? 1 : 3;
     const figures: Figure[] = [];
     for (const target of work.targets) {
-      const tokens = work.tokens;
-      await measure([controller.url], target, tokens, 2);
+      changes = 0;
+      await measure([controller.url], target, work.tokens, 2);
       const without: LoadResult[] = [];
       const withHook: LoadResult[] = [];
       let events = 0;
       for (let r = 0; r < rounds; r++) {
-        without.push(await measure([controller.url], target, tokens, seconds));
+        without.push(await measureWithChanges(target));
         const id = await subscribe();
         const before = receiver.received();
-        withHook.push(await measure([controller.url], target, tokens, seconds));
+        withHook.push(await measureWithChanges(target));
         events += receiver.received() - before;
         await admin.delete(`${MGMT}/webhooks/${id}`);
       }
@@ -87,8 +126,9 @@ export async function auditDeliveryFigures(options: BenchOptions): Promise<Figur
           note:
             `SQLite, one controller; a subscription to every event type (*) POSTing to a loopback receiver, ` +
             `created before and deleted after each subject round; ${CONNECTIONS} connections, ${rounds} x ` +
-            `${seconds} s alternating, median; ${events} events delivered during the subject's rounds (a ` +
-            `repeated report or a session records none); ${placement}`,
+            `${seconds} s alternating, median; in every round an administrator's change every ` +
+            `${EVENT_EVERY_MS} ms (${changes} changes over this figure's rounds), ${events} events delivered during the ` +
+            `subject's rounds (a repeated report or a session records none); ${placement}`,
         }),
       );
     }
