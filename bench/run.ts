@@ -10,6 +10,7 @@
  */
 import { join } from 'node:path';
 import { agentCollectFigures } from './agent-collect.js';
+import { auditDeliveryFigures } from './audit-delivery.js';
 import { agentCycleFigures } from './agent-cycle.js';
 import { agentIdleFigures } from './agent-idle.js';
 import { consoleIdentitiesFigures } from './console-identities.js';
@@ -42,6 +43,7 @@ const BENCHES: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
   'impact-preview': impactPreviewFigures,
   'intercept-dns': interceptDnsFigures,
   'intercept-throughput': interceptThroughputFigures,
+  'audit-delivery': auditDeliveryFigures,
 };
 
 async function main(): Promise<number> {

@@ -33,9 +33,9 @@ import { runLoad, type LoadResult } from './lib/load.js';
 import type { BenchOptions } from './lib/options.js';
 import { startPostgres } from '../test/helpers/postgres-server.js';
 
-const CONNECTIONS = 50;
+export const CONNECTIONS = 50;
 
-interface Target {
+export interface Target {
   key: string;
   label: string;
   path: string;
@@ -46,7 +46,7 @@ interface Target {
 }
 
 /** One load run against one or several controllers, the agents' connections split evenly between them. */
-async function measure(
+export async function measure(
   urls: readonly string[],
   target: Target,
   tokens: string[] | undefined,
@@ -82,13 +82,13 @@ async function measure(
 }
 
 /** What the load needs: 50 agents signed in with TOTP passed and posture reported, and the two requests. */
-interface Workload {
+export interface Workload {
   tokens: string[];
   targets: Target[];
   sizes: Record<string, number>;
 }
 
-async function prepareWorkload(controllerUrl: string): Promise<Workload> {
+export async function prepareWorkload(controllerUrl: string): Promise<Workload> {
   const admin = await adminOf(controllerUrl);
   const checks = await mixedChecks(admin, 'tp');
   const serviceId = await created(admin, 'services', { name: 'tp-service' });

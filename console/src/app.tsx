@@ -19,6 +19,7 @@ const SECTIONS = [
   { to: '/posture-checks', label: 'Posture checks' },
   { to: '/posture-check-exceptions', label: 'Exceptions' },
   { to: '/edge-routers', label: 'Edge routers' },
+  { to: '/webhooks', label: 'Webhooks' },
   { to: '/why-blocked', label: 'Why blocked?' },
 ] as const;
 

@@ -19,6 +19,8 @@ import { PolicyFormPage } from './pages/service-policies/policy-form-page.js';
 import { PolicyListPage } from './pages/service-policies/policy-list-page.js';
 import { ServiceFormPage } from './pages/services/service-form-page.js';
 import { ServiceListPage } from './pages/services/service-list-page.js';
+import { WebhookFormPage } from './pages/webhooks/webhook-form-page.js';
+import { WebhookListPage } from './pages/webhooks/webhook-list-page.js';
 import { WhyBlockedPage } from './pages/why-blocked/why-blocked-page.js';
 
 export function PageFor({ route }: { route: Route }) {
@@ -46,6 +48,8 @@ export function PageFor({ route }: { route: Route }) {
       return id === 'new' ? <ExceptionCreatePage /> : <ExceptionDetailPage key={id} id={id} />;
     case 'edge-routers':
       return id === undefined ? <RouterListPage /> : <RouterDetailPage key={id} id={existing} />;
+    case 'webhooks':
+      return id === undefined ? <WebhookListPage /> : <WebhookFormPage key={id} id={existing} />;
     case 'why-blocked':
       return (
         <WhyBlockedPage

@@ -22,7 +22,7 @@ export const USAGE = `Usage: postern-admin <noun> <verb> [arguments] [options]
 
 Nouns: identities, services, policies (service policies), posture-checks, posture-check-exceptions
 (exceptions), configs, config-types, routers (edge routers), edge-router-policies,
-service-edge-router-policies; each takes the verbs
+service-edge-router-policies, webhooks; each takes the verbs
   list [--filter EXPR] [--limit N] [--offset N]
                         a table (or --json); EXPR is the controller's filter grammar, passed as is
   show <id-or-name>     every field of one entity
@@ -39,6 +39,11 @@ service-edge-router-policies; each takes the verbs
                         refused which service and why, who newly let in
   exceptions history <id>
                         every grant, change, deletion and expiry of an exception, with who did it
+  webhooks deliveries [<id-or-name>] [--state pending|delivered|dead] [--limit N] [--offset N]
+                        one webhook's deliveries, or every one's; --state dead is the dead-letter list
+  webhooks redeliver <delivery-id>
+                        queue a dead (or delivered) delivery again
+  webhooks syslog       the syslog export's status (connected, pending, buffer, last error)
 
   enroll show <identity>
                         the identity's outstanding enrollment (method, token, expiry)
@@ -71,6 +76,12 @@ Field flags (for create and update; each noun takes the ones that fit it):
                         exceptions: 7d, 24h… from now, or an RFC 3339 time (default: 7 days; the
                         controller allows at most 90 days unless configured otherwise)
   --reason TEXT         exceptions: why (required)
+  --url URL             webhooks: where events are POSTed (https://; plain http only to loopback)
+  --event-type T        webhooks: an event type to deliver (repeat for more; default * = every type)
+  --secret-file F, --secret S
+                        webhooks: the signing secret (16 to 256 characters), from file F (- for standard
+                        input; a final newline is dropped) or given as is (visible to other users in the
+                        process list: prefer --secret-file); never shown back
   --data JSON           the request body (flags and NAME are set over it); --file F reads it from F
                         (- for standard input)
 
@@ -121,6 +132,8 @@ export interface AdminArgs {
   /** posture checks: the type's own fields given by their flags (check-option-flags.ts), by field name */
   checkOptions: Record<string, unknown>;
   cascade: boolean;
+  /** `webhooks deliveries --state`: pending, delivered or dead */
+  state?: string;
   /** `enroll reissue --expires-in`: milliseconds */
   expiresInMs?: number;
 }
@@ -138,6 +151,7 @@ const OPTIONS = {
   file: { type: 'string' },
   cascade: { type: 'boolean', default: false },
   'expires-in': { type: 'string' },
+  state: { type: 'string' },
   ...fieldOptions,
 } as const;
 
@@ -184,8 +198,16 @@ export function parseAdminArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     fields,
     checkOptions,
     cascade: values.cascade,
+    state: deliveryState(values.state),
     expiresInMs: duration(values['expires-in']),
   };
+}
+
+const DELIVERY_STATES = ['pending', 'delivered', 'dead'];
+
+function deliveryState(value: string | undefined): string | undefined {
+  if (value === undefined || DELIVERY_STATES.includes(value)) return value;
+  throw new UsageError(`--state must be ${DELIVERY_STATES.join(', ')}, got '${value}'`);
 }
 
 function count(flag: string, value: string | undefined): number | undefined {
@@ -213,6 +235,7 @@ export interface VerbOptions {
   body?: boolean;
   cascade?: boolean;
   expiresIn?: boolean;
+  state?: boolean;
   /** field flags: every one (create, update: the noun decides), or these */
   fields?: 'all' | readonly FieldFlag[];
 }
@@ -223,6 +246,7 @@ export function refuseOptionsOutside(args: AdminArgs, takes: VerbOptions): void 
     ...(takes.body ? [] : (['data', 'file'] as const).filter((k) => args.body[k] !== undefined)),
     ...(takes.cascade || !args.cascade ? [] : ['cascade']),
     ...(takes.expiresIn || args.expiresInMs === undefined ? [] : ['expires-in']),
+    ...(takes.state || args.state === undefined ? [] : ['state']),
     ...(takes.fields === 'all'
       ? []
       : (Object.keys(args.fields) as FieldFlag[]).filter((f) => !takes.fields?.includes(f))),

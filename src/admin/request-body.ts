@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../agent/cli/cli-args.js';
 import type { AdminArgs } from './admin-args.js';
-import type { FieldFlag, Resource } from './resources.js';
+import { FIELD_FLAGS, type FieldFlag, type Resource } from './resources.js';
 
 type Body = Record<string, unknown>;
 
@@ -28,16 +28,27 @@ function parseObject(text: string, source: string): Body {
   return value as Body;
 }
 
+async function readText(flag: string, file: string): Promise<string> {
+  try {
+    return file === '-' ? await readStdin() : await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read --${flag} ${file}: ${(error as Error).message}`);
+  }
+}
+
 async function baseBody({ data, file }: AdminArgs['body']): Promise<Body> {
   if (data !== undefined) return parseObject(data, '--data');
   if (file === undefined) return {};
-  let text: string;
-  try {
-    text = file === '-' ? await readStdin() : await readFile(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read --file ${file}: ${(error as Error).message}`);
-  }
-  return parseObject(text, `--file ${file}`);
+  return parseObject(await readText('file', file), `--file ${file}`);
+}
+
+/** A flag that names a file (`--secret-file`): the file's text, without the newline an editor or echo ends it with. */
+async function flagValue(flag: FieldFlag, value: unknown): Promise<unknown> {
+  if (!('readsFile' in FIELD_FLAGS[flag]) || typeof value !== 'string') return value;
+  const text = (await readText(flag, value)).replace(/\r?\n$/, '');
+  // The file's content is never shown, not even in an error: it is a secret.
+  if (text === '') throw new UsageError(`--${flag} ${value} is empty`);
+  return text;
 }
 
 /** Sets `a.b` to the value, making `a` an object if it is not one. */
@@ -62,7 +73,7 @@ export async function buildBody(
   for (const [flag, value] of Object.entries(args.fields) as [FieldFlag, unknown][]) {
     const field = resource.fieldFlags[flag];
     if (!field) throw new UsageError(`--${flag} does not apply to ${resource.noun}`);
-    setField(body, field, value);
+    setField(body, field, await flagValue(flag, value));
   }
   const checkOptions = Object.entries(args.checkOptions ?? {});
   if (checkOptions.length > 0 && resource.collection !== 'posture-checks')

@@ -10,11 +10,17 @@ import { refuseOptionsOutside, targetOf, type VerbOptions } from './admin-args.j
 import { withManagementApi, type AdminContext } from './admin-session.js';
 import { fieldLines, json, listText } from './output.js';
 import { buildBody } from './request-body.js';
-import type { Entity, Resource } from './resources.js';
+import type { Entity, ExtraVerb, Resource } from './resources.js';
 import type { ManagementApi } from './management-api.js';
-import { EXTRA_VERBS, resolveRefs } from './rollout-commands.js';
+import { ROLLOUT_VERBS, resolveRefs } from './rollout-commands.js';
+import { WEBHOOK_VERBS } from './webhook-commands.js';
 
 type Verb = (ctx: AdminContext, resource: Resource) => Promise<void>;
+
+const EXTRA_VERBS: Record<ExtraVerb, { run: Verb; takes: VerbOptions }> = {
+  ...ROLLOUT_VERBS,
+  ...WEBHOOK_VERBS,
+};
 
 const label = (resource: Resource, entity: { id: string; name?: unknown }) =>
   `${resource.singular} '${String(entity.name ?? entity.id)}' (${entity.id})`;

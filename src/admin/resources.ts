@@ -9,6 +9,7 @@ import {
   completeException,
   enforcementColumn,
 } from './rollout-fields.js';
+import { completeWebhook } from './webhook-fields.js';
 
 /** An entity as the management API shows it: `id`, `name` and whatever else its collection has. */
 export type Entity = Record<string, unknown> & { id: string; name?: string };
@@ -33,6 +34,11 @@ export const FIELD_FLAGS = {
   'all-checks': { type: 'boolean', multiple: false },
   'expires-at': { type: 'string', multiple: false },
   reason: { type: 'string', multiple: false },
+  url: { type: 'string', multiple: false },
+  'event-type': { type: 'string', multiple: true },
+  secret: { type: 'string', multiple: false },
+  // The secret read from a file (`-`: standard input), so it is not on the command line for `ps` to show.
+  'secret-file': { type: 'string', multiple: false, readsFile: true },
 } as const;
 export type FieldFlag = keyof typeof FIELD_FLAGS;
 
@@ -62,8 +68,8 @@ export interface BodyContext {
   now: Date;
 }
 
-/** Verbs some nouns add (rollout-commands.ts). */
-export type ExtraVerb = 'preview' | 'history';
+/** Verbs some nouns add (rollout-commands.ts, webhook-commands.ts). */
+export type ExtraVerb = 'preview' | 'history' | 'deliveries' | 'redeliver' | 'syslog';
 
 export interface Resource {
   /** the noun as typed first, and what the API calls the collection */
@@ -257,6 +263,25 @@ export const RESOURCES: readonly Resource[] = [
       roles('ROUTERS', 'edgeRouterRoles'),
     ],
     fieldFlags: { semantic: 'semantic', 'service-role': 'serviceRoles', 'router-role': 'edgeRouterRoles' },
+  },
+  {
+    // Where audit events are POSTed, signed (docs/AUDIT-DELIVERY.md). The secret is write-only: no answer
+    // has it, so no output can show it.
+    noun: 'webhooks',
+    collection: 'webhooks',
+    aliases: ['webhook'],
+    singular: 'webhook',
+    columns: [
+      text('URL', 'url'),
+      list('EVENT TYPES', 'eventTypes'),
+      yesNo('ENABLED', 'enabled'),
+      text('PENDING', 'pending'),
+      text('DEAD', 'dead'),
+    ],
+    fieldFlags: { url: 'url', 'event-type': 'eventTypes', secret: 'secret', 'secret-file': 'secret' },
+    createDefaults: { eventTypes: ['*'] },
+    complete: completeWebhook,
+    extraVerbs: ['deliveries', 'redeliver', 'syslog'],
   },
   {
     // Logins: a password (`updb`) or an enrolled certificate (`cert`). Deleting a certificate login lets the

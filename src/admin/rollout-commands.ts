@@ -128,8 +128,8 @@ async function history(ctx: AdminContext, resource: Resource): Promise<void> {
   ctx.print(ctx.args.json ? json(page) : historyText(page.data));
 }
 
-export const EXTRA_VERBS: Record<
-  ExtraVerb,
+export const ROLLOUT_VERBS: Record<
+  Extract<ExtraVerb, 'preview' | 'history'>,
   { run: (ctx: AdminContext, resource: Resource) => Promise<void>; takes: VerbOptions }
 > = {
   // preview checks its own options: what it takes depends on the kind of change

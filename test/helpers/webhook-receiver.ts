@@ -1,7 +1,8 @@
 /**
  * A real webhook receiver on loopback for the delivery tests: verifies each request's Postern-Signature with
  * the subscription's secret (as docs/AUDIT-DELIVERY.md tells receivers to) and keeps the events it accepted,
- * in arrival order. `failNext(n)` answers the next n requests 503, as a receiver that is down does.
+ * in arrival order. `failNext(n)` answers the next n requests 503, as a receiver that is down does;
+ * `holdNext()` leaves the next one unanswered, so a test can kill the controller while it waits.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +20,7 @@ export class WebhookReceiver {
   refused = 0;
   badSignatures = 0;
   private failing = 0;
+  private holding: ((event: ReceivedEvent) => void) | undefined;
   private waiters: (() => void)[] = [];
   private server!: http.Server;
 
@@ -40,6 +42,12 @@ export class WebhookReceiver {
           res.writeHead(401).end('bad signature');
           return;
         }
+        if (this.holding) {
+          // Never answered: the sender is mid-delivery until it gives up or dies.
+          this.holding(JSON.parse(body) as ReceivedEvent);
+          this.holding = undefined;
+          return;
+        }
         if (this.failing > 0) {
           this.failing--;
           this.refused++;
@@ -53,6 +61,11 @@ export class WebhookReceiver {
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     return this;
+  }
+
+  /** Resolves with the next request's event, which is left unanswered. */
+  holdNext(): Promise<ReceivedEvent> {
+    return new Promise((resolve) => (this.holding = resolve));
   }
 
   failNext(n: number): void {
@@ -73,6 +86,10 @@ export class WebhookReceiver {
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      // a held request's connection would keep the server open
+      this.server.closeAllConnections();
+    });
   }
 }

@@ -35,6 +35,8 @@ export const { create: WebhookCreate, patch: WebhookPatch } = writeBodies({
 export const WebhookDetail = Type.Object(
   {
     ...BaseEntity,
+    // The serializer drops what the schema does not name: without this, no answer showed the name.
+    name: Type.String(),
     url: Type.String(),
     eventTypes: Type.Array(Type.String()),
     enabled: Type.Boolean(),
