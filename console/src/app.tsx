@@ -20,6 +20,7 @@ const SECTIONS = [
   { to: '/posture-check-exceptions', label: 'Exceptions' },
   { to: '/edge-routers', label: 'Edge routers' },
   { to: '/why-blocked', label: 'Why blocked?' },
+  { to: '/audit', label: 'Audit' },
 ] as const;
 
 export function App() {

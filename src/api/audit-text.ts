@@ -4,6 +4,7 @@
  * (has …, needs …)". A type this version does not know still reads as its name and its details' fields.
  * Also: a reference as a person reads it over the phone, put back in the form the trail stores.
  */
+import { valueText } from './value-text.js';
 
 /** An event as `GET /audit-events` shows it. */
 export interface AuditEventView {
@@ -70,8 +71,10 @@ function failingChecks(details: Record<string, unknown>): string {
     .filter((c): c is Record<string, unknown> => c !== null)
     .map((c) => {
       const name = text(c.postureCheckName) || text(c.typeId) || 'a check';
-      const has = c.actualValue === null || c.actualValue === undefined ? 'nothing' : text(c.actualValue);
-      const needs = text(c.expectedValue);
+      const has =
+        c.actualValue === null || c.actualValue === undefined ? 'nothing' : valueText(c.actualValue);
+      const needs =
+        c.expectedValue === null || c.expectedValue === undefined ? '' : valueText(c.expectedValue);
       return needs ? `${name} failed (has ${has}, needs ${needs})` : `${name} failed`;
     });
   if (words.length) return `: ${words.join('; ')}`;
