@@ -21,6 +21,7 @@ const SECTIONS = [
   { to: '/edge-routers', label: 'Edge routers' },
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/why-blocked', label: 'Why blocked?' },
+  { to: '/audit', label: 'Audit' },
 ] as const;
 
 export function App() {

@@ -1,6 +1,9 @@
 /** Which page a console URL shows: `/<section>`, `/<section>/new`, `/<section>/<id>`. */
 import type { Route } from './lib/router.js';
 import { DEVICE_STATES, type DeviceState } from './api/rollout-types.js';
+import { AuditEventPage } from './pages/audit/audit-event-page.js';
+import { AuditListPage } from './pages/audit/audit-list-page.js';
+import { IdentityTimelinePage } from './pages/audit/identity-timeline-page.js';
 import { ConfigFormPage } from './pages/configs/config-form-page.js';
 import { ConfigListPage } from './pages/configs/config-list-page.js';
 import { RouterDetailPage } from './pages/edge-routers/router-detail-page.js';
@@ -31,6 +34,8 @@ export function PageFor({ route }: { route: Route }) {
       return <OverviewPage />;
     case 'identities':
       if (id === undefined) return <IdentityListPage />;
+      if (id !== 'new' && part === 'timeline')
+        return <IdentityTimelinePage key={id} id={id} day={route.query.get('day')} />;
       return id === 'new' ? <IdentityCreatePage /> : <IdentityDetailPage key={id} id={id} />;
     case 'services':
       return id === undefined ? <ServiceListPage /> : <ServiceFormPage key={id} id={existing} />;
@@ -50,6 +55,8 @@ export function PageFor({ route }: { route: Route }) {
       return id === undefined ? <RouterListPage /> : <RouterDetailPage key={id} id={existing} />;
     case 'webhooks':
       return id === undefined ? <WebhookListPage /> : <WebhookFormPage key={id} id={existing} />;
+    case 'audit':
+      return id === undefined ? <AuditListPage query={route.query} /> : <AuditEventPage key={id} id={id} />;
     case 'why-blocked':
       return (
         <WhyBlockedPage

@@ -49,6 +49,14 @@ service-edge-router-policies, webhooks; each takes the verbs
                         the identity's outstanding enrollment (method, token, expiry)
   enroll reissue <identity> [--ott | --updb USERNAME] [--expires-in 24h]
                         a new token: refreshes the outstanding enrollment, or creates one
+  audit list [--identity I] [--service S] [--actor A] [--type T] [--since W] [--until W]
+             [--reference R] [--filter EXPR] [--limit N] [--offset N] [--follow]
+                        the audit trail, newest last; I, S, A by name or id; T a type, a list
+                        (access.refused,access.granted) or a prefix (access.*); W an RFC 3339 time or
+                        how long ago (90s, 30m, 2h, 1d, 1w); --follow prints new events as they come
+                        (every 2 s) until Ctrl-C
+  audit export --format jsonl|csv [the same filters] [--output FILE]
+                        every matching event, oldest first, to FILE or standard output
   login                 sign in and keep the session (keychain, else a 0600 file) for later commands
   logout                end the kept session
 
@@ -126,6 +134,8 @@ export interface AdminArgs {
   json: boolean;
   help: boolean;
   list: { filter?: string; limit?: number; offset?: number };
+  /** `audit list` and `audit export` (with `--identity` and `--type` among the field flags) */
+  audit: AuditArgs;
   body: { data?: string; file?: string };
   /** the field flags given, as parsed (string, string[] or true) */
   fields: Partial<Record<FieldFlag, string | string[] | boolean>>;
@@ -136,6 +146,17 @@ export interface AdminArgs {
   state?: string;
   /** `enroll reissue --expires-in`: milliseconds */
   expiresInMs?: number;
+}
+
+export interface AuditArgs {
+  service?: string;
+  actor?: string;
+  since?: string;
+  until?: string;
+  reference?: string;
+  follow: boolean;
+  format?: string;
+  output?: string;
 }
 
 const fieldOptions = Object.fromEntries(
@@ -152,6 +173,14 @@ const OPTIONS = {
   cascade: { type: 'boolean', default: false },
   'expires-in': { type: 'string' },
   state: { type: 'string' },
+  service: { type: 'string' },
+  actor: { type: 'string' },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  reference: { type: 'string' },
+  follow: { type: 'boolean', default: false },
+  format: { type: 'string' },
+  output: { type: 'string' },
   ...fieldOptions,
 } as const;
 
@@ -195,6 +224,16 @@ export function parseAdminArgs(argv: string[], env: NodeJS.ProcessEnv = process.
       offset: count('--offset', values.offset),
     },
     body: { data: values.data, file: values.file },
+    audit: {
+      service: values.service,
+      actor: values.actor,
+      since: values.since,
+      until: values.until,
+      reference: values.reference,
+      follow: values.follow,
+      format: values.format,
+      output: values.output,
+    },
     fields,
     checkOptions,
     cascade: values.cascade,
@@ -236,6 +275,8 @@ export interface VerbOptions {
   cascade?: boolean;
   expiresIn?: boolean;
   state?: boolean;
+  /** the audit flags: `list` (filters and --follow) or `export` (filters, --format, --output) */
+  audit?: 'list' | 'export';
   /** field flags: every one (create, update: the noun decides), or these */
   fields?: 'all' | readonly FieldFlag[];
 }
@@ -247,6 +288,9 @@ export function refuseOptionsOutside(args: AdminArgs, takes: VerbOptions): void 
     ...(takes.cascade || !args.cascade ? [] : ['cascade']),
     ...(takes.expiresIn || args.expiresInMs === undefined ? [] : ['expires-in']),
     ...(takes.state || args.state === undefined ? [] : ['state']),
+    ...(Object.keys(args.audit) as (keyof AuditArgs)[]).filter(
+      (k) => args.audit[k] !== undefined && args.audit[k] !== false && !auditTakes(takes.audit, k),
+    ),
     ...(takes.fields === 'all'
       ? []
       : (Object.keys(args.fields) as FieldFlag[]).filter((f) => !takes.fields?.includes(f))),
@@ -256,6 +300,14 @@ export function refuseOptionsOutside(args: AdminArgs, takes: VerbOptions): void 
   ];
   if (misplaced.length)
     throw new UsageError(`--${misplaced[0]} does not apply to '${`${args.noun} ${args.verb}`.trim()}'`);
+}
+
+const AUDIT_FILTERS: readonly (keyof AuditArgs)[] = ['service', 'actor', 'since', 'until', 'reference'];
+
+function auditTakes(verb: VerbOptions['audit'], flag: keyof AuditArgs): boolean {
+  if (verb === undefined) return false;
+  if (AUDIT_FILTERS.includes(flag)) return true;
+  return verb === 'list' ? flag === 'follow' : flag === 'format' || flag === 'output';
 }
 
 /** The one id or name a verb acts on. */

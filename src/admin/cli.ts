@@ -11,6 +11,7 @@ import { runIfEntryPoint } from '../common/entry-point.js';
 import { parseAdminArgs, refuseOptionsOutside, USAGE } from './admin-args.js';
 import { explainAdminError } from './admin-errors.js';
 import type { AdminContext } from './admin-session.js';
+import { auditCommand } from './audit-commands.js';
 import { enrollCommand } from './enroll-commands.js';
 import { KeptSession } from './kept-session.js';
 import { resourceCommand } from './resource-commands.js';
@@ -31,6 +32,7 @@ function dispatch(ctx: AdminContext): Promise<ExitCode> {
     return session(ctx);
   }
   if (noun === 'enroll') return enrollCommand(ctx);
+  if (noun === 'audit') return auditCommand(ctx);
   const resource = findResource(noun);
   if (resource) return resourceCommand(ctx, resource);
   throw new UsageError(noun ? `unknown noun '${noun}'` : 'no noun given');

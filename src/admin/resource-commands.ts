@@ -36,9 +36,9 @@ const list: Verb = async (ctx, resource) => {
 };
 
 /** The names of the entities the items reference by id (`namedRefs`): one list request per collection. */
-async function namesOf(
+export async function namesOf(
   api: ManagementApi,
-  resource: Resource,
+  resource: Pick<Resource, 'namedRefs'>,
   items: readonly Entity[],
 ): Promise<Map<string, string>> {
   const names = new Map<string, string>();

@@ -6,6 +6,7 @@
  * sign in again once and repeats the request.
  */
 import http from 'node:http';
+import type { Readable } from 'node:stream';
 import https from 'node:https';
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import { isErrorEnvelope, type Envelope } from '../api/envelopes.js';
@@ -137,6 +138,42 @@ export class ControllerClient {
         if (!(await this.reauthenticate())) throw error;
       }
     }
+  }
+
+  /**
+   * A GET whose answer is a file streamed as it is read (an audit export): the body, and the headers that
+   * describe it. A refusal is an envelope like any other and throws its ControllerError; nothing is retried,
+   * so a stream is never read twice.
+   */
+  async download(
+    path: string,
+    options: Pick<RequestOptions, 'query' | 'prefix'> = {},
+  ): Promise<{ body: Readable; headers: Record<string, string | undefined> }> {
+    let response: AxiosResponse<Readable>;
+    try {
+      response = await this.http.request<Readable>({
+        method: 'GET',
+        url: `${options.prefix ?? CLIENT_API_PREFIX}${path}`,
+        params: options.query,
+        responseType: 'stream',
+        headers: this.token ? { [SESSION_HEADER]: this.token } : {},
+      });
+    } catch (error) {
+      throw transportError(error, this.baseUrl);
+    }
+    const headers = Object.fromEntries(
+      Object.entries(response.headers).map(([k, v]) => [k.toLowerCase(), v === undefined ? v : String(v)]),
+    );
+    if (response.status >= 200 && response.status < 300) return { body: response.data, headers };
+    let text = '';
+    for await (const chunk of response.data) text += String(chunk);
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // not JSON: interpreted as a bare HTTP status below
+    }
+    return this.interpret<never>('GET', path, { ...response, data: body }) as never;
   }
 
   /** Releases pooled connections; the client must not be used afterwards. */

@@ -4,7 +4,7 @@
  * A test file runs it dozens of times; compiling once spares each run tsx's start-up. The bundle keeps the
  * packages as imports, resolved through a link to the repository's node_modules.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
@@ -20,6 +20,8 @@ export interface CliRun {
 
 export interface AdminCli {
   run(args: string[], env?: Record<string, string>, input?: string): Promise<CliRun>;
+  /** a command that runs until stopped (`audit list --follow`), its output read as it comes */
+  start(args: string[], env?: Record<string, string>): ChildProcessWithoutNullStreams;
   dispose(): void;
 }
 
@@ -56,6 +58,8 @@ export async function buildAdminCli(baseEnv: () => Record<string, string>): Prom
   return {
     run: (args, env = {}, input = '') =>
       runNode([program, ...args], { env: { ...process.env, ...baseEnv(), ...env }, input }),
+    start: (args, env = {}) =>
+      spawn(process.execPath, [program, ...args], { env: { ...process.env, ...baseEnv(), ...env } }),
     dispose() {
       // the link first, by itself: nothing may reach through it into the repository's node_modules
       unlinkSync(join(dir, 'node_modules'));

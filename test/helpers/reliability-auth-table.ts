@@ -474,6 +474,11 @@ export const MATRIX: Record<string, MatrixRow> = {
   },
   [`GET ${MGMT}/mfa-audit-events`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/mfa-audit-events`) },
   [`GET ${MGMT}/audit-events`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/audit-events`) },
+  // CSV: the matrix parses any *json* content type as one JSON document, and JSON lines are not one.
+  [`GET ${MGMT}/audit-events/export`]: {
+    expect: ADMIN_ONLY(200),
+    request: fixed(`${MGMT}/audit-events/export?format=csv`),
+  },
   // The world's setup created entities through the API: each left an event on the trail.
   [`GET ${MGMT}/audit-events/{id}`]: {
     expect: ADMIN_ONLY(200),

@@ -27,3 +27,18 @@ export const AuditEventDetail = Type.Object(
   },
   { title: 'auditEventDetail' },
 );
+
+/** `GET /audit-events/export`: the format, and the list's filter without its order and paging clauses. */
+export const AuditExportQuerystring = Type.Object({
+  format: Type.Union([Type.Literal('jsonl'), Type.Literal('csv')], {
+    description: 'jsonl: one event per line, as the list shows it; csv: RFC 4180 with a header row',
+  }),
+  // The list's 1,024 less what the export adds to each page's filter (the resume point and the order, under
+  // 200 characters: controller/audit/audit-export.ts).
+  filter: Type.Optional(Type.String({ maxLength: 800 })),
+});
+
+export const AuditExportFile = Type.String({
+  description:
+    'JSON lines, or CSV with the columns id,type,createdAt,actor,address,identityId,serviceId,reference,details',
+});

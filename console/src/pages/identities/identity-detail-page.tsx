@@ -9,7 +9,7 @@ import type { Identity } from '../../api/types.js';
 import { ConfirmButton } from '../../components/confirm-button.js';
 import { ErrorNote, Loading } from '../../components/status.js';
 import { consumeCreated } from '../../lib/just-created.js';
-import { navigate } from '../../lib/router.js';
+import { Link, navigate } from '../../lib/router.js';
 import { useLoad } from '../../lib/use-load.js';
 import { ApiSessionsSection } from './sections/api-sessions-section.js';
 import { EnrollmentSection } from './sections/enrollment-section.js';
@@ -42,6 +42,9 @@ export function IdentityDetailPage({ id }: { id: string }) {
         <button type="button" className="secondary small" onClick={refresh}>
           Refresh
         </button>
+        <Link className="button" to={`/identities/${id}/timeline`}>
+          What happened today
+        </Link>
         {!value.isDefaultAdmin && (
           <ConfirmButton
             label="Delete identity"
