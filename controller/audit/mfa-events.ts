@@ -51,7 +51,6 @@ export function mfaTrailRecords(event: MfaAuditEvent, actor: Actor | null): Audi
       details: removedBy ? { ...details, removedBy } : details,
     },
   ];
-  if (event.factor === 'recovery-code')
-    records.push({ ...common, type: 'mfa.recovery-code-used', details });
+  if (event.factor === 'recovery-code') records.push({ ...common, type: 'mfa.recovery-code-used', details });
   return records;
 }

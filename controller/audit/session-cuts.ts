@@ -28,7 +28,11 @@ export interface SessionCut {
   serviceName: string | null;
 }
 
-export async function recordSessionCuts(sink: AuditSink, cuts: readonly SessionCut[], at: Date): Promise<void> {
+export async function recordSessionCuts(
+  sink: AuditSink,
+  cuts: readonly SessionCut[],
+  at: Date,
+): Promise<void> {
   for (const { session, cause, serviceName } of cuts.slice(0, MAX_CUT_EVENTS))
     await recordAudit(
       sink,

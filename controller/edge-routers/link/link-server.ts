@@ -178,7 +178,12 @@ export class RouterLinkServer {
     this.handle('router link snapshot failed', routerId, () => this.handlers.opened(link));
   }
 
-  private recordLink(change: 'up' | 'down', id: string, name: string, details?: Record<string, unknown>): void {
+  private recordLink(
+    change: 'up' | 'down',
+    id: string,
+    name: string,
+    details?: Record<string, unknown>,
+  ): void {
     this.handle('router link audit failed', id, () =>
       recordRouterLink(this.ctx, change, { id, name }, this.ctx.clock.now(), details).then(() => undefined),
     );
