@@ -5,19 +5,11 @@
  */
 import type { Entity } from '../model.js';
 import type { Actor } from '../posture-exception-model.js';
+import { AUDIT_EVENT_TYPES, type AuditEventType } from '../../src/api/audit-event-types.js';
 
 export type { Actor };
 
-export const AUDIT_EVENT_TYPES = [
-  'admin.created',
-  'admin.updated',
-  'admin.deleted',
-  'auth.signed-in',
-  'auth.sign-in-failed',
-  'access.refused',
-  'access.granted',
-] as const;
-export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
+export { AUDIT_EVENT_TYPES, type AuditEventType };
 
 export interface AuditEvent extends Entity {
   type: AuditEventType;

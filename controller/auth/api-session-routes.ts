@@ -7,6 +7,7 @@ import type { Api } from '../http/typed-app.js';
 import type { ControllerContext } from '../platform/context.js';
 import type { ApiSession } from '../model.js';
 import { deleteApiSession } from './api-sessions.js';
+import { requestActor } from '../audit/admin-changes.js';
 import { notFound } from '../api-error.js';
 import { empty, iso, list, selfLinks } from '../http/envelope.js';
 import { parseListQuery } from '../http/list-query.js';
@@ -121,7 +122,11 @@ export function registerApiSessions(app: Api, ctx: ControllerContext): void {
     },
     async (request) => {
       // Resolves once its revocations (sessions cut, routers and agents told) are done: then it answers.
-      await deleteApiSession(ctx, await load(request.params.id));
+      await deleteApiSession(ctx, await load(request.params.id), {
+        cause: 'admin-deleted',
+        actor: requestActor(request),
+        address: request.ip,
+      });
       return empty();
     },
   );

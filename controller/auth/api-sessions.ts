@@ -2,6 +2,7 @@ import { hash, randomUUID } from 'node:crypto';
 import type { ApiSession, Identity } from '../model.js';
 import type { ControllerContext } from '../platform/context.js';
 import { serializeAccessOf } from '../store/access-lock.js';
+import { recordApiSessionEnd, type ApiSessionEnd } from '../audit/api-session-ends.js';
 
 // The one-shot form: every authenticated request hashes its token, and it skips building a Hash object.
 export const hashToken = (token: string) => hash('sha256', token, 'hex');
@@ -65,7 +66,7 @@ async function endSessionsOverCap(ctx: ControllerContext, newest: ApiSession): P
   const over = sessions.length + 1 - ctx.config.maxApiSessionsPerIdentity;
   if (over <= 0) return;
   sessions.sort((a, b) => a.lastActivityAt.getTime() - b.lastActivityAt.getTime());
-  for (const oldest of sessions.slice(0, over)) await deleteApiSession(ctx, oldest);
+  for (const oldest of sessions.slice(0, over)) await deleteApiSession(ctx, oldest, { cause: 'over-cap' });
 }
 
 export function expiresAt(ctx: ControllerContext, session: ApiSession): Date {
@@ -81,7 +82,7 @@ export async function resolveApiSession(
   if (!session) return undefined;
   const now = ctx.clock.now();
   if (expiresAt(ctx, session) <= now) {
-    await deleteApiSession(ctx, session);
+    await deleteApiSession(ctx, session, { cause: 'idle-timeout' });
     return undefined;
   }
   if (now.getTime() - session.lastActivityAt.getTime() >= TOUCH_INTERVAL_MS) {
@@ -95,12 +96,17 @@ export async function resolveApiSession(
  * Deletes the session. Outside a transaction it resolves once the `apiSession.deleted` listeners (its
  * sessions' and tunnels' ends) have run; inside one it joins it, and they run when it commits.
  */
-export async function deleteApiSession(ctx: ControllerContext, session: ApiSession): Promise<void> {
+export async function deleteApiSession(
+  ctx: ControllerContext,
+  session: ApiSession,
+  end: ApiSessionEnd,
+): Promise<void> {
   await ctx.store.transaction(async () => {
     // Its edge sessions go with it (the store's cascade): one at a time with a session being granted to it.
     await serializeAccessOf(ctx.store, session.identityId);
-    if (await ctx.store.apiSessions.delete(session.id))
-      ctx.events.emit('apiSession.deleted', session.id, session.identityId);
+    if (!(await ctx.store.apiSessions.delete(session.id))) return;
+    await recordApiSessionEnd(ctx, session, end, ctx.clock.now());
+    ctx.events.emit('apiSession.deleted', session.id, session.identityId);
   });
 }
 
@@ -112,13 +118,14 @@ export async function deleteApiSession(ctx: ControllerContext, session: ApiSessi
 export async function endApiSessionsOf(
   ctx: ControllerContext,
   identityId: string,
+  end: ApiSessionEnd,
   keep?: string,
 ): Promise<number> {
   return ctx.store.transaction(async () => {
     let ended = 0;
     for (const session of await ctx.store.apiSessions.listByIdentity(identityId)) {
       if (session.id === keep) continue;
-      await deleteApiSession(ctx, session);
+      await deleteApiSession(ctx, session, end);
       ended++;
     }
     return ended;
@@ -130,7 +137,11 @@ export async function sweepIdleSessions(ctx: ControllerContext): Promise<number>
   const cutoff = new Date(ctx.clock.now().getTime() - ctx.config.sessionTimeoutSeconds * 1000);
   return ctx.store.transaction(async () => {
     const removed = await ctx.store.apiSessions.deleteIdleSince(cutoff);
-    for (const { id, identityId } of removed) ctx.events.emit('apiSession.deleted', id, identityId);
+    const now = ctx.clock.now();
+    for (const { id, identityId } of removed) {
+      await recordApiSessionEnd(ctx, { id, identityId }, { cause: 'idle-timeout' }, now);
+      ctx.events.emit('apiSession.deleted', id, identityId);
+    }
     return removed.length;
   });
 }

@@ -31,7 +31,12 @@ export function registerCurrentSession(app: Api, ctx: ControllerContext): void {
       schema: { tags, response: { 200: EmptyEnvelope, ...errorResponses(401) } },
     },
     async (request) => {
-      await deleteApiSession(ctx, authOf(request).session);
+      const { session, identity } = authOf(request);
+      await deleteApiSession(ctx, session, {
+        cause: 'logout',
+        actor: { id: identity.id, name: identity.name },
+        address: request.ip,
+      });
       return empty();
     },
   );

@@ -2,6 +2,7 @@
  * Client API routes for routers: `POST /enroll/erott`, where a router redeems its one-time token with its
  * certificate (public: routers are not identities), and `GET /current-identity/edge-routers`.
  */
+import { recordAudit } from '../audit/audit-trail.js';
 import type { Api } from '../http/typed-app.js';
 import { X509Certificate } from 'node:crypto';
 import {
@@ -71,6 +72,15 @@ export function registerRouterClientRoutes(
           updatedAt: now,
         };
         await ctx.store.edgeRouters.update(enrolled);
+        await recordAudit(
+          ctx,
+          {
+            type: 'router.enrolled',
+            address: request.ip,
+            details: { routerId: router.id, routerName: router.name, fingerprint },
+          },
+          now,
+        );
         ctx.events.emit('policy.changed');
         return { router: enrolled };
       });

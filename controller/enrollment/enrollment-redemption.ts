@@ -7,6 +7,7 @@
  * Errors are OpenZiti's: `INVALID_ENROLLMENT_TOKEN` (400, unknown or already used), `ENROLLMENT_EXPIRED`
  * (400), `COULD_NOT_PROCESS_CSR` (400, naming `csr`), `INVALID_ENROLL_METHOD` (400, naming `method`).
  */
+import { recordAudit } from '../audit/audit-trail.js';
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ControllerContext } from '../platform/context.js';
@@ -196,5 +197,14 @@ async function redeem(
         { field: 'token', reason: `the identity has a ${kind} authenticator` },
       );
     await store();
+    await recordAudit(
+      ctx,
+      {
+        type: 'enrollment.completed',
+        identityId: enrollment.identityId,
+        details: { enrollmentId: enrollment.id, method },
+      },
+      ctx.clock.now(),
+    );
   });
 }

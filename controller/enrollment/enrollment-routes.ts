@@ -4,6 +4,8 @@
  * stops working at once) and `GET /identities/<id>/enrollments`. Only outstanding (unused) enrollments are
  * listed; a used one is gone from here, as in OpenZiti. A refused write stores nothing.
  */
+import { recordAudit } from '../audit/audit-trail.js';
+import { requestActor } from '../audit/admin-changes.js';
 import type { Api } from '../http/typed-app.js';
 import {
   EnrollmentCreateSchema,
@@ -169,7 +171,21 @@ export function registerEnrollmentRoutes(
     },
     async (request) => {
       const { id } = request.params;
-      if (!(await store.transaction(() => store.enrollments.delete(id)))) throwNotFound(`enrollments/${id}`);
+      await store.transaction(async () => {
+        const existing = await load(id);
+        if (!(await store.enrollments.delete(id))) throwNotFound(`enrollments/${id}`);
+        await recordAudit(
+          ctx,
+          {
+            type: 'enrollment.deleted',
+            actor: requestActor(request),
+            address: request.ip,
+            identityId: existing.identityId,
+            details: { enrollmentId: id, method: existing.method },
+          },
+          ctx.clock.now(),
+        );
+      });
       return empty();
     },
   );

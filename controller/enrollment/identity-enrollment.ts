@@ -3,6 +3,7 @@
  * `{updb: "<username>"}`, one method) and `POST /enrollments`, checked the same way and stored in the
  * caller's transaction.
  */
+import { recordAudit } from '../audit/audit-trail.js';
 import type { ControllerContext } from '../platform/context.js';
 import type { Enrollment, EnrollmentMethod } from '../model.js';
 import { ApiError, validationError } from '../api-error.js';
@@ -95,5 +96,14 @@ export async function addEnrollment(
       { field: options.usernameField, reason: 'must be unique: another pending enrollment promises it' },
     ]);
   }
+  await recordAudit(
+    ctx,
+    {
+      type: 'enrollment.created',
+      identityId,
+      details: { enrollmentId: enrollment.id, method, expiresAt: enrollment.expiresAt.toISOString() },
+    },
+    ctx.clock.now(),
+  );
   return enrollment;
 }

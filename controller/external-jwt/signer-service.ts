@@ -124,7 +124,7 @@ export class ExternalJwtSignerService {
     this.keys.forget(signer.id);
     if (op !== 'delete' && signer.enabled) return;
     for (const session of await this.ctx.store.apiSessions.listByAuthenticator(signer.id))
-      await deleteApiSession(this.ctx, session);
+      await deleteApiSession(this.ctx, session, { cause: 'signer-disabled' });
   }
 }
 

@@ -113,7 +113,8 @@ export class AuthenticatorService {
       };
       await ctx.store.authenticators.update(changed);
       await audit(existing, changed);
-      if (password !== undefined) await endApiSessionsOf(ctx, existing.identityId, keepSessionId);
+      if (password !== undefined)
+        await endApiSessionsOf(ctx, existing.identityId, { cause: 'password-changed' }, keepSessionId);
     });
   }
 
@@ -127,7 +128,7 @@ export class AuthenticatorService {
     await ctx.store.transaction(async () => {
       await ctx.store.authenticators.delete(existing.id);
       await audit(existing, undefined);
-      await endApiSessionsOf(ctx, existing.identityId, keepSessionId);
+      await endApiSessionsOf(ctx, existing.identityId, { cause: 'authenticator-deleted' }, keepSessionId);
     });
   }
 

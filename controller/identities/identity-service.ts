@@ -210,13 +210,13 @@ export class IdentityService {
       });
     if (op !== 'delete') {
       // A disabled identity keeps nothing: its API sessions end, and with them its sessions and tunnels.
-      if (identity.disabled) await endApiSessionsOf(ctx, identity.id);
+      if (identity.disabled) await endApiSessionsOf(ctx, identity.id, { cause: 'identity-disabled' });
       ctx.events.emit('identity.changed', identity.id);
       return;
     }
     // Its enrollments go with it by the store's foreign key, in this same transaction.
     await ctx.store.authenticators.deleteByIdentity(identity.id);
-    await endApiSessionsOf(ctx, identity.id);
+    await endApiSessionsOf(ctx, identity.id, { cause: 'identity-deleted' });
     ctx.events.emit('identity.deleted', identity.id);
   }
 }

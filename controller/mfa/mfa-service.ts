@@ -14,6 +14,9 @@ import type { SecretBox } from './secret-box.js';
 import { CodeVerifier, type CodeCheck } from './code-verifier.js';
 import { formatRecoveryCode, generateRecoveryCodes } from './recovery-codes.js';
 import { provisioningUrl, qrCodePng } from './provisioning.js';
+import { recordAudit } from '../audit/audit-trail.js';
+import { mfaTrailRecords } from '../audit/mfa-events.js';
+import type { Actor as TrailActor } from '../audit/audit-model.js';
 
 /** 160 bits, the HMAC-SHA1 block's worth (RFC 4226 §4 recommends at least this). */
 const SECRET_BYTES = 20;
@@ -127,7 +130,7 @@ export class MfaService {
       await this.passMfa(actor.session, true);
       this.ctx.events.emit('mfa.changed', actor.identity.id);
       // Sessions opened before MFA was on never proved a second factor: they end.
-      await endApiSessionsOf(this.ctx, actor.identity.id, actor.session.id);
+      await endApiSessionsOf(this.ctx, actor.identity.id, { cause: 'mfa-enrolled' }, actor.session.id);
     });
   }
 
@@ -158,7 +161,7 @@ export class MfaService {
       this.ctx.events.emit('mfa.changed', actor.identity.id);
       if (!enrollment.isVerified)
         await this.audit(actor, 'remove', 'success', { reason: 'unverified-abandoned' });
-      else await endApiSessionsOf(this.ctx, actor.identity.id, actor.session.id);
+      else await endApiSessionsOf(this.ctx, actor.identity.id, { cause: 'mfa-removed' }, actor.session.id);
       this.ctx.events.emit('mfa.removed', actor.identity.id);
     });
   }
@@ -180,6 +183,7 @@ export class MfaService {
       await endApiSessionsOf(
         this.ctx,
         identityId,
+        { cause: 'mfa-removed' },
         admin.identity.id === identityId ? admin.session.id : undefined,
       );
       this.ctx.events.emit('mfa.removed', identityId);
@@ -332,26 +336,34 @@ export class MfaService {
     outcome: MfaAuditEvent['outcome'],
     extra: Partial<Pick<MfaAuditEvent, 'identityId' | 'actorIdentityId' | 'factor' | 'reason'>> = {},
   ): Promise<void> {
-    return this.record({
-      eventType,
-      identityId: actor.identity.id,
-      apiSessionId: actor.session.id,
-      sourceIp: actor.sourceIp,
-      outcome,
-      factor: null,
-      reason: null,
-      ...extra,
-    });
+    return this.record(
+      {
+        eventType,
+        identityId: actor.identity.id,
+        apiSessionId: actor.session.id,
+        sourceIp: actor.sourceIp,
+        outcome,
+        factor: null,
+        reason: null,
+        ...extra,
+      },
+      { id: actor.identity.id, name: actor.identity.name },
+    );
   }
 
+  /**
+   * The MFA log's record and its events on the audit trail (audit/mfa-events.ts), in one transaction: the
+   * caller's when there is one (the change they record), else their own (a refused code, after its rollback).
+   */
   private record(
     event: Omit<MfaAuditEvent, 'id' | 'at' | 'actorIdentityId'> & { actorIdentityId?: string | null },
+    actor: TrailActor | null = null,
   ): Promise<void> {
-    return this.ctx.store.mfa.recordAudit({
-      actorIdentityId: null,
-      ...event,
-      id: randomUUID(),
-      at: this.ctx.clock.now(),
+    const at = this.ctx.clock.now();
+    const full: MfaAuditEvent = { actorIdentityId: null, ...event, id: randomUUID(), at };
+    return this.ctx.store.transaction(async () => {
+      await this.ctx.store.mfa.recordAudit(full);
+      for (const record of mfaTrailRecords(full, actor)) await recordAudit(this.ctx, record, at);
     });
   }
 }

@@ -13,13 +13,19 @@ import { createHash } from 'node:crypto';
 import type { ControllerContext } from '../../platform/context.js';
 import { AccessResolver } from '../decisions/access-resolver.js';
 import { serializeAccessOf } from '../../store/access-lock.js';
-import { SessionEvaluation, type CheckOutcome, type PolicyOutcome } from '../decisions/session-evaluation.js';
+import {
+  SessionEvaluation,
+  type AccessDecision,
+  type CheckOutcome,
+  type PolicyOutcome,
+} from '../decisions/session-evaluation.js';
 import type { PostureSnapshot } from '../../posture-model.js';
 import type { Identity } from '../../model.js';
 import { ExpiryTimers } from './expiry-timers.js';
 import { deleteCheckStatesOf, recordCheckStates } from './check-state-recorder.js';
 import { PersistedDeadlines } from './persisted-deadlines.js';
 import { recordAccessTransitions } from '../../audit/access-transitions.js';
+import { recordSessionCuts, type CutCause, type SessionCut } from '../../audit/session-cuts.js';
 
 export interface EvaluateOptions {
   /** reuse a resolver across identities within one pass (the catalogue does not change under it) */
@@ -44,6 +50,10 @@ function digestOf(outcomes: readonly PolicyOutcome[]): string {
   );
   return createHash('sha1').update(parts.join('|')).digest('base64url');
 }
+
+/** Why a session's access no longer holds: a failing check of a policy that selects it, or no policy at all. */
+const cutCause = (decision: AccessDecision): CutCause | undefined =>
+  decision.granted ? undefined : decision.outcomes.length > 0 ? 'posture' : 'policy';
 
 export class PostureEngine {
   readonly timers: ExpiryTimers;
@@ -129,27 +139,36 @@ export class PostureEngine {
     const recorded = (sessionIds.length ? sessionIds : ['']).map(evaluationOf);
     await recordCheckStates(store, identityId, checks, recorded, now);
 
-    const lost = sessions.filter((s) => {
+    const disabled = isDisabledNow(identity, this.ctx.clock.now());
+    const lost: SessionCut[] = [];
+    for (const s of sessions) {
       const service = resolver.service(s.serviceId);
-      return (
-        isDisabledNow(identity, this.ctx.clock.now()) ||
-        !service ||
-        // An edge session whose API session is gone is an orphan: it never outlives its API session.
-        !(s.apiSessionId in data.apiSessions) ||
-        !evaluationOf(s.apiSessionId).access(identity, service, s.type).granted
-      );
-    });
+      const cause: CutCause | undefined = disabled
+        ? 'identity-disabled'
+        : !service
+          ? 'service-deleted'
+          : // An edge session whose API session is gone is an orphan: it never outlives its API session.
+            !(s.apiSessionId in data.apiSessions)
+            ? 'api-session-ended'
+            : cutCause(evaluationOf(s.apiSessionId).access(identity, service, s.type));
+      if (cause) lost.push({ session: s, cause, serviceName: service?.name ?? null });
+    }
+    let cut: SessionCut[] = [];
     if (lost.length > 0) {
-      const revoked = await store.posture.sessions.deleteMany(lost.map((s) => s.id));
+      const revoked = new Set(await store.posture.sessions.deleteMany(lost.map((c) => c.session.id)));
       this.ctx.log.info(
-        { identityId, sessionIds: revoked },
+        { identityId, sessionIds: [...revoked] },
         'sessions revoked: posture or policy no longer grants access',
       );
+      // Another instance may have revoked some first: those are its to record.
+      cut = lost.filter((c) => revoked.has(c.session.id));
       changed = true;
     }
     if (changed) {
       // Only when what the identity can reach moved: a repeated report reads and writes nothing more.
       await recordAccessTransitions(this.ctx, resolver, identity, sessionIds.map(evaluationOf), now);
+      // After the transition that caused them, and a millisecond later, so the trail sorts them after it.
+      await recordSessionCuts(this.ctx, cut, new Date(now.getTime() + 1));
       await this.markChanged(identityId);
     }
     return data;

@@ -17,6 +17,7 @@ import {
 import type { ControllerContext } from '../../platform/context.js';
 import { parseRouterFrame } from './link-messages.js';
 import type { RouterDirectory } from './router-directory.js';
+import { recordRouterLink } from '../../audit/router-links.js';
 
 /** Pings keep idle links (and the NATs between) alive and find dead ones: two missed answers end a link. */
 const PING_INTERVAL_MS = 10_000;
@@ -49,6 +50,8 @@ export class RouterLinkServer {
   private readonly pinger: NodeJS.Timeout;
   /** `dropUnauthorized` passes started: a router authenticated before one may have been linked after it */
   private drops = 0;
+  /** set by close(): the links it ends are not the routers' doing, and the store is about to close */
+  private closing = false;
 
   constructor(
     server: Server,
@@ -84,6 +87,7 @@ export class RouterLinkServer {
   }
 
   close(): void {
+    this.closing = true;
     clearInterval(this.pinger);
     for (const { socket } of this.links.values()) socket.terminate();
     this.links.clear();
@@ -131,8 +135,9 @@ export class RouterLinkServer {
   }
 
   private accept(routerId: string, name: string, ws: WebSocket): void {
-    // One link per router: a reconnecting router replaces its stale link.
-    this.links.get(routerId)?.socket.terminate();
+    // One link per router: a reconnecting router replaces its stale link (no link-down, no second link-up).
+    const replaced = this.links.get(routerId);
+    replaced?.socket.terminate();
     const link: RouterLink = {
       routerId,
       send: (message) => {
@@ -160,14 +165,28 @@ export class RouterLinkServer {
       ignoredLoggedAt = Date.now();
       ignored = 0;
     });
-    ws.on('close', () => {
-      if (this.links.get(routerId) === entry) this.links.delete(routerId);
+    ws.on('close', (code) => {
+      const current = this.links.get(routerId) === entry;
+      if (current) this.links.delete(routerId);
       this.ctx.log.info({ routerId, name }, 'router link closed');
+      if (current && !this.closing) this.recordLink('down', routerId, name, { closeCode: code });
       this.handle('router link close failed', routerId, () => this.handlers.closed(link));
     });
     ws.on('error', () => undefined);
     this.ctx.log.info({ routerId, name }, 'router linked');
+    if (!replaced) this.recordLink('up', routerId, name);
     this.handle('router link snapshot failed', routerId, () => this.handlers.opened(link));
+  }
+
+  private recordLink(
+    change: 'up' | 'down',
+    id: string,
+    name: string,
+    details?: Record<string, unknown>,
+  ): void {
+    this.handle('router link audit failed', id, () =>
+      recordRouterLink(this.ctx, change, { id, name }, this.ctx.clock.now(), details).then(() => undefined),
+    );
   }
 
   private pingAll(): void {

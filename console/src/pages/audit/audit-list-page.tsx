@@ -13,22 +13,12 @@ import { useLoad } from '../../lib/use-load.js';
 import { PAGE_SIZE } from '../../lib/use-list.js';
 import { useNames } from '../../lib/use-names.js';
 import { EntityLink, EventSentence } from './audit-views.js';
+import { AUDIT_EVENT_FAMILIES, AUDIT_EVENT_TYPES } from '../../../../src/api/audit-event-types.js';
 
 const FILTER_KEYS = ['identity', 'service', 'type', 'from', 'until', 'reference'] as const;
 
 /** Suggestions for the type field; any type (or prefix ending in `.*`) may be typed. */
-const TYPE_SUGGESTIONS = [
-  'admin.*',
-  'admin.created',
-  'admin.updated',
-  'admin.deleted',
-  'auth.*',
-  'auth.signed-in',
-  'auth.sign-in-failed',
-  'access.*',
-  'access.refused',
-  'access.granted',
-];
+const TYPE_SUGGESTIONS = [...AUDIT_EVENT_FAMILIES, ...AUDIT_EVENT_TYPES].sort();
 
 export function filtersOf(query: URLSearchParams): AuditFilters {
   return Object.fromEntries(FILTER_KEYS.flatMap((k) => (query.get(k) ? [[k, query.get(k)!]] : [])));

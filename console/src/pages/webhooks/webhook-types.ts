@@ -3,21 +3,10 @@
  * and the event types a subscription can tick.
  */
 import type { BaseEntity } from '../../../../src/api/envelopes.js';
+import { AUDIT_EVENT_TYPES } from '../../../../src/api/audit-event-types.js';
 
-/**
- * The trail's event types (controller/audit/audit-model.ts AUDIT_EVENT_TYPES, which the console may not
- * import); test/unit/console/console-event-types.test.ts fails when the two differ. A subscription naming a type not
- * listed here keeps it (the form shows it ticked).
- */
-export const EVENT_TYPES: readonly string[] = [
-  'admin.created',
-  'admin.updated',
-  'admin.deleted',
-  'auth.signed-in',
-  'auth.sign-in-failed',
-  'access.refused',
-  'access.granted',
-];
+/** The trail's event types a subscription can tick (one list: src/api/audit-event-types.ts). */
+export const EVENT_TYPES: readonly string[] = AUDIT_EVENT_TYPES;
 
 export interface Webhook extends BaseEntity {
   name: string;
