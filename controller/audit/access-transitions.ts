@@ -31,7 +31,8 @@ function bestDecision(identity: Identity, service: Service, evaluations: readonl
   return best;
 }
 
-const failingChecks = (decision: AccessDecision) =>
+/** Each failing check of a refusal with its actual and expected values (also a refused request's details). */
+export const failingChecks = (decision: Pick<AccessDecision, 'outcomes'>) =>
   decision.outcomes.flatMap((o) =>
     o.checks
       .filter((c) => !c.result.isPassing)

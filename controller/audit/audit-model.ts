@@ -16,6 +16,7 @@ export const AUDIT_EVENT_TYPES = [
   'auth.sign-in-failed',
   'access.refused',
   'access.granted',
+  'access.request-refused',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
