@@ -175,6 +175,30 @@ describe('refusal references', () => {
     expect((await report('corp.example')).status).toBe(201);
     expect((await listed()).refusalReference).toBeUndefined();
   });
+
+  it('a device refused from its first report has an access.refused event to quote; a sign-in awaiting its first report has none', async () => {
+    const tag = unique('fromstart');
+    const { checkId, serviceId } = await domainGuarded(tag);
+    const user = await signedInUser(world, [`${tag}-user`]);
+    const listed = async () =>
+      (await user.api.get(`${CLIENT}/services/${serviceId}`)).body.data as { refusalReference?: string };
+    // Signed in, nothing reported yet: waiting for data is no refusal to record (it would pair with a grant at
+    // every sign-in).
+    expect((await listed()).refusalReference).toBeUndefined();
+    expect(await eventsOf(user.id, 'access.refused')).toEqual([]);
+    const report = await user.api.post(`${CLIENT}/posture-response`, {
+      id: checkId,
+      typeId: 'DOMAIN',
+      domain: 'elsewhere.example',
+    });
+    expect(report.status).toBe(201);
+    const [refused, ...more] = await eventsOf(user.id, 'access.refused');
+    expect(more).toEqual([]);
+    expect(refused!.details.failingChecks).toEqual([
+      expect.objectContaining({ actualValue: 'elsewhere.example', expectedValue: ['corp.example'] }),
+    ]);
+    expect((await listed()).refusalReference).toBe(refused!.reference);
+  });
 });
 
 function cli(
