@@ -24,6 +24,7 @@ import {
 import { permissionsOf } from './http/service-view.js';
 import { filterInMemory } from '../store/filter/filter-in-memory.js';
 import { ENTITY_KINDS } from '../store/entity-kinds.js';
+import { refusalReferences } from '../audit/refusal-references.js';
 
 /** How the stored services list reads a filter: role attributes and its document fields. */
 const SERVICE_FILTER_KIND = { hasRoleAttributes: true, extras: ENTITY_KINDS.services.filterExtras };
@@ -40,10 +41,14 @@ export interface SessionGrant {
   existing: boolean;
 }
 
-/** A service the caller may use, with its configs of the requested types (by type name). */
+/**
+ * A service the caller may use, with its configs of the requested types (by type name) and, when this API
+ * session may not Dial it, the audit event's reference that explains why (audit/refusal-references.ts).
+ */
 export interface ServiceEntry {
   grant: ServiceGrant;
   configs: Record<string, unknown>;
+  refusalReference?: string;
 }
 
 /** A page of the caller's services, all evaluated for its API session at one moment. */
@@ -115,7 +120,8 @@ export class AccessService {
       const entries = await this.withConfigs(
         found.ids.map((id) => byId.get(id)!),
         configTypes,
-        session,
+        caller,
+        evaluation,
       );
       return { entries, evaluation, totalCount: found.totalCount, limit: found.limit, offset: found.offset };
     }
@@ -128,7 +134,7 @@ export class AccessService {
       )
       .filter(({ service: s }) => needle === undefined || s.name.toLowerCase().includes(needle));
     const page = matching.slice(query.offset, query.offset + query.limit);
-    const entries = await this.withConfigs(page, configTypes, session);
+    const entries = await this.withConfigs(page, configTypes, caller, evaluation);
     return { entries, evaluation, totalCount: matching.length };
   }
 
@@ -145,7 +151,7 @@ export class AccessService {
     // A service the identity cannot use is as invisible as one that does not exist.
     if (!service || policies.length === 0) throw notFound(`services/${id}`);
     const evaluation = await this.engine.evaluation(resolver, identity, session.id);
-    const [entry] = await this.withConfigs([{ service, policies }], configTypes, session);
+    const [entry] = await this.withConfigs([{ service, policies }], configTypes, caller, evaluation);
     return { entry: entry!, evaluation };
   }
 
@@ -196,8 +202,10 @@ export class AccessService {
   private async withConfigs(
     grants: readonly ServiceGrant[],
     configTypes: unknown,
-    session: ApiSession,
+    caller: SessionHolder,
+    evaluation: SessionEvaluation,
   ): Promise<ServiceEntry[]> {
+    const { session, identity } = caller;
     // OpenZiti: the config types named on the request, plus those the API session was created with.
     const types = await requestedConfigTypes(this.ctx.store, configTypes, session.configTypes);
     const configs = await configMapsOf(
@@ -205,6 +213,22 @@ export class AccessService {
       grants.map((grant) => ({ service: grant.service, permissions: permissionsOf(grant) })),
       types,
     );
-    return grants.map((grant) => ({ grant, configs: configs.get(grant.service.id) ?? {} }));
+    // The trail is read only when a listed service is refused: a list of granted services reads nothing more.
+    const refused = grants
+      .filter(
+        (g) =>
+          g.policies.some((p) => p.type === 'Dial') &&
+          !evaluation.access(identity, g.service, 'Dial').granted,
+      )
+      .map((g) => g.service.id);
+    const references = await refusalReferences(this.ctx.store, identity.id, refused);
+    return grants.map((grant) => {
+      const reference = references.get(grant.service.id);
+      return {
+        grant,
+        configs: configs.get(grant.service.id) ?? {},
+        ...(reference ? { refusalReference: reference } : {}),
+      };
+    });
   }
 }

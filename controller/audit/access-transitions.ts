@@ -31,7 +31,8 @@ function bestDecision(identity: Identity, service: Service, evaluations: readonl
   return best;
 }
 
-const failingChecks = (decision: AccessDecision) =>
+/** Each failing check of a refusal with its actual and expected values (also a refused request's details). */
+export const failingChecks = (decision: Pick<AccessDecision, 'outcomes'>) =>
   decision.outcomes.flatMap((o) =>
     o.checks
       .filter((c) => !c.result.isPassing)
@@ -46,12 +47,30 @@ const failingChecks = (decision: AccessDecision) =>
       })),
   );
 
+/**
+ * A refusal worth recording when an API session is first evaluated: one with a failing check that is neither
+ * waiting for the device's first report nor an MFA code a sign-in owes anyway (both resolve in the normal
+ * course of signing in, and recording them would write a refused/granted pair at every sign-in).
+ */
+const refusedFromTheStart = (decision: AccessDecision) =>
+  decision.outcomes.some((o) =>
+    o.checks.some(
+      (c) => !c.result.isPassing && c.check.typeId !== 'MFA' && c.result.failure?.code !== 'NO_DATA_YET',
+    ),
+  );
+
+/**
+ * `sessionStarted`: called for an API session's first evaluation (nothing changed, yet a device refused from
+ * the start must have an event explaining it, whose reference the agent shows): only such refusals are
+ * recorded then.
+ */
 export async function recordAccessTransitions(
   sink: AuditSink,
   resolver: AccessResolver,
   identity: Identity,
   evaluations: readonly SessionEvaluation[],
   now: Date,
+  sessionStarted = false,
 ): Promise<void> {
   if (evaluations.length === 0) return;
   const services = new Map<string, Service>();
@@ -76,6 +95,7 @@ export async function recordAccessTransitions(
     if (!decision) continue;
     const wasGranted = (latest.get(service.id)?.type ?? 'access.granted') === 'access.granted';
     if (decision.granted === wasGranted) continue;
+    if (sessionStarted && (decision.granted || !refusedFromTheStart(decision))) continue;
     await recordAudit(
       sink,
       {

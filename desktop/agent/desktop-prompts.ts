@@ -7,6 +7,7 @@
 import type { AgentNotice, PromptPort, TotpPrompt } from '../../src/agent/prompts/prompt-port.js';
 import { Listeners } from '../../src/common/listeners.js';
 import { describeNotice, promptHeadline, promptTitle, servicesPhrase } from '../../src/api/prompts.js';
+import { referenceLabel } from '../../src/api/refusal-reference.js';
 import type { PromptView, ViewName } from '../ipc/views.js';
 
 export interface PromptSurface {
@@ -115,8 +116,13 @@ export class DesktopPrompts implements PromptPort {
         this.surface.notify('Signed out of Postern', notice.message, () => this.surface.showMainWindow());
         break;
       case 'service-refused':
-        this.surface.notify(`${notice.service} is blocked`, notice.reasons.join(' '), () =>
-          this.surface.showMainWindow('services'),
+        // The reference last, on its own line: what the user quotes when asking the administrator why.
+        this.surface.notify(
+          `${notice.service} is blocked`,
+          [notice.reasons.join(' '), notice.reference ? referenceLabel(notice.reference) : '']
+            .filter(Boolean)
+            .join('\n'),
+          () => this.surface.showMainWindow('services'),
         );
         break;
       case 'service-cut':

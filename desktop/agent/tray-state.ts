@@ -5,6 +5,7 @@
  */
 import { dateInWords } from '../../src/api/deadlines.js';
 import { blockedFrom, type ServiceAccessView } from '../../src/api/service-access.js';
+import { referenceLabel } from '../../src/api/refusal-reference.js';
 import type { ModeView, PromptView, SessionView } from '../ipc/views.js';
 import { modeLine } from '../ipc/mode-line.js';
 
@@ -12,7 +13,7 @@ export type TrayState = 'all-reachable' | 'some-warned' | 'some-blocked' | 'mfa-
 
 /** A service as the tray reads it; the deadlines only matter to a warned one. */
 export type TrayService = Pick<ServiceAccessView, 'access' | 'name'> &
-  Partial<Pick<ServiceAccessView, 'warnings' | 'exceptionUntil'>>;
+  Partial<Pick<ServiceAccessView, 'warnings' | 'exceptionUntil' | 'reference'>>;
 
 export interface TrayInput {
   session: Pick<SessionView, 'status' | 'reachable'>;
@@ -108,7 +109,9 @@ export function serviceMenuLabel(service: TrayService, timeZone?: string): strin
       ? `${service.name}: reachable, blocked from ${dateInWords(from, timeZone)}`
       : `${service.name}: reachable for now`;
   }
-  if (service.access === 'mfa-needed') return `${service.name}: needs your code`;
+  // A refusal names its reference, so the menu alone answers "what do I tell the help desk".
+  const ref = service.reference ? ` (${referenceLabel(service.reference)})` : '';
+  if (service.access === 'mfa-needed') return `${service.name}: needs your code${ref}`;
   if (service.access === 'checking') return `${service.name}: checking…`;
-  return `${service.name}: blocked`;
+  return `${service.name}: blocked${ref}`;
 }

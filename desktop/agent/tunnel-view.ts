@@ -49,7 +49,12 @@ export function wireTunnelNotices(
         return redraw();
       case 'refused':
         if (!quiet(`refused:${event.service}`))
-          prompt.notify({ type: 'service-refused', service: event.service, reasons: event.reasons });
+          prompt.notify({
+            type: 'service-refused',
+            service: event.service,
+            reasons: event.reasons,
+            ...(event.reference ? { reference: event.reference } : {}),
+          });
         return;
       case 'revoked':
         if (!quiet(`revoked:${event.service}`))

@@ -88,6 +88,8 @@ export class Agent {
               ...(f.remediation ? { remediation: f.remediation } : {}),
             }));
           },
+          referenceFor: (serviceId) =>
+            this.services().find((s) => s.id === serviceId)?.reference ?? undefined,
         })
       : undefined;
     this.pushed = new AgentEvents({

@@ -10,6 +10,7 @@ export const AUDIT_EVENT_TYPES = [
   'auth.sign-in-failed',
   'access.refused',
   'access.granted',
+  'access.request-refused',
   'mfa.enrolled',
   'mfa.verified',
   'mfa.passed',

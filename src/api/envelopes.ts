@@ -51,6 +51,8 @@ export interface ApiErrorCause {
   code?: string;
   message?: string;
   data?: unknown;
+  /** Postern's: the audit event's reference of a refusal (`POST /sessions` answered INVALID_POSTURE) */
+  reference?: string;
 }
 
 export interface ApiErrorDetail {

@@ -8,6 +8,7 @@ export * from './mfa.js';
 export * from './paths.js';
 export * from './posture-reasons.js';
 export * from './posture-responses.js';
+export * from './refusal-reference.js';
 export * from './service-access.js';
 export * from './services.js';
 export * from './prompts.js';

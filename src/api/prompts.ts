@@ -4,6 +4,8 @@
  * "Enter your code within 4:32 to keep access to 3 services".
  */
 
+import { referenceLabel } from './refusal-reference.js';
+
 /** Why a code is needed: a login owes TOTP, a wake or unlock started a grace period, a timeout is near. */
 export type PromptReason = 'login' | 'wake' | 'unlock' | 'timeout';
 
@@ -36,8 +38,11 @@ export type AgentNotice =
   | { type: 'controller-reachable'; controllerUrl: string }
   /** Stored credentials no longer work; the user must sign in again. */
   | { type: 'signed-out'; message: string }
-  /** A connection through the tunnel was refused; `reasons` say what to fix, in plain words. */
-  | { type: 'service-refused'; service: string; reasons: string[] }
+  /**
+   * A connection through the tunnel was refused; `reasons` say what to fix, in plain words; `reference` is the
+   * controller's for the refusal (`7K2Q-PX`), to quote to an administrator, when it gave one.
+   */
+  | { type: 'service-refused'; service: string; reasons: string[]; reference?: string }
   /** Access ended while connections were open: the tunnel cut them. */
   | { type: 'service-cut'; service: string }
   /** An administrator removed this identity's MFA (a lost phone): it must be set up again. */
@@ -141,7 +146,7 @@ export function describeNotice(notice: AgentNotice): string {
     case 'signed-out':
       return notice.message;
     case 'service-refused':
-      return `${notice.service} is blocked: ${notice.reasons.join(' ')}`;
+      return `${notice.service} is blocked: ${notice.reasons.join(' ')}${notice.reference ? ` (${referenceLabel(notice.reference)})` : ''}`;
     case 'service-cut':
       return `Access to ${notice.service} ended; its open connections were cut.`;
     case 'mfa-reset':

@@ -240,6 +240,8 @@ export const ClientServiceDetailSchema = Type.Object(
     ...ServiceDetailSchema.properties,
     permissions: Type.Array(DialBindSchema),
     postureQueries: Type.Array(PostureQuerySetSchema),
+    /** Postern's: on a service this API session may not Dial, the audit event's reference to quote */
+    refusalReference: Type.Optional(Type.String()),
   },
   open,
 );

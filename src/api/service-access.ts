@@ -5,6 +5,7 @@
 import { explainQuery } from './explain-failure.js';
 import type { PostureFailureCode } from './posture-reasons.js';
 import { POSTURE_TYPE_DESCRIPTORS } from './posture-types/index.js';
+import { asReference } from './refusal-reference.js';
 import type { PolicyPostureQueries, PolicyType, PostureQuery, ServiceDetail } from './services.js';
 
 /**
@@ -63,6 +64,11 @@ export interface ServiceAccessView {
   exceptionUntil: string | null;
   /** The checks those exceptions cover, with what would fix them for good; empty when none. */
   excepted: ExceptedCheck[];
+  /**
+   * `blocked` or `mfa-needed`: the controller's reference for the refusal (`7K2Q-PX`), which the user quotes
+   * and the administrator finds the audit event by; null when refused by no controller that says, or reachable.
+   */
+  reference: string | null;
 }
 
 export interface AccessContext {
@@ -180,17 +186,23 @@ export function describeServiceAccess(
   const base = { id: service.id, name: service.name, mfaTimeoutRemaining: smallestMfaRemaining(policies) };
   // A listed service with no policy entries is granted by a policy without checks.
   if (policies.length === 0)
-    return { ...base, ...NO_STANDING, access: 'granted', failing: [], mfaReason: null };
+    return { ...base, ...NO_STANDING, access: 'granted', failing: [], mfaReason: null, reference: null };
   const passing = policies.filter((p) => p.isPassing);
   if (passing.length > 0)
-    return { ...base, ...grantedView(passing, context), failing: [], mfaReason: mfaReasonOf(policies, true) };
+    return {
+      ...base,
+      ...grantedView(passing, context),
+      failing: [],
+      mfaReason: mfaReasonOf(policies, true),
+      reference: null,
+    };
 
   const candidates = policies.map(failingOf).filter((f) => f.length > 0);
   // A policy failing only on MFA is the one to show: a code is all the user needs.
   const mfaOnly = candidates.find((f) => f.every((q) => q.queryType === 'MFA'));
   // Before this device's first report the controller may hold old data or none: say so rather than guess.
   if (context.reported === false && !mfaOnly)
-    return { ...base, ...NO_STANDING, access: 'checking', failing: [], mfaReason: null };
+    return { ...base, ...NO_STANDING, access: 'checking', failing: [], mfaReason: null, reference: null };
   const closest =
     mfaOnly ??
     candidates.reduce((best, next) => (next.length < best.length ? next : best), candidates[0] ?? []);
@@ -198,7 +210,9 @@ export function describeServiceAccess(
   // Waiting only for data the device has not sent is not a refusal yet; the list still says what is awaited.
   const waiting = failing.every((f) => f.code === 'NO_DATA_YET');
   const access = mfaOnly && context.mfaEnrolled !== false ? 'mfa-needed' : waiting ? 'checking' : 'blocked';
-  return { ...base, ...NO_STANDING, access, failing, mfaReason: mfaReasonOf(policies, false) };
+  // A refusal carries the controller's reference to quote; a check still waiting for data is no refusal yet.
+  const reference = access === 'checking' ? null : (asReference(service.refusalReference) ?? null);
+  return { ...base, ...NO_STANDING, access, failing, mfaReason: mfaReasonOf(policies, false), reference };
 }
 
 /**

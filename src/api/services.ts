@@ -71,6 +71,8 @@ export type ServiceDetail = BaseEntity &
     /** config type name → data, for the types asked for with `?configTypes=` (`all` for every type) */
     config?: ServiceConfigMap;
     postureQueries: PolicyPostureQueries[];
+    /** Postern's: on a service this session may not Dial, the reference of the audit event explaining why */
+    refusalReference?: string;
   };
 
 /** `lastChangeAt` moves whenever the access state of one of the identity's services changes. */

@@ -130,6 +130,10 @@ test('shows a blocked service with its failing check in plain words', async () =
   await expect(service('Payroll').getByRole('list', { name: 'What to do for Payroll' })).toContainText(
     'Start falcond (/opt/CrowdStrike/falcond)',
   );
+  // The reference to quote, which finds the refusal's audit event in the console (docs/AUDIT.md).
+  await expect(service('Payroll').getByTestId('refusal-reference')).toHaveText(
+    /^Asking your administrator\? Quote ref [0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{2}\.$/,
+  );
   await expect(service('Team wiki').locator('.badge')).toHaveText('Blocked');
   await expect(service('Team wiki')).toContainText('Set up an authenticator app (MFA) for your account');
   await page.getByRole('button', { name: 'Check again' }).click();

@@ -43,8 +43,11 @@ export function failedRequest(
   };
 }
 
-/** 409 INVALID_POSTURE with OpenZiti's cause: the failing policy ids, and per policy its failing checks. */
-export function invalidPosture(outcomes: readonly PolicyOutcome[]): ApiError {
+/**
+ * 409 INVALID_POSTURE with OpenZiti's cause: the failing policy ids, and per policy its failing checks; with
+ * `reference`, Postern's addition: the audit event's reference the user can quote (audit/refused-requests.ts).
+ */
+export function invalidPosture(outcomes: readonly PolicyOutcome[], reference?: string): ApiError {
   const failing = outcomes.filter((o) => !o.isPassing);
   const data = Object.fromEntries(
     failing.map((o) => [
@@ -57,5 +60,6 @@ export function invalidPosture(outcomes: readonly PolicyOutcome[]): ApiError {
   return new ApiError(409, 'INVALID_POSTURE', 'Posture response data is missing or wrong', {
     message: `Failed to pass posture checks for service policies: [${failing.map((o) => o.policy.id).join(' ')}]`,
     data,
+    ...(reference === undefined ? {} : { reference }),
   });
 }

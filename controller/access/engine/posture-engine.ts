@@ -35,8 +35,18 @@ export interface EvaluateOptions {
 }
 
 /** A check's result as its device sees it: passing, failing, or passing only by a warning or an exception. */
-const shownResult = ({ isPassing, notEnforced }: CheckOutcome['result']) =>
-  !isPassing ? '0' : notEnforced && notEnforced.because !== 'report-only' ? notEnforced.because : '1';
+/**
+ * A failing check still waiting for the device's first report reads apart from one that failed on what it
+ * reported: the device's view moves from "checking" to "blocked", and the refusal goes on the trail.
+ */
+const shownResult = ({ isPassing, notEnforced, failure }: CheckOutcome['result']) =>
+  !isPassing
+    ? failure?.code === 'NO_DATA_YET'
+      ? 'w'
+      : '0'
+    : notEnforced && notEnforced.because !== 'report-only'
+      ? notEnforced.because
+      : '1';
 
 /**
  * What an API session can reach, reduced to a short string: policy and check results in a stable order. A
@@ -118,6 +128,9 @@ export class PostureEngine {
     };
 
     let changed = options.forceChange === true;
+    // An API session's first evaluation: no change to announce, but a refusal from the start is still one the
+    // trail must explain (the agent shows it with its reference, audit/refusal-references.ts).
+    let started = false;
     const policies = resolver.policiesOf(identity);
     for (const apiSessionId of Object.keys(data.apiSessions)) {
       const evaluation = evaluationOf(apiSessionId);
@@ -127,6 +140,7 @@ export class PostureEngine {
         await store.posture.data.setAccessDigest(apiSessionId, digest);
         // The first digest of a new API session is its starting point, not a change it could have missed.
         if (previous !== null) changed = true;
+        else started = true;
       }
       const nextChangeAt = evaluation.nextChangeAt();
       this.timers.set(apiSessionId, nextChangeAt);
@@ -164,9 +178,18 @@ export class PostureEngine {
       cut = lost.filter((c) => revoked.has(c.session.id));
       changed = true;
     }
+    // Only when what the identity can reach moved (or a session started): a repeated report reads and writes
+    // nothing more.
+    if (changed || started)
+      await recordAccessTransitions(
+        this.ctx,
+        resolver,
+        identity,
+        sessionIds.map(evaluationOf),
+        now,
+        !changed,
+      );
     if (changed) {
-      // Only when what the identity can reach moved: a repeated report reads and writes nothing more.
-      await recordAccessTransitions(this.ctx, resolver, identity, sessionIds.map(evaluationOf), now);
       // After the transition that caused them, and a millisecond later, so the trail sorts them after it.
       await recordSessionCuts(this.ctx, cut, new Date(now.getTime() + 1));
       await this.markChanged(identityId);

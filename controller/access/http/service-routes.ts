@@ -41,7 +41,9 @@ export function registerServiceRoutes(app: Api, access: AccessService): void {
         configTypesOf(request.query),
       );
       return list(
-        entries.map(({ grant, configs }) => clientServiceToWire(grant, evaluation, configs)),
+        entries.map(({ grant, configs, refusalReference }) =>
+          clientServiceToWire(grant, evaluation, configs, refusalReference),
+        ),
         { limit: limit ?? query.limit, offset: offset ?? query.offset, totalCount },
       );
     },
@@ -62,7 +64,7 @@ export function registerServiceRoutes(app: Api, access: AccessService): void {
         request.params.id,
         configTypesOf(request.query),
       );
-      return detail(clientServiceToWire(entry.grant, evaluation, entry.configs));
+      return detail(clientServiceToWire(entry.grant, evaluation, entry.configs, entry.refusalReference));
     },
   );
 

@@ -86,15 +86,18 @@ export function postureQuerySets(grant: ServiceGrant, evaluation: SessionEvaluat
   });
 }
 
+/** `refusalReference`: Postern's addition on a service this API session may not Dial (audit/refusal-references.ts). */
 export function clientServiceToWire(
   grant: ServiceGrant,
   evaluation: SessionEvaluation,
   config: Record<string, unknown> = {},
+  refusalReference?: string,
 ) {
   return {
     ...serviceToWire(grant.service),
     config,
     permissions: permissionsOf(grant),
     postureQueries: postureQuerySets(grant, evaluation),
+    ...(refusalReference ? { refusalReference } : {}),
   };
 }

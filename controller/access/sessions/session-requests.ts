@@ -1,7 +1,8 @@
 /**
  * `POST /sessions`: an API session asks to Dial or Bind a service. Granted when one of the identity's
  * policies of that type selecting the service passes its posture checks; otherwise the refusal is recorded for
- * the administrator (the last 50 per identity) and answered 409 INVALID_POSTURE.
+ * the administrator (the last 50 per identity), put on the audit trail (at most once a minute per identity and
+ * service) and answered 409 INVALID_POSTURE carrying the audit event's reference.
  *
  * Unlike OpenZiti, an existing session for the same API session, service and type is returned only after
  * posture is checked again, so a stale session can never be handed out.
@@ -19,6 +20,7 @@ import { AccessResolver } from '../decisions/access-resolver.js';
 import { isGranted } from '../decisions/remembered-decisions.js';
 import { FAILED_REQUESTS_KEPT, failedRequest, invalidPosture } from '../decisions/failure-report.js';
 import { tokenHashOf } from '../../platform/keys/session-tokens.js';
+import { recordRefusedRequest } from '../../audit/refused-requests.js';
 
 /**
  * The caller's existing session for this service and type, when posture still grants it: decided outside any
@@ -120,8 +122,19 @@ async function grantOrRefuse(
       failedRequest(apiSession.id, service, type, decision.outcomes, now),
       FAILED_REQUESTS_KEPT,
     );
-    ctx.log.info({ identityId: identity.id, serviceId, type }, 'session refused: posture checks failed');
-    throw invalidPosture(decision.outcomes);
+    // On the trail too (bounded per identity and service), with the reference the refusal carries.
+    const reference = await recordRefusedRequest(
+      ctx,
+      identity,
+      service,
+      { type, apiSessionId: apiSession.id, decision },
+      now,
+    );
+    ctx.log.info(
+      { identityId: identity.id, serviceId, type, reference },
+      'session refused: posture checks failed',
+    );
+    throw invalidPosture(decision.outcomes, reference);
   }
 
   return store.transaction(async () => {

@@ -7,6 +7,7 @@ import { EnrollmentRefused } from '../enrollment/enrollment-refused.js';
 import { errorMessage } from '../../common/logger.js';
 import { UsageError } from './cli-args.js';
 import { agentCommand } from './command-name.js';
+import { referenceLabel, referenceOfCause } from '../../api/refusal-reference.js';
 
 export const EXIT = { ok: 0, error: 1, usage: 2, unreachable: 3, auth: 4, mfa: 5 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
@@ -63,6 +64,14 @@ export function controllerFailure(
         message: `no authenticator app is set up; ${advice.setUpMfa}`,
         exitCode: EXIT.mfa,
       };
+    case ERROR_CODES.invalidPosture: {
+      // A refused service: what the controller said, and the reference the administrator finds it by.
+      const reference = referenceOfCause(error.apiCause);
+      return {
+        message: `access refused: ${error.message}${reference ? ` (${referenceLabel(reference)})` : ''}`,
+        exitCode: EXIT.error,
+      };
+    }
     case ERROR_CODES.rateLimited: {
       // How long and why: the controller's reason ("Too many failed sign-ins; try again in 300 seconds").
       const why = error.message.split(';')[0]?.trim() || 'Too many attempts';

@@ -3,6 +3,7 @@ import type { PostureResponse } from '../../api/posture-responses.js';
 import { dateInWords, exceptionInWords, warningInWords } from '../../api/deadlines.js';
 import type { FailingCheck, ServiceAccess, ServiceAccessView } from '../../api/service-access.js';
 import { blockedFrom, isReachable } from '../../api/service-access.js';
+import { referenceLabel } from '../../api/refusal-reference.js';
 import type { AgentStatus } from '../agent.js';
 
 const ACCESS_WORDS: Record<ServiceAccess, string> = {
@@ -39,6 +40,8 @@ export function servicesTable(services: readonly ServiceAccessView[], timeZone?:
       ...s.warnings.flatMap((w) => adviceLines(w, warningInWords(w, timeZone))),
       ...s.excepted.flatMap((e) => adviceLines(e, exceptionInWords(e, timeZone))),
       ...s.failing.flatMap((f) => adviceLines(f, f.explanation)),
+      // The code to quote to the administrator, who finds the refusal's audit event by it.
+      ...(s.reference ? [`${referenceLabel(s.reference)} (quote it to your administrator)`] : []),
     ];
     const [first, ...rest] = advice;
     rows.push([s.name, ACCESS_WORDS[s.access], first ?? '']);
@@ -102,7 +105,11 @@ export function statusLines(
     `session     ${state}`,
     `mfa         ${status.mfa ? mfa[status.mfa] : 'unknown'}`,
   ];
-  if (status.state === 'active')
+  if (status.state === 'active') {
     lines.push(`services    ${granted} of ${services.length} reachable${warned ? ` (${warned})` : ''}`);
+    // Each refused service with the reference to quote: `  wiki: blocked (ref 7K2Q-PX)`.
+    for (const s of services.filter((s) => s.reference))
+      lines.push(`  ${s.name}: ${ACCESS_WORDS[s.access]} (${referenceLabel(s.reference!)})`);
+  }
   return lines.join('\n');
 }

@@ -6,6 +6,7 @@
  * protocol whose server speaks first (SSH, SMTP) is closed once the short wait for a first line ends.
  */
 import type { Socket } from 'node:net';
+import { referenceLabel } from '../../api/refusal-reference.js';
 
 /** One reason a connection was refused: the check (when a posture check is the cause), the fix, the admin's advice. */
 export interface RefusalReason {
@@ -45,8 +46,15 @@ const escapeHtml = (text: string) =>
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
   );
 
-/** The whole response: status line, headers and a self-contained page (no scripts, styles or links out). */
-export function refusalResponse(service: string, reasons: readonly RefusalReason[]): Buffer {
+/**
+ * The whole response: status line, headers and a self-contained page (no scripts, styles or links out);
+ * `reference`: the controller's for the refusal, to quote to an administrator.
+ */
+export function refusalResponse(
+  service: string,
+  reasons: readonly RefusalReason[],
+  reference?: string,
+): Buffer {
   const items = reasons.map((r) => {
     const check = r.check ? `<strong>${escapeHtml(r.check)}</strong>: ` : '';
     const advice = r.remediation ? `<br>Your administrator says: ${escapeHtml(r.remediation)}` : '';
@@ -59,6 +67,9 @@ export function refusalResponse(service: string, reasons: readonly RefusalReason
       `<h1>Access to ${name} was refused</h1>\n` +
       '<p>Postern on this device did not open the connection. What stands in the way, and how to fix it:</p>\n' +
       `<ul>${items.join('\n')}</ul>\n` +
+      (reference
+        ? `<p>Asking your administrator? Quote <strong>${escapeHtml(referenceLabel(reference))}</strong>.</p>\n`
+        : '') +
       '<p>Once it is fixed, reload this page.</p></body></html>\n',
   );
   const head =
@@ -71,7 +82,12 @@ export function refusalResponse(service: string, reasons: readonly RefusalReason
  * Answers a refused local connection: the 403 page to an HTTP/1.x client, nothing to anyone else. Reads at
  * most a first line and waits at most FIRST_LINE_WAIT_MS for it.
  */
-export function answerRefusal(socket: Socket, service: string, reasons: readonly RefusalReason[]): void {
+export function answerRefusal(
+  socket: Socket,
+  service: string,
+  reasons: readonly RefusalReason[],
+  reference?: string,
+): void {
   if (socket.destroyed) return;
   let head = Buffer.alloc(0);
   let decided = false;
@@ -79,7 +95,7 @@ export function answerRefusal(socket: Socket, service: string, reasons: readonly
     decided = true;
     clearTimeout(wait);
     if (!http) return void socket.destroy();
-    socket.end(refusalResponse(service, reasons));
+    socket.end(refusalResponse(service, reasons, reference));
     // Keep reading (and dropping) until the client closes, so the rest of its request does not turn into an RST
     // that could discard the page before the client reads it.
     setTimeout(() => socket.destroy(), LINGER_MS).unref();

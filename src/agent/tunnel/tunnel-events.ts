@@ -1,10 +1,13 @@
 /** What the tunnel tells its user (the CLI prints these; the desktop shows them). */
+import { referenceLabel } from '../../api/refusal-reference.js';
+
 export type TunnelEvent =
   | { type: 'listening'; service: string; address: string }
   /** intercept mode: programs reach the service at this real address (`wiki.corp:443`) */
   | { type: 'intercepting'; service: string; address: string }
   | { type: 'closed'; service: string; address: string }
-  | { type: 'refused'; service: string; reasons: string[] }
+  /** `reference`: the controller's for this refusal (`7K2Q-PX`), to quote to an administrator, when it gave one */
+  | { type: 'refused'; service: string; reasons: string[]; reference?: string }
   | { type: 'revoked'; service: string }
   /**
    * the edge router carrying the service's new connections changed (or carried its first one): its name and
@@ -30,7 +33,7 @@ export function describeTunnelEvent(event: TunnelEvent): string {
     case 'closed':
       return `tunnel ${event.service}: closed ${event.address}`;
     case 'refused':
-      return `tunnel ${event.service}: refused: ${event.reasons.join('; ')}`;
+      return `tunnel ${event.service}: refused: ${event.reasons.join('; ')}${event.reference ? ` (${referenceLabel(event.reference)})` : ''}`;
     case 'revoked':
       return `tunnel ${event.service}: revoked (access ended; the connection was cut)`;
     case 'carried':

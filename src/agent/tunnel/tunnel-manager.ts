@@ -14,6 +14,7 @@ import type { Duplex } from 'node:stream';
 import { INTERCEPT_V1, type DialTarget, type InterceptV1 } from '../../api/data-plane.js';
 import type { ServiceDetail, SessionDetail } from '../../api/services.js';
 import { isControllerError } from '../../controller-client/controller-error.js';
+import { referenceOfCause } from '../../api/refusal-reference.js';
 import type { InterceptHost } from '../intercept/intercept-host.js';
 import { interceptedTarget, matchIntercept } from './intercept.js';
 import { InterceptFront, interceptAddresses } from './intercept-front.js';
@@ -28,6 +29,11 @@ export interface TunnelOptions {
   createSession(serviceId: string): Promise<SessionDetail>;
   /** the checks that block a service and their fixes (the agent re-reads its services to give current ones) */
   reasonsFor(serviceId: string): Promise<RefusalReason[]>;
+  /**
+   * the controller's reference for the service's refusal (`7K2Q-PX`) as last listed (read after `reasonsFor`);
+   * a refused session request's own reference comes first
+   */
+  referenceFor?(serviceId: string): string | undefined;
   /** JSON file remembering chosen ports; none: not remembered */
   portsFile?: string;
   /** SOCKS5 port: undefined tries 1080 then any free one; 0 any free one; null: no SOCKS5 listener */
@@ -49,9 +55,10 @@ interface Published {
 
 const SOCKS_DEFAULT = 1080;
 
-/** Why a connection was not opened, after the refusal event was emitted. */
+/** Why a connection was not opened, after the refusal event was emitted, with the reference to quote. */
 interface Refused {
   refused: RefusalReason[];
+  reference?: string;
 }
 
 export class TunnelManager {
@@ -282,7 +289,8 @@ export class TunnelManager {
     let opened: Duplex | null = null;
     void this.open(service, target ?? interceptedTarget(this.published.get(service.id)?.intercept))
       .then((result) => {
-        if (result && 'refused' in result) return answerRefusal(socket, service.name, result.refused);
+        if (result && 'refused' in result)
+          return answerRefusal(socket, service.name, result.refused, result.reference);
         const stream = result;
         opened = stream;
         if (!stream) return void socket.destroy();
@@ -323,7 +331,8 @@ export class TunnelManager {
       this.sessions.delete(service.id);
       if (isControllerError(err) && err.status === 409) {
         const reasons = await this.options.reasonsFor(service.id).catch(() => []);
-        return this.refuse(service, reasons.length ? reasons : [{ fix: err.message }]);
+        const reference = referenceOfCause(err.apiCause) ?? this.options.referenceFor?.(service.id);
+        return this.refuse(service, reasons.length ? reasons : [{ fix: err.message }], reference);
       }
       this.emit({ type: 'error', service: service.name, message: (err as Error).message });
       return null;
@@ -343,13 +352,14 @@ export class TunnelManager {
     const stale = result.error === 'INVALID_SESSION' || result.status === 503;
     if (stale) this.sessions.delete(service.id);
     if (stale && retry) return this.open(service, target, false);
-    const reasons =
-      result.error === 'INVALID_SESSION' ? await this.options.reasonsFor(service.id).catch(() => []) : [];
+    const revoked = result.error === 'INVALID_SESSION';
+    const reasons = revoked ? await this.options.reasonsFor(service.id).catch(() => []) : [];
     return this.refuse(
       service,
       reasons.length
         ? reasons
         : [{ fix: result.message ?? `the edge router refused the connection (${result.error})` }],
+      revoked ? this.options.referenceFor?.(service.id) : undefined,
     );
   }
 
@@ -368,9 +378,14 @@ export class TunnelManager {
     });
   }
 
-  private refuse(service: ServiceDetail, reasons: RefusalReason[]): Refused {
-    this.emit({ type: 'refused', service: service.name, reasons: reasons.map((r) => r.fix) });
-    return { refused: reasons };
+  private refuse(service: ServiceDetail, reasons: RefusalReason[], reference?: string): Refused {
+    this.emit({
+      type: 'refused',
+      service: service.name,
+      reasons: reasons.map((r) => r.fix),
+      ...(reference ? { reference } : {}),
+    });
+    return { refused: reasons, ...(reference ? { reference } : {}) };
   }
 
   private session(serviceId: string): Promise<SessionDetail> {

@@ -104,10 +104,15 @@ export async function statusCommand(ctx: CliContext): Promise<ExitCode> {
         mfaNeeded: count('mfa-needed'),
         checking: count('checking'),
       };
+      // Each refused service with the reference the user quotes (null when the controller gave none).
+      const refused = services
+        .filter((s) => s.access === 'blocked' || s.access === 'mfa-needed')
+        .map((s) => ({ service: s.name, access: s.access, reference: s.reference }));
       const { mode: name, why } = await mode;
       ctx.terminal.json({
         ...status,
         services: summary,
+        refused,
         mode: name,
         modeReason: why,
         // service name → the router carrying it, null while not connected yet; null when no agent runs

@@ -14,6 +14,7 @@ import {
   type ServiceAccessView,
 } from '../../../../../src/api/service-access.js';
 import { formatCountdown } from '../../../../../src/api/prompts.js';
+import { referenceLabel } from '../../../../../src/api/refusal-reference.js';
 import type { ServiceRowView, SessionView } from '../../../../ipc/views.js';
 import { modeLine } from '../../../../ipc/mode-line.js';
 import { CodeForm } from '../../components/code-form.js';
@@ -159,6 +160,11 @@ function ServiceItem({ service, elapsedMs }: { service: ServiceRowView; elapsedM
       </header>
       {service.failing.length > 0 && (
         <CheckList label={`What to do for ${service.name}`} checks={service.failing} />
+      )}
+      {service.reference && (
+        <p className="hint reference" data-testid="refusal-reference">
+          Asking your administrator? Quote <strong>{referenceLabel(service.reference)}</strong>.
+        </p>
       )}
       {isReachable(service.access) && <Deadlines service={service} />}
       {service.access === 'checking' && (
