@@ -5,7 +5,6 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { ControllerContext } from '../platform/context.js';
-import type { WriteMode } from '../http/crud.js';
 import type { Actor } from './audit-model.js';
 import { recordAudit } from './audit-trail.js';
 import { redacted } from './redact.js';
@@ -28,7 +27,7 @@ export async function recordAdminChange(
   ctx: ControllerContext,
   request: FastifyRequest,
   entityType: string,
-  op: WriteMode | 'delete',
+  op: keyof typeof TYPE_OF,
   before: AuditedEntity | undefined,
   after: AuditedEntity | undefined,
 ): Promise<void> {
