@@ -366,15 +366,14 @@ class PgPostureDataRepository implements PostureDataRepository {
 
   /** The three tables in one statement: atomic without a transaction of its own, and one round trip. */
   async deleteIdentity(identityId: string): Promise<void> {
-    await this.written(
-      identityId,
-      this.db.run(
-        `WITH facts AS (DELETE FROM posture_facts WHERE identity_id = ?),
-              processes AS (DELETE FROM posture_processes WHERE identity_id = ?)
-         DELETE FROM posture_api_sessions WHERE identity_id = ?`,
-        [identityId, identityId, identityId],
-      ),
+    await this.db.run(
+      `WITH facts AS (DELETE FROM posture_facts WHERE identity_id = ?),
+            processes AS (DELETE FROM posture_processes WHERE identity_id = ?)
+       DELETE FROM posture_api_sessions WHERE identity_id = ?`,
+      [identityId, identityId, identityId],
     );
+    // Announced whatever the count says: it counts the API-session rows only, not the facts deleted with them.
+    await this.caches.changed(KIND, [identityId]);
   }
 
   async deleteOrphans(): Promise<number> {
