@@ -26,11 +26,12 @@ import { mfaTimeoutFigures } from './mfa-timeout.js';
 import { BenchSkipped } from './lib/skipped.js';
 import { servicesScalingFigures } from './services-scaling.js';
 import { tunnelThroughputFigures } from './tunnel-throughput.js';
-import { postgresThroughputFigures, throughputFigures } from './throughput.js';
+import { postgresThroughputFigures, postgresVsSqliteFigures, throughputFigures } from './throughput.js';
 
 const BENCHES: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
   throughput: throughputFigures,
   'throughput-postgres': postgresThroughputFigures,
+  'postgres-vs-sqlite': postgresVsSqliteFigures,
   services: servicesScalingFigures,
   'mfa-timeout': mfaTimeoutFigures,
   'agent-cycle': agentCycleFigures,

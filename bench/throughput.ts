@@ -156,8 +156,16 @@ async function compare(
   pinning: ReturnType<typeof pinLoadGenerator>,
   work: Workload,
   subject: readonly string[],
-  naming: { prefix: string; label: string; targets: boolean },
-  reference?: { urls: readonly string[]; label: string },
+  naming: {
+    prefix: string;
+    label: string;
+    targets: boolean;
+    /** the figures' last part instead of `throughput` (and `p99` after it) */
+    figure?: string;
+    /** the goal's ratio, instead of the target's own */
+    min?: number;
+  },
+  reference?: { urls: readonly string[]; label: string; work?: Workload },
 ): Promise<Figure[]> {
   const figures: Figure[] = [];
   const seconds = options.quick ? 3 : 8;
@@ -168,14 +176,17 @@ async function compare(
     try {
       if (baseline) pinning?.pinServer(baseline.pid);
       const theirUrls = reference?.urls ?? [baseline!.url];
-      const theirTokens = reference ? work.tokens : undefined;
+      // Another store's controllers have their own agents and checks: their own tokens and bodies.
+      const theirWork = reference?.work ?? work;
+      const theirTokens = reference ? theirWork.tokens : undefined;
+      const theirTarget = theirWork.targets.find((t) => t.key === target.key)!;
       // Warm both (JIT, page caches) before anything counts.
       await measure(subject, target, work.tokens, 2);
-      await measure(theirUrls, target, theirTokens, 2);
+      await measure(theirUrls, theirTarget, theirTokens, 2);
       const ours: LoadResult[] = [];
       const theirs: LoadResult[] = [];
       for (let r = 0; r < rounds; r++) {
-        theirs.push(await measure(theirUrls, target, theirTokens, seconds));
+        theirs.push(await measure(theirUrls, theirTarget, theirTokens, seconds));
         ours.push(await measure(subject, target, work.tokens, seconds));
       }
       const generatorCpu = (runs: LoadResult[]) =>
@@ -187,17 +198,17 @@ async function compare(
       const baselineLabel = reference?.label ?? 'bare fastify route, same-sized JSON';
       figures.push(
         figure({
-          name: `${naming.prefix}${target.key}.throughput`,
+          name: `${naming.prefix}${target.key}.${naming.figure ?? 'throughput'}`,
           label: `${target.label} throughput${naming.prefix ? ` (${naming.label})` : ''}`,
           value: median(ours.map((r) => r.rps)),
           unit: 'req/s',
           baseline: median(theirs.map((r) => r.rps)),
           baselineLabel,
-          target: naming.targets ? { ratioMin: target.min } : null,
+          target: naming.targets ? { ratioMin: naming.min ?? target.min } : null,
           note: naming.targets ? note : `informational (no target); ${note}`,
         }),
         figure({
-          name: `${naming.prefix}${target.key}.p99`,
+          name: `${naming.prefix}${target.key}.${naming.figure ? `${naming.figure}.p99` : 'p99'}`,
           label: `${target.label} p99 latency${naming.prefix ? ` (${naming.label})` : ''}`,
           value: median(ours.map((r) => r.p99Ms)),
           unit: 'ms',
@@ -267,6 +278,49 @@ export async function postgresThroughputFigures(options: BenchOptions): Promise<
         { urls: [a], label: 'one controller on the same database' },
       )),
     ];
+  } finally {
+    for (const c of controllers) await c.stop();
+    await server.stop();
+    pinning?.release();
+  }
+}
+
+/**
+ * Issue 27's goals: one controller on PostgreSQL against one on SQLite, in the same run on the same machine,
+ * each with its own 50 agents and the same requests (`postgres.posture-bulk.vs-sqlite`,
+ * `postgres.sessions.vs-sqlite`, each >= 0.5). The two controllers run side by side; rounds alternate, so only
+ * the one measured is loaded.
+ */
+export async function postgresVsSqliteFigures(options: BenchOptions): Promise<Figure[]> {
+  const pinning = pinLoadGenerator();
+  process.stdout.write(`(${pinning ? pinning.describe() : 'unpinned'}) `);
+  const server = await startPostgres({ durable: true });
+  const controllers: Child[] = [];
+  try {
+    pinning?.pinServer(server.pid);
+    const onPostgres = await startControllerChild(undefined, {
+      POSTERN_DATABASE_URL: await server.createDatabase(),
+    });
+    controllers.push(onPostgres);
+    const onSqlite = await startControllerChild();
+    controllers.push(onSqlite);
+    for (const c of controllers) pinning?.pinServer(c.pid);
+    const pgWork = await prepareWorkload(onPostgres.url);
+    const sqliteWork = await prepareWorkload(onSqlite.url);
+    return await compare(
+      options,
+      pinning,
+      pgWork,
+      [onPostgres.url],
+      {
+        prefix: 'postgres.',
+        label: 'PostgreSQL, one controller',
+        targets: true,
+        figure: 'vs-sqlite',
+        min: 0.5,
+      },
+      { urls: [onSqlite.url], label: 'the same requests to one controller on SQLite', work: sqliteWork },
+    );
   } finally {
     for (const c of controllers) await c.stop();
     await server.stop();

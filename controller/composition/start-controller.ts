@@ -183,6 +183,9 @@ async function startOutbox(
     onCatalogueChange: (announcedBy) => {
       if (store.catalogueChanged(announcedBy)) ctx.events.emit('policy.changed', 'elsewhere');
     },
+    // What another instance changed is dropped from this one's caches; none answers while this cannot hear.
+    onCacheNotice: (payload) => store.caches.heard(payload),
+    onListening: (up) => store.caches.setListening(up),
   });
   await outbox.start();
   // This instance's own revocations go out before the request that made them is answered, as on SQLite.

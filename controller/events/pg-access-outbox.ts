@@ -15,6 +15,7 @@
  * write): a short poll reads too, and so does each reconnection, from the same cursor.
  */
 import { CATALOGUE_CHANNEL } from '../store/postgres/pg-store.js';
+import { CACHE_CHANNEL } from '../store/postgres/cross-instance-caches.js';
 import { AsyncResource } from 'node:async_hooks';
 import type pg from 'pg';
 import type { ControllerContext } from '../platform/context.js';
@@ -37,6 +38,13 @@ export interface PgAccessOutboxOptions {
    * the payload; '' after a reconnect, when an announcement may have been missed).
    */
   onCatalogueChange?: (announcedBy: string) => void;
+  /** Heard on the same connection: an instance announced entries the caches must drop (the payload). */
+  onCacheNotice?: (payload: string) => void;
+  /**
+   * The connection listens (true, once every LISTEN is in place: nothing announced from now on is missed)
+   * or was lost (false, at once: announcements may be missed until it listens again).
+   */
+  onListening?: (up: boolean) => void;
 }
 
 interface PgOutboxRow extends OutboxRow {
@@ -92,6 +100,8 @@ const TRIM = `
 
 export class PgAccessOutbox {
   private readonly onCatalogueChange: ((announcedBy: string) => void) | undefined;
+  private readonly onCacheNotice: ((payload: string) => void) | undefined;
+  private readonly onListening: ((up: boolean) => void) | undefined;
   private readonly pollMs: number;
   private readonly reconnectMinMs: number;
   private readonly reconnectMaxMs: number;
@@ -123,6 +133,8 @@ export class PgAccessOutbox {
   ) {
     this.pollMs = options.pollMs ?? 250;
     this.onCatalogueChange = options.onCatalogueChange;
+    this.onCacheNotice = options.onCacheNotice;
+    this.onListening = options.onListening;
     this.reconnectMinMs = options.reconnectMinMs ?? 100;
     this.reconnectMaxMs = options.reconnectMaxMs ?? 5_000;
     this.backoffMs = this.reconnectMinMs;
@@ -213,18 +225,23 @@ export class PgAccessOutbox {
       client.on('notification', (message) => {
         if (message.channel === CHANNEL) this.wake();
         else if (message.channel === CATALOGUE_CHANNEL) this.onCatalogueChange?.(message.payload ?? '');
+        else if (message.channel === CACHE_CHANNEL) this.onCacheNotice?.(message.payload ?? '');
       });
       // A checked-out client's errors are ours to handle: unheard, one would end the process.
       client.on('error', (err) => this.lost(client, err));
       client.on('end', () => this.lost(client));
       try {
         await client.query(`LISTEN ${CHANNEL}`);
+        if (this.onCacheNotice) await client.query(`LISTEN ${CACHE_CHANNEL}`);
+        // From here on every announcement is heard: the caches start afresh (before the catalogue is read again).
+        this.onListening?.(true);
         if (this.onCatalogueChange) {
           await client.query(`LISTEN ${CATALOGUE_CHANNEL}`);
           // Whatever was announced while no connection listened is unknown: read the catalogue again.
           this.onCatalogueChange('');
         }
       } catch (err) {
+        this.onListening?.(false);
         client.release(true);
         throw err;
       }
@@ -237,6 +254,8 @@ export class PgAccessOutbox {
   /** The listening connection failed or closed: let it go, listen again after a pause, then catch up. */
   private lost(client: pg.PoolClient, err?: Error): void {
     if (this.listener !== client) return;
+    // Before anything else: from now on an announcement may go unheard, so no cache may answer.
+    this.onListening?.(false);
     this.listener = undefined;
     client.release(true);
     if (this.closed) return;
@@ -270,6 +289,7 @@ export class PgAccessOutbox {
   private dropListener(): void {
     const client = this.listener;
     this.listener = undefined;
+    this.onListening?.(false);
     // Destroyed, not returned: a connection still LISTENing would wake whoever takes it from the pool next.
     client?.release(true);
   }

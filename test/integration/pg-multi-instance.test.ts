@@ -18,6 +18,7 @@ import {
   routerSession,
   startWorld,
   stopWorld,
+  waitFor,
   type World,
 } from '../helpers/data-plane-world.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
@@ -109,5 +110,30 @@ describe('two controller instances on one PostgreSQL database', () => {
     const fromB = await bUser.post(`${CLIENT}/sessions`, { serviceId: t.serviceId });
     const expected = stored === 'corp.example' ? 201 : 409;
     expect([fromA.status, fromB.status]).toEqual([expected, expected]);
+  });
+
+  it('A answers from its caches only what B has not changed: a session ended and an identity disabled at B are refused at A', async () => {
+    const t = await liveTunnelAtA();
+    const current = `${CLIENT}/current-api-session`;
+    // Twice at A: the API session, the identity and its auth policy are in A's caches now.
+    for (let i = 0; i < 2; i++) expect((await t.user.api.get(current)).status).toBe(200);
+    // The same API session ended through B: A hears it (NOTIFY) and refuses the token.
+    const atB = new Api(b.url, t.user.api.token);
+    expect((await atB.delete(current)).status).toBe(200);
+    await waitFor(
+      async () => (await t.user.api.get(current)).status === 401,
+      5_000,
+      'A refuses the ended session',
+    );
+    // A second API session, cached at A, and its identity disabled at B.
+    const again = new Api(a.url);
+    expect((await again.login(t.user.name, 'user-password', CLIENT)).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await again.get(current)).status).toBe(200);
+    expect((await bAdmin.patch(`${MGMT}/identities/${t.user.id}`, { disabled: true })).status).toBe(200);
+    await waitFor(
+      async () => (await again.get(current)).status === 401,
+      5_000,
+      'A refuses the disabled identity',
+    );
   });
 });

@@ -38,6 +38,8 @@ interface Backend {
   posture: PostureRepository;
   addApiSession(id: string, identityId: string): Promise<void>;
   deleteApiSession(id: string): Promise<void>;
+  /** writes what the store writes behind (PostgreSQL's times of repeated reports) */
+  settle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ async function openSqlite(): Promise<Backend> {
   const store = new SqliteStore(openDatabase(dir));
   return {
     posture: store.posture,
+    settle: async () => undefined,
     addApiSession: (id, identityId) =>
       store.apiSessions.create(
         {
@@ -79,8 +82,10 @@ async function openPostgres(): Promise<Backend> {
   const pool = new pg.Pool({ connectionString: await server.createDatabase() });
   await migratePostgres(pool);
   const db = new PgDatabase(pool);
+  const posture = new PgPostureRepository(db);
   return {
-    posture: new PgPostureRepository(db),
+    posture,
+    settle: () => posture.data.flushReportedTimes(),
     addApiSession: (id, identityId) => addApiSession(pool, id, identityId, at(0).toISOString()),
     async deleteApiSession(id) {
       await db.run('DELETE FROM api_sessions WHERE id = ?', [id]);
@@ -152,6 +157,7 @@ describe.each([
 
       const later = new Date(at(1).getTime() + 120_000);
       await data.refreshReported('r1', [{ kind: 'os' }, { kind: 'process', path: '/b' }], later);
+      await backend().settle();
       const loaded = await data.load('r1');
       expect(loaded.os).toEqual({ ...os, lastUpdatedAt: later });
       expect(loaded.mac?.lastUpdatedAt).toEqual(at(1));
@@ -162,6 +168,7 @@ describe.each([
       expect((await data.load('r2')).os?.lastUpdatedAt, "another identity's").toEqual(at(1));
       // A fact never stored stays absent.
       await data.refreshReported('r1', [{ kind: 'domain' }, { kind: 'process', path: '/c' }], later);
+      await backend().settle();
       expect(await data.load('r1')).toMatchObject({
         domain: null,
         processes: [{ path: '/a' }, { path: '/b' }],

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT } from '../helpers/api.js';
 import { PostureWorld, type TestUser } from '../helpers/posture-world.js';
 import { PgDatabase } from '../../controller/store/postgres/pg-database.js';
+import type { PgStore } from '../../controller/store/postgres/pg-store.js';
 
 const onPostgres = process.env.POSTERN_TEST_BACKEND === 'postgres';
 
@@ -72,18 +73,22 @@ describe.skipIf(!onPostgres)('round trips per hot request (PostgreSQL only: SQLi
     await w?.dispose();
   });
 
+  /** Repeated reports are counted together with the write behind of their times, which they share. */
+  const REPEATS = 10;
+
   /**
-   * The documented numbers (docs/PERFORMANCE.md, "Round trips per request"). Each request is authenticated
-   * twice (before its body is read and again before its handler runs; a GET has no second one), three
-   * statements each: the API session by its token's hash, the identity, its auth policy. Not counted: moving
-   * the API session's last activity, which happens at most once per 5 s whatever the request.
+   * The documented numbers (docs/PERFORMANCE.md, "Round trips per request"). Authentication (twice for a
+   * request with a body) reads the API session, the identity and its auth policy from the caches the other
+   * instances' announcements keep correct (store/postgres/cross-instance-caches.ts), as are the posture data,
+   * the service and the router lists; a grant still reads its caller again inside its transaction. Not
+   * counted: moving the API session's last activity, which happens at most once per 5 s whatever the request.
    */
   const EXPECTED = {
-    'posture report that repeats the stored facts': 8,
-    'posture report that changes a fact': 16,
-    'session request, new': 21,
-    'session request, existing': 14,
-    'GET /services': 4,
+    [`${REPEATS} posture reports that repeat the stored facts, their times written behind`]: 1,
+    'posture report that changes a fact': 10,
+    'session request, new': 14,
+    'session request, existing': 1,
+    'GET /services': 0,
   };
 
   it('each hot request sends the documented number of statements', async () => {
@@ -91,21 +96,37 @@ describe.skipIf(!onPostgres)('round trips per hot request (PostgreSQL only: SQLi
       (await statements(status, request)).filter(
         (sql) => !sql.startsWith('UPDATE api_sessions SET last_activity_at'),
       );
+    // The first report stores the fact; the next reads it into the cache.
     await counted(201, () => w.respond(user, linux('6.8.0')));
+    await counted(201, () => w.respond(user, linux('6.8.0')));
+    const repeated = async () => {
+      const sent: string[] = [];
+      for (let i = 0; i < REPEATS; i++)
+        sent.push(...(await counted(201, () => w.respond(user, linux('6.8.0')))));
+      // What they left to write goes out now (the store's timer would do it within a second).
+      await counting.run(sent, () => (w.controller.ctx.store as PgStore).posture.data.flushReportedTimes());
+      return sent;
+    };
     const got: Record<keyof typeof EXPECTED, string[]> = {
-      'posture report that repeats the stored facts': await counted(201, () =>
-        w.respond(user, linux('6.8.0')),
-      ),
+      [`${REPEATS} posture reports that repeat the stored facts, their times written behind`]:
+        await repeated(),
       'posture report that changes a fact': await counted(201, () => w.respond(user, linux('6.9.0'))),
       'session request, new': await counted(201, () => w.session(user, serviceId)),
-      'session request, existing': await counted(201, () => w.session(user, serviceId)),
+      // The grant read the posture data inside its transaction, which fills no cache: the first request
+      // after it reads them once; this is the one after, as every later one.
+      'session request, existing': await counted(201, () => w.session(user, serviceId)).then(() =>
+        counted(201, () => w.session(user, serviceId)),
+      ),
       'GET /services': await counted(200, () => user.api.get(`${CLIENT}/services?limit=500`)),
     };
-    // The bulk route's repeated report costs what the single one does.
-    expect(await counted(201, () => w.respondBulk(user, [linux('6.9.0')]))).toEqual(
-      got['posture report that repeats the stored facts'],
-    );
-    for (const [what, sent] of Object.entries(got))
-      expect(sent.length, `${what}:\n${sent.join('\n')}`).toBe(EXPECTED[what as keyof typeof EXPECTED]);
+    // The bulk route's repeated report costs what the single one does: nothing until its time is written.
+    expect(await counted(201, () => w.respondBulk(user, [linux('6.9.0')]))).toEqual([]);
+    for (const [what, sent] of Object.entries(got) as [keyof typeof EXPECTED, string[]][]) {
+      const message = `${what}:\n${sent.join('\n')}`;
+      // Whether the repeats' times are written at all depends on the clock (a time moves once a second at
+      // most): at most one statement, never more.
+      if (what.includes('repeat')) expect(sent.length, message).toBeLessThanOrEqual(EXPECTED[what]);
+      else expect(sent.length, message).toBe(EXPECTED[what]);
+    }
   });
 });

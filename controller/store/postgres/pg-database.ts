@@ -19,6 +19,10 @@ interface Transaction {
   /** the last query sent on the client: one connection runs one query at a time, so they queue here */
   last: Promise<unknown>;
   afterCommit: (() => unknown)[];
+  /** statements sent just before COMMIT, in the transaction (its cache announcements) */
+  beforeCommit: (() => Promise<unknown>)[];
+  /** what a component keeps for the length of this transaction, by the component */
+  locals: Map<object, unknown>;
   savepoints: number;
   /** it wrote rows the access outbox delivers (edge sessions, access changes) */
   outbox?: boolean;
@@ -75,17 +79,44 @@ export class PgDatabase {
     return true;
   }
 
+  /**
+   * What `owner` keeps for the open transaction, made by `make` on first use (with `beforeCommit` to send it
+   * before COMMIT); undefined outside a transaction.
+   */
+  transactionLocal<T>(
+    owner: object,
+    make: (beforeCommit: (fn: () => Promise<unknown>) => void) => T,
+  ): T | undefined {
+    const tx = this.context.getStore();
+    if (!tx?.open) return undefined;
+    if (!tx.locals.has(owner))
+      tx.locals.set(
+        owner,
+        make((fn) => tx.beforeCommit.push(fn)),
+      );
+    return tx.locals.get(owner) as T;
+  }
+
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     const outer = this.context.getStore();
     if (outer?.open) return this.savepoint(outer, fn);
     const client = await this.pool.connect();
-    const tx: Transaction = { open: true, client, last: Promise.resolve(), afterCommit: [], savepoints: 0 };
+    const tx: Transaction = {
+      open: true,
+      client,
+      last: Promise.resolve(),
+      afterCommit: [],
+      beforeCommit: [],
+      locals: new Map(),
+      savepoints: 0,
+    };
     let result: T;
     let broken = false;
     try {
       await client.query('BEGIN');
       try {
         result = await this.context.run(tx, fn);
+        for (const last of tx.beforeCommit) await this.context.run(tx, last);
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK').catch(() => (broken = true));

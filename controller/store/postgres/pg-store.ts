@@ -1,7 +1,9 @@
 /**
- * The store on PostgreSQL, which several controller instances may share: every repository reads and writes the
- * database (no entity caches: another instance may have changed what a cache would hold), transactions are
- * real database transactions (pg-database.ts), the schema is migrated once at start under an advisory lock.
+ * The store on PostgreSQL, which several controller instances may share: transactions are real database
+ * transactions (pg-database.ts), the schema is migrated once at start under an advisory lock. What every
+ * request reads (API sessions, identities, posture data, the catalogue's kinds, routers and their policies) is
+ * kept in memory as on SQLite, and kept correct across instances by announcements over NOTIFY
+ * (cross-instance-caches.ts); the access outbox's listening connection hears them (`caches`).
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -24,6 +26,8 @@ import { CatalogueVersion } from '../catalogue-version.js';
 import { PgDatabase } from './pg-database.js';
 import { migratePostgres } from './migrate.js';
 import { PgDocumentRepository } from './document-repository.js';
+import { PgCachedDocumentRepository } from './cached-document-repository.js';
+import { CrossInstanceCaches } from './cross-instance-caches.js';
 import { PgServicePolicyRepository } from './service-policy-repository.js';
 import { PgAuthenticatorRepository } from './authenticator-repository.js';
 import { PgEnrollmentRepository } from './enrollment-repository.js';
@@ -37,6 +41,9 @@ import type { Webhook } from '../../event-delivery-model.js';
 
 /** The NOTIFY channel a catalogue change is announced on; the payload is the announcing instance's id. */
 export const CATALOGUE_CHANNEL = 'postern_catalogue';
+
+/** Identities kept in memory, at most (the most recently read), as on SQLite: a large directory stays out. */
+const CACHED_IDENTITIES = 5_000;
 
 /** Connections per instance: enough for concurrent transactions, few enough for many instances on one server. */
 const POOL_SIZE = 10;
@@ -69,29 +76,57 @@ export class PgStore implements Store {
   private readonly catalogue = new CatalogueVersion();
   /** tells this instance's own announcements from the others', and owns the deadlines it arms */
   readonly instanceId = randomUUID();
+  /** the caches' announcements and their rules; the access outbox's listener feeds it */
+  readonly caches: CrossInstanceCaches;
+  /** the document kinds kept in memory whole: a catalogue announcement drops them too */
+  private readonly catalogueKinds: string[];
 
   constructor(readonly db: PgDatabase) {
-    const documents = <T extends Entity & { roleAttributes?: string[] }>(kind: EntityKind<T>) =>
-      new PgDocumentRepository<T>(db, kind.table, kind.roleKind, kind.revive, {
-        filterExtras: kind.filterExtras,
-      });
-    this.identities = documents<Identity>(ENTITY_KINDS.identities);
-    this.services = documents<Service>(ENTITY_KINDS.services);
-    this.configTypes = documents<ConfigType>(ENTITY_KINDS.configTypes);
-    this.configs = documents<Config>(ENTITY_KINDS.configs);
-    this.edgeRouters = documents<EdgeRouter>(ENTITY_KINDS.edgeRouters);
-    this.edgeRouterPolicies = documents<EdgeRouterPolicy>(ENTITY_KINDS.edgeRouterPolicies);
+    const caches = (this.caches = new CrossInstanceCaches(db, this.instanceId));
+    const documents = <T extends Entity & { roleAttributes?: string[] }>(
+      kind: EntityKind<T>,
+      cached?: number,
+    ) =>
+      cached === undefined
+        ? new PgDocumentRepository<T>(db, kind.table, kind.roleKind, kind.revive, {
+            filterExtras: kind.filterExtras,
+          })
+        : new PgCachedDocumentRepository<T>(db, kind.table, kind.roleKind, kind.revive, {
+            caches,
+            limit: cached,
+            filterExtras: kind.filterExtras,
+          });
+    // As on SQLite (sqlite-repositories.ts): identities read most recently, a bounded number; the catalogue's
+    // kinds, configs, routers and their policies whole (small next to identities, read on every decision).
+    this.identities = documents<Identity>(ENTITY_KINDS.identities, CACHED_IDENTITIES);
+    this.services = documents<Service>(ENTITY_KINDS.services, Infinity);
+    this.configTypes = documents<ConfigType>(ENTITY_KINDS.configTypes, Infinity);
+    this.configs = documents<Config>(ENTITY_KINDS.configs, Infinity);
+    this.edgeRouters = documents<EdgeRouter>(ENTITY_KINDS.edgeRouters, Infinity);
+    this.edgeRouterPolicies = documents<EdgeRouterPolicy>(ENTITY_KINDS.edgeRouterPolicies, Infinity);
     this.serviceEdgeRouterPolicies = documents<ServiceEdgeRouterPolicy>(
       ENTITY_KINDS.serviceEdgeRouterPolicies,
+      Infinity,
     );
-    this.postureChecks = documents<PostureCheck>(ENTITY_KINDS.postureChecks);
+    this.postureChecks = documents<PostureCheck>(ENTITY_KINDS.postureChecks, Infinity);
     this.servicePolicies = new PgServicePolicyRepository(db);
-    this.authPolicies = documents<AuthPolicy>(ENTITY_KINDS.authPolicies);
-    this.externalJwtSigners = documents<ExternalJwtSigner>(ENTITY_KINDS.externalJwtSigners);
+    this.authPolicies = documents<AuthPolicy>(ENTITY_KINDS.authPolicies, Infinity);
+    this.externalJwtSigners = documents<ExternalJwtSigner>(ENTITY_KINDS.externalJwtSigners, Infinity);
+    this.catalogueKinds = [
+      ENTITY_KINDS.services,
+      ENTITY_KINDS.configTypes,
+      ENTITY_KINDS.configs,
+      ENTITY_KINDS.edgeRouters,
+      ENTITY_KINDS.edgeRouterPolicies,
+      ENTITY_KINDS.serviceEdgeRouterPolicies,
+      ENTITY_KINDS.postureChecks,
+      ENTITY_KINDS.authPolicies,
+      ENTITY_KINDS.externalJwtSigners,
+    ].map((kind) => kind.table);
     this.authenticators = new PgAuthenticatorRepository(db);
     this.enrollments = new PgEnrollmentRepository(db);
-    this.apiSessions = new PgApiSessionRepository(db);
-    this.posture = new PgPostureRepository(db);
+    this.apiSessions = new PgApiSessionRepository(db, caches);
+    this.posture = new PgPostureRepository(db, caches);
     this.mfa = new PgMfaRepository(db);
     this.deadlines = new PgDeadlineRepository(db);
     this.postureCheckExceptions = documents(ENTITY_KINDS.postureCheckExceptions);
@@ -174,6 +209,9 @@ export class PgStore implements Store {
    */
   catalogueChanged(announcedBy: string): boolean {
     if (announcedBy === this.instanceId) return false;
+    // Its own announcement on the cache channel may be heard a moment later: the kinds go now, before the
+    // catalogue and the routers' lists are read again.
+    for (const kind of this.catalogueKinds) this.caches.forgetKind(kind);
     this.catalogue.bump();
     return true;
   }
@@ -207,7 +245,8 @@ export class PgStore implements Store {
     return this.transaction(fn);
   }
 
-  close(): Promise<void> {
-    return this.db.close();
+  async close(): Promise<void> {
+    await this.posture.data.flushReportedTimes();
+    await this.db.close();
   }
 }

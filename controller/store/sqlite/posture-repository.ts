@@ -32,6 +32,7 @@ import {
   type FactRow,
   type ProcessRow as ProcessRowOf,
 } from '../rows/posture-rows.js';
+import { heldWithin, moveTime, slotIn, slotKey } from '../reported-times.js';
 
 /** SQLite answers is_running as 1/0. */
 type ProcessRow = ProcessRowOf<number>;
@@ -52,40 +53,6 @@ const CACHED_IDENTITIES = 5_000;
  * writing it on every report would cost a B-tree write per fact per report, for a time only people read.
  */
 const REPEATED_FACT_WRITE_MS = 60_000;
-
-/**
- * A repeated report moves a fact's time in memory only once this much has passed since the time held: an agent
- * may report many times a second, and each move builds a new snapshot (and so a new access decision).
- */
-const REPEATED_FACT_RESOLUTION_MS = 1_000;
-
-const slotKey = (slot: FactSlotRef) => (slot.kind === 'process' ? `process:${slot.path}` : kindOfSlot(slot));
-
-function slotIn(data: PostureSnapshot, slot: FactSlotRef): { lastUpdatedAt: Date } | null | undefined {
-  if (slot.kind === 'process') return data.processes.find((p) => p.path === slot.path);
-  if (slot.kind === 'fact')
-    return data.facts && Object.hasOwn(data.facts, slot.typeId) ? data.facts[slot.typeId] : undefined;
-  return data[slot.kind];
-}
-
-/** Whether the slot is held with a time less than the resolution before `at` (so it need not move). */
-function heldWithin(data: PostureSnapshot, slot: FactSlotRef, at: Date): boolean {
-  const held = slotIn(data, slot);
-  return !!held && at.getTime() - held.lastUpdatedAt.getTime() < REPEATED_FACT_RESOLUTION_MS;
-}
-
-/** Moves the slot's time in `data`, a new entry not yet shared with anyone, replacing the slot's object. */
-function moveTime(data: IdentityPostureData, slot: FactSlotRef, at: Date): void {
-  if (slot.kind === 'os' && data.os) data.os = { ...data.os, lastUpdatedAt: at };
-  else if (slot.kind === 'mac' && data.mac) data.mac = { ...data.mac, lastUpdatedAt: at };
-  else if (slot.kind === 'domain' && data.domain) data.domain = { ...data.domain, lastUpdatedAt: at };
-  else if (slot.kind === 'fact' && data.facts?.[slot.typeId])
-    data.facts = { ...data.facts, [slot.typeId]: { ...data.facts[slot.typeId]!, lastUpdatedAt: at } };
-  else if (slot.kind === 'process') {
-    const i = data.processes.findIndex((p) => p.path === slot.path);
-    if (i >= 0) data.processes[i] = { ...data.processes[i]!, lastUpdatedAt: at };
-  }
-}
 
 /**
  * Identity facts as one JSON value per kind; processes and API sessions in their own tables.
