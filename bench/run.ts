@@ -25,6 +25,7 @@ import { describeMachine, table, writeResults } from './lib/report.js';
 import { mfaTimeoutFigures } from './mfa-timeout.js';
 import { BenchSkipped } from './lib/skipped.js';
 import { servicesScalingFigures } from './services-scaling.js';
+import { soakFigures } from './soak.js';
 import { tunnelThroughputFigures } from './tunnel-throughput.js';
 import { postgresThroughputFigures, postgresVsSqliteFigures, throughputFigures } from './throughput.js';
 
@@ -45,7 +46,11 @@ const BENCHES: Record<string, (options: BenchOptions) => Promise<Figure[]>> = {
   'intercept-dns': interceptDnsFigures,
   'intercept-throughput': interceptThroughputFigures,
   'audit-delivery': auditDeliveryFigures,
+  soak: soakFigures,
 };
+
+/** Benches run only when named in --only: the soak takes 10 minutes and kills processes on purpose. */
+const ONLY_WHEN_NAMED = new Set(['soak']);
 
 async function main(): Promise<number> {
   const options = parseBenchArgs(process.argv.slice(2), Object.keys(BENCHES));
@@ -58,7 +63,7 @@ async function main(): Promise<number> {
   const figures: Figure[] = [];
   const failed: string[] = [];
   for (const [name, run] of Object.entries(BENCHES)) {
-    if (options.only.length > 0 && !options.only.includes(name)) continue;
+    if (options.only.length > 0 ? !options.only.includes(name) : ONLY_WHEN_NAMED.has(name)) continue;
     const benchStarted = performance.now();
     process.stdout.write(`- ${name} ... `);
     try {

@@ -32,6 +32,7 @@ import { figure, median, type Figure } from './lib/figure.js';
 import { runLoad, type LoadResult } from './lib/load.js';
 import type { BenchOptions } from './lib/options.js';
 import { startPostgres } from '../test/helpers/postgres-server.js';
+import { cpuMeter } from './lib/process-cpu.js';
 
 export const CONNECTIONS = 50;
 
@@ -147,6 +148,38 @@ export async function prepareWorkload(controllerUrl: string): Promise<Workload> 
   };
 }
 
+/** CPU seconds and requests summed over the measured rounds, for one side of a comparison. */
+interface CpuTally {
+  seconds: number;
+  requests: number;
+}
+
+/** What the CPU-per-request figure counts: server processes, and parents counted with their children. */
+interface CpuScope {
+  pids: readonly number[];
+  parents: readonly number[];
+  ours: CpuTally;
+  theirs: CpuTally;
+}
+
+/** One measured run, its server CPU added to `tally` when there is one. */
+async function measureCounted(
+  urls: readonly string[],
+  target: Target,
+  tokens: string[] | undefined,
+  seconds: number,
+  scope: CpuScope | undefined,
+  tally: CpuTally | undefined,
+): Promise<LoadResult> {
+  const used = scope ? cpuMeter(scope.pids, scope.parents) : undefined;
+  const result = await measure(urls, target, tokens, seconds);
+  if (used && tally) {
+    tally.seconds += used();
+    tally.requests += result.rps * seconds;
+  }
+  return result;
+}
+
 /**
  * Throughput and p99 of `subject` (one or several controllers) against `reference`, alternating rounds,
  * medians. The reference is a bare fastify route by default, or other controllers (two instances ÷ one).
@@ -166,6 +199,7 @@ async function compare(
     min?: number;
   },
   reference?: { urls: readonly string[]; label: string; work?: Workload },
+  cpu?: CpuScope,
 ): Promise<Figure[]> {
   const figures: Figure[] = [];
   const seconds = options.quick ? 3 : 8;
@@ -186,8 +220,8 @@ async function compare(
       const ours: LoadResult[] = [];
       const theirs: LoadResult[] = [];
       for (let r = 0; r < rounds; r++) {
-        theirs.push(await measure(theirUrls, theirTarget, theirTokens, seconds));
-        ours.push(await measure(subject, target, work.tokens, seconds));
+        theirs.push(await measureCounted(theirUrls, theirTarget, theirTokens, seconds, cpu, cpu?.theirs));
+        ours.push(await measureCounted(subject, target, work.tokens, seconds, cpu, cpu?.ours));
       }
       const generatorCpu = (runs: LoadResult[]) =>
         `${median(runs.map((r) => r.generatorCpuPercent)).toFixed(0)} %`;
@@ -263,7 +297,15 @@ export async function postgresThroughputFigures(options: BenchOptions): Promise<
     }
     const [a, b] = controllers.map((c) => c.url) as [string, string];
     const work = await prepareWorkload(a);
-    return [
+    // Both controllers and every PostgreSQL process count on both sides: the idle instance's timers and
+    // listeners are part of running two, and so is the second instance's work.
+    const cpu: CpuScope = {
+      pids: controllers.map((c) => c.pid),
+      parents: [server.pid],
+      ours: { seconds: 0, requests: 0 },
+      theirs: { seconds: 0, requests: 0 },
+    };
+    const figures = [
       ...(await compare(options, pinning, work, [a], {
         prefix: 'postgres.',
         label: 'PostgreSQL, one controller',
@@ -276,8 +318,26 @@ export async function postgresThroughputFigures(options: BenchOptions): Promise<
         [a, b],
         { prefix: 'postgres.two-instances.', label: 'PostgreSQL, two controllers', targets: false },
         { urls: [a], label: 'one controller on the same database' },
+        cpu,
       )),
     ];
+    const perRequest = (t: CpuTally) => (t.seconds / t.requests) * 1e6;
+    figures.push(
+      figure({
+        name: 'postgres.two-instances.cpu-per-request',
+        label: 'CPU per request, two controllers on one PostgreSQL',
+        value: perRequest(cpu.ours),
+        unit: 'µs CPU/req',
+        baseline: perRequest(cpu.theirs),
+        baselineLabel: 'one controller on the same database',
+        target: { ratioMax: 1.1 },
+        note:
+          `controllers' and PostgreSQL's (postmaster, live and reaped backends) utime+stime from /proc over the ` +
+          `measured rounds of both requests, ÷ the 2xx answers; ${cpu.ours.requests.toFixed(0)} requests on two, ` +
+          `${cpu.theirs.requests.toFixed(0)} on one; the idle second controller counts on both sides`,
+      }),
+    );
+    return figures;
   } finally {
     for (const c of controllers) await c.stop();
     await server.stop();

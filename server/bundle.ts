@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { startController, type RunningController } from '../controller/composition/start-controller.js';
 import type { ControllerConfig } from '../controller/config.js';
-import { embeddedRouterToken } from '../controller/edge-routers/embedded-router.js';
+import { embeddedRouterName, embeddedRouterToken } from '../controller/edge-routers/embedded-router.js';
 import { readRouterFiles } from '../edge-router/router-files.js';
 import { startRouter, type RunningRouter } from '../edge-router/router.js';
 
@@ -66,7 +66,8 @@ async function startEmbeddedRouter(
   const dataDir = join(config.dataDir, 'router');
   const known = readRouterFiles(dataDir)?.enrollment.edgeRouterId;
   // A token only when this folder holds no enrollment the controller still honours.
-  const enrollToken = await embeddedRouterToken(controller.ctx, known);
+  const name = embeddedRouterName(config.database !== undefined, config.dataDir);
+  const enrollToken = await embeddedRouterToken(controller.ctx, known, name);
   const portFile = join(dataDir, 'port');
   const lastPort = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) || 0 : 0;
   const log = pino(

@@ -11,6 +11,12 @@ import { Api } from '../../test/helpers/api.js';
 
 export { ADMIN_PASSWORD, tempDir };
 
+/**
+ * How long a bench's controller may take to listen. Each start compiles the controller through tsx, which
+ * took over 30 s (the tests' bound) on a two-core machine at load average 15; a bench must not fail on that.
+ */
+export const CHILD_START_TIMEOUT_MS = 120_000;
+
 export interface Child {
   pid: number;
   url: string;
@@ -26,10 +32,12 @@ export async function startControllerChild(
   dataDir = tempDir('postern-bench-'),
   env: Record<string, string> = {},
 ): Promise<Child & { dataDir: string }> {
-  const proc = await spawnController(['--data-dir', dataDir, '--port', '0', '--log-level', 'warn'], {
-    POSTERN_ADMIN_PASSWORD: ADMIN_PASSWORD,
-    ...env,
-  });
+  const proc = await spawnController(
+    ['--data-dir', dataDir, '--port', '0', '--log-level', 'warn'],
+    { POSTERN_ADMIN_PASSWORD: ADMIN_PASSWORD, ...env },
+    [],
+    CHILD_START_TIMEOUT_MS,
+  );
   return { pid: proc.child.pid!, url: proc.url, dataDir, stop: () => proc.stop('SIGTERM') };
 }
 

@@ -70,6 +70,8 @@ export async function spawnController(
   env: Record<string, string | undefined> = {},
   /** a command the controller runs under, e.g. `['prlimit', '--nofile=256:256', '--']` */
   wrapper: string[] = [],
+  /** how long it may take to listen: tsx compiles the controller at each start, slow on a loaded machine */
+  startTimeoutMs = 90_000,
 ): Promise<ControllerProcess> {
   // On the suite's PostgreSQL run, the folder's own database (a restart on the folder finds its data).
   const dataDir = args[args.indexOf('--data-dir') + 1];
@@ -82,7 +84,10 @@ export async function spawnController(
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`controller did not start:\n${output}`)), 90_000);
+    const timer = setTimeout(
+      () => reject(new Error(`controller did not start in ${startTimeoutMs} ms:\n${output}`)),
+      startTimeoutMs,
+    );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const m = /listening on (https?:\/\/\S+)/.exec(output);
