@@ -72,11 +72,12 @@ export function registerAuthenticators(
       },
     },
     async (request) => {
-      const q = parseListQuery(request.query);
+      // OpenZiti's filter grammar on OpenZiti's field names (store/authenticator-filter.ts).
+      const q = parseListQuery(request.query, { fullGrammar: true });
       const page = await authenticators.list(q);
       return list(await toWire(page.items), {
-        limit: q.limit,
-        offset: q.offset,
+        limit: page.limit ?? q.limit,
+        offset: page.offset ?? q.offset,
         totalCount: page.totalCount,
       });
     },

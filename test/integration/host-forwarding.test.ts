@@ -196,7 +196,7 @@ describe.runIf(process.platform === 'linux')('host.v1 forwarding through the age
       [{ address: '10.0.0.1', port: 80 }, 'data.protocol'],
       [{ protocol: 'tcp', forwardAddress: false, address: '10.0.0.1', port: 80 }, 'data.forwardAddress'],
       [
-        { protocol: 'tcp', forwardAddress: true, allowedAddresses: ['10.0.0.0/40'], port: 80 },
+        { protocol: 'tcp', forwardAddress: true, allowedAddresses: [''], port: 80 },
         'data.allowedAddresses[0]',
       ],
     ];

@@ -284,6 +284,59 @@ describe('migratePostgres', () => {
     }
   });
 
+  it("replaces the forwarding-era host.v1 schema with OpenZiti's own (SQLite 20, PostgreSQL 14), on both alike", async () => {
+    // What migrations 13 (SQLite) and 5 (PostgreSQL) stored: forwarding, unknown fields kept, port from 1.
+    const forwardingEra = {
+      type: 'object',
+      properties: { port: { type: 'integer', minimum: 1, maximum: 65535 } },
+      allOf: [
+        { if: { properties: { forwardPort: { const: true } } }, then: { required: ['allowedPortRanges'] } },
+      ],
+      additionalProperties: true,
+    };
+    const oldDoc = JSON.stringify({ schema: forwardingEra, target: 'service', tags: {} });
+    const stamp = '2026-06-01T10:00:00.000Z';
+    const expected = JSON.parse(JSON.stringify(HOST_V1_SCHEMA)) as Record<string, unknown>;
+    expect(expected.$id).toBe('http://ziti-edge.netfoundry.io/schemas/host.v1.schema.json');
+
+    const url = await server.createDatabase();
+    await withPool(url, async (pool) => {
+      const at = POSTGRES_MIGRATIONS.findLastIndex((m) =>
+        m.includes('ziti-edge.netfoundry.io/schemas/host.v1'),
+      );
+      expect(at).toBeGreaterThan(4);
+      await migratePostgres(pool, POSTGRES_MIGRATIONS.slice(0, at));
+      await pool.query(`UPDATE config_types SET doc = $1::jsonb, updated_at = $2 WHERE name = 'host.v1'`, [
+        oldDoc,
+        stamp,
+      ]);
+      await migratePostgres(pool);
+      const host = await pool.query(`SELECT doc, updated_at FROM config_types WHERE name = 'host.v1'`);
+      expect(host.rows[0].doc).toEqual({ schema: expected, target: 'service', tags: {} });
+      expect(host.rows[0].updated_at).not.toBe(stamp);
+    });
+
+    const db = new Database(':memory:');
+    try {
+      const at = SQLITE_MIGRATIONS.findLastIndex((m) =>
+        m.includes('ziti-edge.netfoundry.io/schemas/host.v1'),
+      );
+      expect(at).toBeGreaterThan(12);
+      migrateSqlite(db);
+      db.prepare(`UPDATE config_types SET doc = ?, updated_at = ? WHERE name = 'host.v1'`).run(oldDoc, stamp);
+      db.pragma(`user_version = ${at}`);
+      migrateSqlite(db);
+      const host = db.prepare(`SELECT doc, updated_at FROM config_types WHERE name = 'host.v1'`).get() as {
+        doc: string;
+        updated_at: string;
+      };
+      expect(JSON.parse(host.doc)).toEqual({ schema: expected, target: 'service', tags: {} });
+      expect(host.updated_at).not.toBe(stamp);
+    } finally {
+      db.close();
+    }
+  });
+
   it('makes externalId unique: blanks become null, a duplicate stays with the oldest identity (migration 8)', async () => {
     const url = await server.createDatabase();
     await withPool(url, async (pool) => {

@@ -3,22 +3,35 @@
  * type changes. A config type's own schema is compiled when it is written, so a broken schema is refused then
  * and never reaches a config.
  */
+import { isIP } from 'node:net';
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { ConfigType } from '../../model.js';
 import { validationError } from '../../api-error.js';
 import { pointerToField } from '../../field-path.js';
-import { isAddressPattern } from '../../../src/common/address-pattern.js';
 import { schemaIssueInWords } from '../../http/validation-words.js';
 
 const ajv = new Ajv({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false });
+/*
+ * Formats as OpenZiti's validator (gojsonschema) checks them, so a config is accepted or refused as there:
+ * `ipv4`/`ipv6` are any IP Go parses holding a `.`/`:` (Go refuses zones), and a format it does not know, such
+ * as `host.v1`'s `idn-hostname`, passes (declared here so ajv neither warns nor guesses).
+ */
+const goIp = (separator: string) => (text: string) =>
+  isIP(text) !== 0 && text.includes(separator) && !text.includes('%');
+ajv.addFormat('ipv4', goIp('.'));
+ajv.addFormat('ipv6', goIp(':'));
+ajv.addFormat('idn-hostname', true);
 const compiled = new Map<string, { updatedAt: number; validate: ValidateFunction }>();
 
 /** Compiles a schema; a schema ajv cannot compile is a 400 naming `schema`. */
 export function compileSchema(schema: unknown): ValidateFunction {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
     throw validationError([{ field: 'schema', reason: 'must be a JSON schema object', value: schema }]);
+  // A schema's own `$id` (OpenZiti's built-in types have one) would register it in ajv by that name, and the
+  // same type compiled again (another controller in the process, a newer version) would then be refused.
+  const { $id: _id, ...anonymous } = schema as Record<string, unknown>;
   try {
-    return ajv.compile(schema);
+    return ajv.compile(anonymous);
   } catch (err) {
     throw validationError([
       { field: 'schema', reason: `not a valid JSON schema: ${(err as Error).message}` },
@@ -59,31 +72,18 @@ function valueAt(data: unknown, pointer: string): unknown {
   return current;
 }
 
-/** The port-range lists of the built-in types: only meaningful with low <= high (JSON schema cannot say so). */
-const RANGE_LISTS: Record<string, string> = { 'intercept.v1': 'portRanges', 'host.v1': 'allowedPortRanges' };
-
-/** What the built-in types' schemas cannot say: each range's low <= high, each allowed address parses. */
+/**
+ * `intercept.v1`'s port ranges: only meaningful with low <= high (JSON schema cannot say so). `host.v1` has no
+ * check beside its schema: it is OpenZiti's, and OpenZiti accepts whatever that schema accepts (a range or an
+ * allowed address that can never match is stored, and matches nothing at the router).
+ */
 export function assertPortRanges(typeName: string, data: Record<string, unknown>): void {
-  const list = RANGE_LISTS[typeName];
-  const ranges = (list && (data[list] as { low: number; high: number }[] | undefined)) || [];
+  if (typeName !== 'intercept.v1') return;
+  const ranges = (data.portRanges as { low: number; high: number }[] | undefined) ?? [];
   ranges.forEach((range, i) => {
     if (range.low > range.high)
       throw validationError([
-        { field: `data.${list}[${i}].low`, reason: 'low must not be above high', value: range.low },
-      ]);
-  });
-  if (typeName === 'host.v1') assertAllowedAddresses(data.allowedAddresses as string[] | undefined);
-}
-
-function assertAllowedAddresses(addresses: readonly string[] = []): void {
-  addresses.forEach((address, i) => {
-    if (!isAddressPattern(address))
-      throw validationError([
-        {
-          field: `data.allowedAddresses[${i}]`,
-          reason: 'must be an IP address, a CIDR, a host name or *.domain',
-          value: address,
-        },
+        { field: `data.portRanges[${i}].low`, reason: 'low must not be above high', value: range.low },
       ]);
   });
 }

@@ -8,6 +8,9 @@
 import type { Authenticator, CertAuthenticator, UpdbAuthenticator } from '../../model.js';
 import { UniqueViolation, type AuthenticatorRepository, type ListQuery, type Page } from '../repository.js';
 import type { PgDatabase } from './pg-database.js';
+import { compileFilter } from '../filter/index.js';
+import { MAX_LIMIT } from '../page.js';
+import { AUTHENTICATOR_FILTER_FIELDS, authenticatorOrder } from '../authenticator-filter.js';
 import { authenticatorOf as fromRow, type AuthenticatorRow as Row } from '../rows/authenticator-rows.js';
 
 /** A row of a list query: the total, and the page's columns (NULL when the page is empty). */
@@ -81,17 +84,22 @@ export class PgAuthenticatorRepository implements AuthenticatorRepository {
 
   async list(query: ListQuery): Promise<Page<Authenticator>> {
     // The count and the page in one statement: one snapshot, one round trip. An empty page still has its
-    // count row (the page's columns are NULL then). Certificates have no username: they sort after the named
-    // ones, by fingerprint; id last only makes the order total.
+    // count row (the page's columns are NULL then).
+    const compiled = compileFilter(query.filter ?? '', AUTHENTICATOR_FILTER_FIELDS, 'postgres');
+    const where = compiled.where ? `WHERE ${compiled.where}` : '';
+    const limit = Math.min(compiled.limit ?? query.limit, MAX_LIMIT);
+    const offset = compiled.offset ?? query.offset;
     const rows = await this.db.rows<PageRow>(
-      `SELECT total.n AS total, page.* FROM (SELECT count(*) AS n FROM authenticators) total
-       LEFT JOIN LATERAL (SELECT * FROM authenticators
-         ORDER BY username IS NULL, username, cert_fingerprint, id LIMIT ? OFFSET ?) page ON true`,
-      [query.limit, query.offset],
+      `SELECT total.n AS total, page.* FROM (SELECT count(*) AS n FROM authenticators ${where}) total
+       LEFT JOIN LATERAL (SELECT * FROM authenticators ${where}
+         ORDER BY ${authenticatorOrder(compiled.orderBy)} LIMIT ? OFFSET ?) page ON true`,
+      [...compiled.params, ...compiled.params, limit, offset],
     );
     return {
       items: rows.filter(onPage).map(fromRow),
       totalCount: Number(rows[0]?.total ?? 0),
+      limit,
+      offset,
     };
   }
 

@@ -53,6 +53,8 @@ export function documentFilterFields(
   // Names come from this file's callers, never from input.
   for (const [name, type, docKey = name] of extras)
     fields[name] = { sql: extraSql(table, docKey, type), type };
+  if (table === 'identities')
+    fields.disabled = { sql: identityDisabledNowSql(table), type: 'boolean', notNull: true };
   if (hasRoleAttributes)
     fields.roleAttributes = {
       sql: `${table}.doc->'roleAttributes'`,
@@ -88,4 +90,10 @@ function roleAttributesSql(table: string, op: string, values: unknown[]): { sql:
     default:
       throw unsupportedRoleAttributesOp(op);
   }
+}
+
+/** An identity's `disabled` as its detail answers it: SQLite's declaration (sqlite/document-filter.ts) says how. */
+function identityDisabledNowSql(table: string): string {
+  const until = documentTextSql(table, 'disabledUntil');
+  return `(${extraSql(table, 'disabled', 'boolean')} IS TRUE AND (${until} IS NULL OR ${until} > to_iso_timestamp(now())))`;
 }

@@ -6,6 +6,9 @@ import {
   type ListQuery,
   type Page,
 } from '../repository.js';
+import { compileFilter } from '../filter/index.js';
+import { MAX_LIMIT } from '../page.js';
+import { AUTHENTICATOR_FILTER_FIELDS, authenticatorOrder } from '../authenticator-filter.js';
 import { authenticatorOf as fromRow, type AuthenticatorRow as Row } from '../rows/authenticator-rows.js';
 
 const toParams = (a: Authenticator) => ({
@@ -66,14 +69,19 @@ export class SqliteAuthenticatorRepository implements SyncAuthenticatorRepositor
   }
 
   list(query: ListQuery): Page<Authenticator> {
-    const total = this.db.prepare(`SELECT COUNT(*) AS n FROM authenticators`).get() as { n: number };
-    // Certificates have no username: they sort after the named ones, by fingerprint.
+    const compiled = compileFilter(query.filter ?? '', AUTHENTICATOR_FILTER_FIELDS);
+    const where = compiled.where ? `WHERE ${compiled.where}` : '';
+    const limit = Math.min(compiled.limit ?? query.limit, MAX_LIMIT);
+    const offset = compiled.offset ?? query.offset;
+    const total = this.db
+      .prepare(`SELECT COUNT(*) AS n FROM authenticators ${where}`)
+      .get(...compiled.params) as { n: number };
     const rows = this.db
       .prepare(
-        `SELECT * FROM authenticators ORDER BY username IS NULL, username, cert_fingerprint LIMIT ? OFFSET ?`,
+        `SELECT * FROM authenticators ${where} ORDER BY ${authenticatorOrder(compiled.orderBy)} LIMIT ? OFFSET ?`,
       )
-      .all(query.limit, query.offset) as Row[];
-    return { items: rows.map(fromRow), totalCount: total.n };
+      .all(...compiled.params, limit, offset) as Row[];
+    return { items: rows.map(fromRow), totalCount: total.n, limit, offset };
   }
 
   create(a: Authenticator): void {

@@ -25,6 +25,7 @@ export function documentFilterFields(
     // Names come from this file's callers, never from input.
     fields[name] = { sql: `json_extract(${table}.doc, '$.${docKey}')`, type };
   }
+  if (table === 'identities') fields.disabled = { sql: identityDisabledNowSql(table), type: 'boolean' };
   if (hasRoleAttributes)
     fields.roleAttributes = {
       sql: `json_extract(${table}.doc, '$.roleAttributes')`,
@@ -63,4 +64,14 @@ export function unsupportedRoleAttributesOp(op: string): ApiError {
     field: 'filter',
     reason: `roleAttributes takes anyOf(roleAttributes) = / in, allOf(roleAttributes) in, contains, isEmpty(roleAttributes); not '${op}'`,
   });
+}
+
+/**
+ * An identity's `disabled` as its detail answers it (identity-disabled.ts): a timed disable counts until its
+ * `disabledUntil` has passed, and not after, though the stored flag stays true (a timed disable ends with no
+ * write). ISO-8601 UTC texts of one shape compare as their instants.
+ */
+function identityDisabledNowSql(table: string): string {
+  const until = `json_extract(${table}.doc, '$.disabledUntil')`;
+  return `(CASE WHEN json_extract(${table}.doc, '$.disabled') = 1 AND (${until} IS NULL OR ${until} > strftime('%Y-%m-%dT%H:%M:%fZ', 'now')) THEN 1 ELSE 0 END)`;
 }
