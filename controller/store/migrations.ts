@@ -23,7 +23,7 @@ import { postureRollout } from './migrations/014-posture-rollout.js';
 import { externalJwtSigners } from './migrations/015-external-jwt-signers.js';
 import { auditEvents } from './migrations/016-audit-events.js';
 import { eventDeliveries } from './migrations/017-event-deliveries.js';
-import { hostV1OpenZitiSchema } from './migrations/020-host-v1-openziti-schema.js';
+import { hostV1OpenZitiSchema } from './migrations/018-host-v1-openziti-schema.js';
 
 export const MIGRATIONS: readonly string[] = [
   initial,

@@ -284,7 +284,7 @@ describe('migratePostgres', () => {
     }
   });
 
-  it("replaces the forwarding-era host.v1 schema with OpenZiti's own (SQLite 20, PostgreSQL 14), on both alike", async () => {
+  it("replaces the forwarding-era host.v1 schema with OpenZiti's own (SQLite 18, PostgreSQL 11), on both alike", async () => {
     // What migrations 13 (SQLite) and 5 (PostgreSQL) stored: forwarding, unknown fields kept, port from 1.
     const forwardingEra = {
       type: 'object',

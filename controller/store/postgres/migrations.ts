@@ -13,7 +13,7 @@ import { postureRollout } from './migrations/007-posture-rollout.js';
 import { externalJwtSigners } from './migrations/008-external-jwt-signers.js';
 import { auditEvents } from './migrations/009-audit-events.js';
 import { eventDeliveries } from './migrations/010-event-deliveries.js';
-import { hostV1OpenZitiSchema } from './migrations/014-host-v1-openziti-schema.js';
+import { hostV1OpenZitiSchema } from './migrations/011-host-v1-openziti-schema.js';
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   initial,

@@ -1,7 +1,6 @@
 /**
- * 14: the stored `host.v1` schema becomes OpenZiti's own (SQLite's migration 20 says why); only the schema in
- * the built-in type's document is replaced. (Numbered 14 after the other branches' 11 to 13; its position in
- * POSTGRES_MIGRATIONS is what `schema_migrations` counts.)
+ * 11: the stored `host.v1` schema becomes OpenZiti's own (SQLite's migration 18 says why); only the schema in
+ * the built-in type's document is replaced.
  */
 import { OPENZITI_HOST_V1_SCHEMA } from '../../openziti-host-v1-schema.js';
 

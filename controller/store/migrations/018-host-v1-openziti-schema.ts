@@ -1,5 +1,5 @@
 /**
- * 20: the stored `host.v1` schema becomes OpenZiti's own, exactly as its controller stores it
+ * 18: the stored `host.v1` schema becomes OpenZiti's own, exactly as its controller stores it
  * (store/openziti-host-v1-schema.ts): unknown fields are refused there, `port` 0 and any non-empty address are
  * accepted, and listenOptions, proxy, address translations and health checks have their shapes. Like
  * migration 13, only the built-in type's schema is replaced, and `updated_at` moves so a compiled validator of
