@@ -12,6 +12,7 @@ import { PATHS } from '../../api/paths.js';
 import { INTERCEPT_V1 } from '../../api/data-plane.js';
 import type { AnyPostureResponse, PostureResponseReply } from '../../api/posture-responses.js';
 import type { ServiceDetail, ServiceUpdates, SessionDetail } from '../../api/services.js';
+import type { ClientExternalJwtSigner } from '../sso/provider-signer.js';
 import type { ControllerClient } from '../../controller-client/controller-client.js';
 
 /** The largest page OpenZiti serves. */
@@ -43,6 +44,32 @@ export class EdgeApi {
     });
     this.client.setSessionToken(session.token);
     return session;
+  }
+
+  /**
+   * A new API session for a token from an external JWT signer (the identity provider), sent as a bearer as
+   * OpenZiti's `method=ext-jwt` expects; its session token also becomes the client's.
+   */
+  async authenticateExtJwt(
+    providerToken: string,
+    request: CertAuthenticateRequest,
+  ): Promise<CurrentApiSession> {
+    const session = await this.client.request<CurrentApiSession>('POST', PATHS.authenticateExtJwt, {
+      body: request,
+      headers: { authorization: `Bearer ${providerToken}` },
+      auth: false,
+      reauth: false,
+    });
+    this.client.setSessionToken(session.token);
+    return session;
+  }
+
+  /** The identity providers this controller accepts tokens from (public: asked before signing in). */
+  listExternalJwtSigners(): Promise<ClientExternalJwtSigner[]> {
+    return this.client.request<ClientExternalJwtSigner[]>('GET', PATHS.externalJwtSigners, {
+      auth: false,
+      reauth: false,
+    });
   }
 
   currentApiSession(reauth = true): Promise<CurrentApiSession> {

@@ -17,7 +17,7 @@ import type { CredentialVault } from './credential-vault.js';
 export type SessionState = 'signed-out' | 'needs-totp' | 'needs-enrollment' | 'active';
 
 /** How the agent signs in: a username and password, or this device's enrolled certificate. */
-export type SignInMethod = 'password' | 'certificate';
+export type SignInMethod = 'password' | 'certificate' | 'provider';
 
 export interface SessionStatus {
   state: SessionState;
@@ -111,6 +111,22 @@ export class SessionManager {
     this.madeWith = 'certificate';
     await vault.saveToken(controllerUrl, session.token);
     this.log.info(`signed in to ${controllerUrl} with this device's certificate`);
+    return this.settle(session);
+  }
+
+  /**
+   * Signs in with a token from an identity provider (an external JWT signer). The provider's tokens are kept
+   * by the caller (sso/provider-sign-in.ts), which refreshes them; a TOTP owed is asked for as after a password.
+   */
+  async loginWithProviderToken(providerToken: string): Promise<SessionStatus> {
+    const { api, vault, controllerUrl } = this.options;
+    const session = await api.authenticateExtJwt(providerToken, {
+      envInfo: this.options.envInfo ?? deviceEnvInfo(),
+      sdkInfo: this.options.sdkInfo ?? agentSdkInfo(),
+    });
+    this.madeWith = 'provider';
+    await vault.saveToken(controllerUrl, session.token);
+    this.log.info(`signed in to ${controllerUrl} through the identity provider`);
     return this.settle(session);
   }
 
