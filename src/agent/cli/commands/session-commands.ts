@@ -9,6 +9,7 @@ import { carrierLines, carriersFileBeside, readCarriers } from '../../tunnel/car
 import { agentCommand } from '../command-name.js';
 import { serviceSocketPath } from '../../service/service-client.js';
 import { serviceMode } from '../../service/service-mode.js';
+import { ssoLoginCommand } from './sso-login-command.js';
 
 async function askRequired(ctx: CliContext, question: string, hidden = false): Promise<string> {
   const answer = (await ctx.terminal.ask(question, { hidden }))?.trim();
@@ -17,6 +18,7 @@ async function askRequired(ctx: CliContext, question: string, hidden = false): P
 }
 
 export async function loginCommand(ctx: CliContext): Promise<ExitCode> {
+  if (ctx.args.sso) return ssoLoginCommand(ctx);
   const controllerUrl = controllerUrlOf(ctx);
   const username =
     ctx.args.username ?? ctx.args.words[0] ?? ctx.settings.username ?? (await askRequired(ctx, 'Username: '));
