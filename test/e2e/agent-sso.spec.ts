@@ -13,7 +13,9 @@ import { EdgeApi } from '../../src/agent/client/edge-api.js';
 import { MemoryCredentialStore } from '../../src/agent/credentials/memory-credential-store.js';
 import { CredentialVault } from '../../src/agent/session/credential-vault.js';
 import { SessionManager } from '../../src/agent/session/session-manager.js';
-import { OidcRelyingParty } from '../../src/agent/sso/oidc-relying-party.js';
+import { OidcRelyingParty, ProviderRefusedError } from '../../src/agent/sso/oidc-relying-party.js';
+import { signOutAtProvider } from '../../src/agent/sso/provider-sign-out.js';
+import { silentLogger } from '../../src/common/logger.js';
 import { pickSigner } from '../../src/agent/sso/provider-signer.js';
 import { signInWithBrowser, signInWithDevice } from '../../src/agent/sso/provider-sign-in.js';
 import { ProviderTokenRefresher } from '../../src/agent/sso/provider-token-refresher.js';
@@ -118,7 +120,12 @@ test('browser sign-in: PKCE through the loopback redirect, the access token for 
   await vault.save(controllerUrl, tokens);
   expect((await vault.load(controllerUrl))?.refreshToken).toBe(tokens.refreshToken);
   expect(await vault.load('http://elsewhere:1')).toBeUndefined();
-  expect(rp.endSessionUrl(tokens)?.searchParams.get('id_token_hint')).toBe(tokens.idToken);
+
+  // Sign-out: the refresh token revoked at the provider, the stored tokens gone, the end-session URL given.
+  const endSession = await signOutAtProvider(api, vault, controllerUrl, silentLogger);
+  expect(endSession?.searchParams.get('id_token_hint')).toBe(tokens.idToken);
+  expect(await vault.load(controllerUrl)).toBeUndefined();
+  await expect(rp.refresh(tokens)).rejects.toBeInstanceOf(ProviderRefusedError);
 });
 
 test('the loopback redirect ignores a callback with another state and answers the right one once', async () => {

@@ -10,6 +10,8 @@ import { agentCommand } from '../command-name.js';
 import { serviceSocketPath } from '../../service/service-client.js';
 import { serviceMode } from '../../service/service-mode.js';
 import { ssoLoginCommand } from './sso-login-command.js';
+import { signOutAtProvider } from '../../sso/provider-sign-out.js';
+import { ProviderTokenVault } from '../../sso/provider-token-vault.js';
 
 async function askRequired(ctx: CliContext, question: string, hidden = false): Promise<string> {
   const answer = (await ctx.terminal.ask(question, { hidden }))?.trim();
@@ -58,12 +60,20 @@ export async function loginCommand(ctx: CliContext): Promise<ExitCode> {
 export async function logoutCommand(ctx: CliContext): Promise<ExitCode> {
   const agent = await createAgent(ctx);
   try {
+    // Before the API session ends: the signer list is asked of the controller.
+    const endSession = await signOutAtProvider(
+      agent.api,
+      new ProviderTokenVault(ctx.store),
+      agent.client.baseUrl,
+      ctx.logger,
+    );
     await agent.logout(true);
     // An enrolled device stays enrolled: its certificate signs in again at the next command.
     const enrolled = (await deviceIdentities(ctx).load(agent.client.baseUrl)) !== undefined;
     ctx.terminal.print(
       `Signed out; the stored password and session were removed.${enrolled ? ` This device's certificate is kept (${agentCommand('unenroll')} deletes it).` : ''}`,
     );
+    if (endSession) ctx.terminal.print(`To sign out at the identity provider too, open:\n${endSession}`);
     return EXIT.ok;
   } finally {
     await agent.stop();
