@@ -11,7 +11,9 @@ const CONTROLLER_MODULES = [
   ['store'],
   ['platform'],
   ['http', 'events'],
-  ['auth', 'posture', 'console'],
+  ['informational'],
+  // webhooks: the management routes and start-up of event delivery (events/delivery/ does the delivering)
+  ['auth', 'posture', 'console', 'webhooks'],
   ['catalogue', 'enrollment', 'mfa'],
   ['identities', 'edge-routers'],
   ['access'],

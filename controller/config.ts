@@ -39,6 +39,23 @@ export interface ControllerConfig {
   maxPostureExceptionDays: number;
   /** the built administrators' console served at /console; default `out/console` of this installation */
   consoleDir?: string;
+  /** browser origins (`https://zac.example.com:8443`) allowed to call the APIs cross-origin (http/cors.ts) */
+  corsOrigins: string[];
+  /** a build of OpenZiti's console (ZAC) served at /zac/ (console/zac-routes.ts); unset: not served */
+  zacDir?: string;
+  /**
+   * the least time between two fetches of an external JWT signer's keys (external-jwt/signer-keys.ts); 30 s
+   * unless set (tests shorten it to see a rotation followed)
+   */
+  jwksCooldownMs?: number;
+  /** the syslog export (events/delivery/): `tcp://host:port` or `tls://host:port`; unset: none */
+  syslog?: string;
+  /** PEM file of the CA that signed the syslog receiver's certificate (TLS); unset: the system's CAs */
+  syslogCa?: string;
+  /** events queued for syslog and not yet sent, at most (beyond: not exported, counted and reported) */
+  syslogBuffer: number;
+  /** event delivery's timing (tests shorten it); unset fields take events/delivery/event-delivery.ts' defaults */
+  eventDelivery?: Partial<import('./events/delivery/event-delivery.js').DeliveryOptions>;
 }
 
 export function defaultConfig(dataDir: string): ControllerConfig {
@@ -59,5 +76,7 @@ export function defaultConfig(dataDir: string): ControllerConfig {
     requestTimeoutMs: 30_000,
     trustProxy: false,
     maxPostureExceptionDays: 90,
+    corsOrigins: [],
+    syslogBuffer: 100_000,
   };
 }

@@ -26,6 +26,16 @@ export interface Identity extends Entity {
   authPolicyId: string;
   externalId: string | null;
   disabled: boolean;
+  /** when it was disabled (ISO-8601); null or absent while enabled */
+  disabledAt?: string | null;
+  /** a timed disable's end (ISO-8601): past it the identity is enabled again (identity-disabled.ts) */
+  disabledUntil?: string | null;
+  /**
+   * The role attributes the last sign-in through an external JWT signer mapped from its token's claims
+   * (auth/ext-jwt/claim-attributes.ts): the next sign-in replaces these and keeps the ones an administrator set.
+   * Absent on identities that never signed in so.
+   */
+  claimAttributes?: string[];
 }
 
 export interface Service extends Entity {
@@ -64,6 +74,11 @@ export interface EdgeRouter extends Entity {
   isVerified: boolean;
   /** SHA-256 of the one-time enrollment token; null once redeemed */
   enrollmentTokenHash: string | null;
+  /**
+   * What the token is derived from (EnrollmentAuthority.routerToken), so the router detail can show the token
+   * and its JWT again until it is redeemed; null for a token drawn at random (shown once) and once redeemed.
+   */
+  enrollmentNonce?: string | null;
   enrollmentCreatedAt: string | null;
   enrollmentExpiresAt: string | null;
   /** SHA-256 of the router's link secret */
@@ -110,6 +125,36 @@ export interface AuthPolicy extends Entity {
     extJwt: { allowed: boolean; allowedSigners: string[] };
   };
   secondary: { requireTotp: boolean; requireExtJwtSigner: string | null };
+}
+
+/**
+ * An OpenID provider (or any JWT issuer) whose tokens sign identities in (`authenticate?method=ext-jwt`), as
+ * OpenZiti's `external-jwt-signers`. Its keys come from `jwksEndpoint` or, for a single key, `certPem`.
+ */
+export interface ExternalJwtSigner extends Entity {
+  issuer: string;
+  audience: string;
+  jwksEndpoint: string | null;
+  certPem: string | null;
+  /** with `certPem`: the `kid` the issuer's tokens carry (a token naming another key is refused) */
+  kid: string | null;
+  /** the claim that names the identity: its `externalId` (useExternalId) or its id; `sub` unless set */
+  claimsProperty: string;
+  useExternalId: boolean;
+  enabled: boolean;
+  /** what a client needs to run the sign-in at the provider (shown by the client API's list) */
+  clientId: string | null;
+  scopes: string[];
+  externalAuthUrl: string | null;
+  targetToken: 'ACCESS' | 'ID' | null;
+  /** just-in-time identities: a first sign-in whose claim matches no identity creates one */
+  enrollToTokenEnabled: boolean;
+  /** the claim the created identity's name comes from (a claim name or a JSON pointer); the matched claim if null */
+  enrollNameClaimsSelector: string | null;
+  /** the claim mapped to role attributes at every sign-in (a claim name or a JSON pointer), e.g. `groups` */
+  enrollAttributeClaimsSelector: string | null;
+  /** the auth policy a created identity gets; `default` if null */
+  enrollAuthPolicyId: string | null;
 }
 
 interface AuthenticatorBase {

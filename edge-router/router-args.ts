@@ -5,7 +5,8 @@ import { controllerCaFile, controllerFingerprint } from '../src/common/controlle
 export const USAGE = `Usage: npm run router -- --controller URL --data-dir D [options]
 
   --controller URL        the controller's address, e.g. http://127.0.0.1:1280 (required)
-  --enroll TOKEN          one-time enrollment token (or a file holding it); needed on the first start only
+  --enroll TOKEN          one-time enrollment token, or the router's enrollment JWT (as ZAC downloads it),
+                          or a file holding either; needed on the first start only
   --data-dir D            where the router keeps its key, certificate and enrollment (required)
   --port P                TCP port for agent connections; 0 picks a free one (default 3022)
   --host H                address to listen on (default 127.0.0.1)
@@ -41,12 +42,29 @@ const whole = (name: string, value: string | undefined, fallback: number, min: n
   return n;
 };
 
-/** The token itself, or the contents of a file holding it (an administrator may hand either over). */
+/**
+ * The token itself, or the contents of a file holding it (an administrator may hand either over). An
+ * enrollment JWT (the router detail's `enrollmentJwt`, which ZAC offers as a download) carries the token as
+ * its `jti`; its signature is not checked here: the controller checks the token it carries.
+ */
 function tokenOf(value: string): string {
+  let text: string;
   try {
-    return readFileSync(value, 'utf8').trim();
+    text = readFileSync(value, 'utf8').trim();
   } catch {
-    return value.trim();
+    text = value.trim();
+  }
+  return tokenInJwt(text) ?? text;
+}
+
+function tokenInJwt(text: string): string | undefined {
+  const parts = text.split('.');
+  if (parts.length !== 3) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as { jti?: unknown };
+    return typeof claims.jti === 'string' ? claims.jti : undefined;
+  } catch {
+    return undefined;
   }
 }
 

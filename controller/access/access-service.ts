@@ -22,6 +22,11 @@ import {
   settleAgainstCatalogue,
 } from './sessions/session-requests.js';
 import { permissionsOf } from './http/service-view.js';
+import { filterInMemory } from '../store/filter/filter-in-memory.js';
+import { ENTITY_KINDS } from '../store/entity-kinds.js';
+
+/** How the stored services list reads a filter: role attributes and its document fields. */
+const SERVICE_FILTER_KIND = { hasRoleAttributes: true, extras: ENTITY_KINDS.services.filterExtras };
 
 /** The caller as the guard authenticated it: its API session and identity. */
 export interface SessionHolder {
@@ -46,10 +51,18 @@ export interface ServicePage {
   entries: ServiceEntry[];
   evaluation: SessionEvaluation;
   totalCount: number;
+  /** the page the filter's own `limit`/`skip` chose, when it had them */
+  limit?: number;
+  offset?: number;
 }
 
-/** The lookups `GET /services` takes: the list query's page, id and name. */
-export type ServiceQuery = Pick<ListQuery, 'limit' | 'offset' | 'name' | 'nameContains'> & { id?: string };
+/**
+ * The lookups `GET /services` takes: the list query's page, and either OpenZiti's whole filter grammar
+ * (`filter`, as the management lists take it) or the id and name lookups.
+ */
+export type ServiceQuery = Pick<ListQuery, 'limit' | 'offset' | 'name' | 'nameContains' | 'filter'> & {
+  id?: string;
+};
 
 export class AccessService {
   constructor(
@@ -88,9 +101,26 @@ export class AccessService {
   async services(caller: SessionHolder, query: ServiceQuery, configTypes: unknown): Promise<ServicePage> {
     const { session, identity } = caller;
     const resolver = await AccessResolver.of(this.ctx.store);
+    const grants = resolver.grantsOf(identity);
+    const evaluation = await this.engine.evaluation(resolver, identity, session.id);
+    if (query.filter !== undefined) {
+      // The same grammar, fields and order as the management API's services list (filter-in-memory.ts).
+      const found = filterInMemory(
+        grants.map((g) => g.service),
+        query.filter,
+        query,
+        SERVICE_FILTER_KIND,
+      );
+      const byId = new Map(grants.map((g) => [g.service.id, g]));
+      const entries = await this.withConfigs(
+        found.ids.map((id) => byId.get(id)!),
+        configTypes,
+        session,
+      );
+      return { entries, evaluation, totalCount: found.totalCount, limit: found.limit, offset: found.offset };
+    }
     const needle = query.nameContains?.toLowerCase();
-    const matching = resolver
-      .grantsOf(identity)
+    const matching = grants
       .filter(
         ({ service: s }) =>
           (query.id === undefined || s.id === query.id) &&
@@ -98,7 +128,6 @@ export class AccessService {
       )
       .filter(({ service: s }) => needle === undefined || s.name.toLowerCase().includes(needle));
     const page = matching.slice(query.offset, query.offset + query.limit);
-    const evaluation = await this.engine.evaluation(resolver, identity, session.id);
     const entries = await this.withConfigs(page, configTypes, session);
     return { entries, evaluation, totalCount: matching.length };
   }

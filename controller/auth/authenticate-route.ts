@@ -1,7 +1,9 @@
 import type { Api } from '../http/typed-app.js';
 import { AuthenticateQuery } from '../../src/api/resources/sessions.js';
 import type { ControllerContext } from '../platform/context.js';
+import type { Identity } from '../model.js';
 import { createApiSession } from './api-sessions.js';
+import { recordFailedSignIn, recordSignIn } from '../audit/sign-ins.js';
 import { checkPassword } from './password-check.js';
 import { checkCertificate } from './cert-check.js';
 import type { ControllerCa } from '../platform/keys/controller-ca.js';
@@ -11,6 +13,9 @@ import { detailEnvelope, errorResponses } from '../../src/api/resources/envelope
 import { AuthenticateBodySchema } from '../../src/api/schemas.js';
 import { SESSION_HEADER } from './guard.js';
 import { CurrentApiSessionDetail, currentSessionToWire, sessionHeaders } from './session-view.js';
+import type { ExternalJwtSignIn } from '../external-jwt/ext-jwt-sign-in.js';
+
+const METHODS = ['password', 'cert', 'ext-jwt'];
 
 // The body is the agent's too: one definition in src/api.
 const AuthenticateBody = AuthenticateBodySchema;
@@ -22,10 +27,16 @@ const stringsOnly = (o: Record<string, unknown> | undefined) =>
   >;
 
 /**
- * POST /authenticate?method=password (a username and password) or ?method=cert (the client certificate the
- * HTTPS connection presented, issued at enrollment): a new API session, partial while TOTP is owed.
+ * POST /authenticate?method=password (a username and password), ?method=cert (the client certificate the
+ * HTTPS connection presented, issued at enrollment) or ?method=ext-jwt (a token from an external JWT signer as
+ * `Authorization: Bearer`): a new API session, partial while TOTP is owed.
  */
-export function registerAuthenticate(app: Api, ctx: ControllerContext, ca: ControllerCa): void {
+export function registerAuthenticate(
+  app: Api,
+  ctx: ControllerContext,
+  ca: ControllerCa,
+  external: ExternalJwtSignIn,
+): void {
   app.post(
     '/authenticate',
     {
@@ -39,39 +50,55 @@ export function registerAuthenticate(app: Api, ctx: ControllerContext, ca: Contr
     },
     async (request, reply) => {
       const { method } = request.query;
-      if (method !== 'password' && method !== 'cert') {
+      if (!METHODS.includes(method)) {
         throw new ApiError(
           400,
           'INVALID_AUTH_METHOD',
-          `Authentication method '${method}' is not supported; use password or cert`,
+          `Authentication method '${method}' is not supported; use password, cert or ext-jwt`,
           {
             field: 'method',
-            reason: 'must be password or cert',
+            reason: 'must be password, cert or ext-jwt',
             value: method,
           },
         );
       }
       const body = request.body ?? {};
-      const { authenticator, identity } =
-        method === 'cert'
-          ? await checkCertificate(ctx, ca, request.raw.socket, request.log)
-          : await checkPassword(
-              ctx,
-              required(body.username, 'username'),
-              required(body.password, 'password'),
-              {
-                ip: request.ip,
-                log: request.log,
-              },
-            );
+      const { authorization } = request.headers;
+      const signIn = async (): Promise<{ authenticatorId: string; identity: Identity }> => {
+        if (method === 'ext-jwt') return external.signIn(authorization, request.log);
+        const { authenticator, identity } =
+          method === 'cert'
+            ? await checkCertificate(ctx, ca, request.raw.socket, request.log)
+            : await checkPassword(
+                ctx,
+                required(body.username, 'username'),
+                required(body.password, 'password'),
+                {
+                  ip: request.ip,
+                  log: request.log,
+                },
+              );
+        await external.checkSecondFactor(identity, authorization, request.log);
+        return { authenticatorId: authenticator.id, identity };
+      };
+      const signedIn = await signIn().catch(async (err: unknown) => {
+        await recordFailedSignIn(ctx, request, err, { method, username: body.username });
+        throw err;
+      });
+      const { identity } = signedIn;
 
-      const { session, token } = await createApiSession(ctx, {
-        identity,
-        authenticatorId: authenticator.id,
-        ipAddress: request.ip,
-        envInfo: stringsOnly(body.envInfo),
-        sdkInfo: stringsOnly(body.sdkInfo),
-        configTypes: body.configTypes ?? [],
+      // The session and its sign-in event land together (audit/sign-ins.ts).
+      const { session, token } = await ctx.store.transaction(async () => {
+        const created = await createApiSession(ctx, {
+          identity,
+          authenticatorId: signedIn.authenticatorId,
+          ipAddress: request.ip,
+          envInfo: stringsOnly(body.envInfo),
+          sdkInfo: stringsOnly(body.sdkInfo),
+          configTypes: body.configTypes ?? [],
+        });
+        await recordSignIn(ctx, request, identity, { method, apiSessionId: created.session.id });
+        return created;
       });
       request.log.info({ identityId: identity.id, apiSessionId: session.id }, 'API session created');
       return reply

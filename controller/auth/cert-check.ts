@@ -5,6 +5,7 @@
  * policy allows certificates. Deleting the authenticator (or the identity) revokes it. Throws 400 over plain
  * HTTP (there is no certificate to present) and 401 INVALID_AUTH for every refusal, saying why only in the log.
  */
+import { isDisabledNow } from '../identity-disabled.js';
 import { X509Certificate, createHash } from 'node:crypto';
 import { TLSSocket } from 'node:tls';
 import type { Socket } from 'node:net';
@@ -51,7 +52,8 @@ export async function checkCertificate(
   const authenticator = await ctx.store.authenticators.getByFingerprint(fingerprint);
   if (!authenticator) return refuse('no cert authenticator has this certificate (revoked?)', fingerprint);
   const identity = await ctx.store.identities.get(authenticator.identityId);
-  if (!identity || identity.disabled) return refuse('the identity is gone or disabled', fingerprint);
+  if (!identity || isDisabledNow(identity, ctx.clock.now()))
+    return refuse('the identity is gone or disabled', fingerprint);
   const policy =
     (await ctx.store.authPolicies.get(identity.authPolicyId)) ??
     (await ctx.store.authPolicies.get('default'));

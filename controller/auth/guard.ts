@@ -1,3 +1,4 @@
+import { isDisabledNow } from '../identity-disabled.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ApiSession, Identity } from '../model.js';
 import type { ControllerContext } from '../platform/context.js';
@@ -81,7 +82,7 @@ async function holdTo(
   access: Exclude<Access, 'public'>,
 ): Promise<Omit<RequestAuth, 'token'>> {
   const identity = await ctx.store.identities.get(session.identityId);
-  if (!identity || identity.disabled)
+  if (!identity || isDisabledNow(identity, ctx.clock.now()))
     throw unauthorized('The identity of this API session no longer exists or is disabled');
   const authQueries = await outstandingAuthQueries(ctx, session, identity);
   if (authQueries.length > 0 && access !== 'partial') {

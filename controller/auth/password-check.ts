@@ -4,6 +4,7 @@
  * share the limit), and the
  * hashing itself runs behind the bounded gate. Throws 429 or 401; answers who signed in.
  */
+import { isDisabledNow } from '../identity-disabled.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { ControllerContext } from '../platform/context.js';
 import type { Authenticator, Identity } from '../model.js';
@@ -35,7 +36,7 @@ export async function checkPassword(
         throw rateLimited(1, 'Too many sign-ins at once');
       });
     const identity = authenticator && (await ctx.store.identities.get(authenticator.identityId));
-    if (!valid || !authenticator || !identity || identity.disabled) {
+    if (!valid || !authenticator || !identity || isDisabledNow(identity, ctx.clock.now())) {
       from.log.info({ username: safeForLog(username), ip: from.ip }, 'password authentication failed');
       throw invalidAuth();
     }

@@ -1,11 +1,11 @@
 /**
- * Auth policies' use cases, apart from HTTP: what a policy write must satisfy (no external JWT signer, which
- * Postern does not support), what a delete must not do (remove the default policy, or one identities use),
+ * Auth policies' use cases, apart from HTTP: what a policy write must satisfy (the external JWT signers it
+ * names exist), what a delete must not do (remove the default policy, or one identities use),
  * and the event every write raises: `policy.changed`, published once its transaction commits.
  */
 import type { ControllerContext } from '../platform/context.js';
 import type { AuthPolicy } from '../model.js';
-import { ApiError, validationError } from '../api-error.js';
+import { ApiError, validationError, type FieldCause } from '../api-error.js';
 
 /** An auth policy as a write asks for it (a PATCH's sections merged over the stored ones). */
 export interface AuthPolicyDraft {
@@ -19,22 +19,38 @@ export class AuthPolicyService {
   constructor(private readonly ctx: ControllerContext) {}
 
   /** Checks a write and answers the policy to store; a 400 naming the field otherwise. */
-  prepare(draft: AuthPolicyDraft, existing: AuthPolicy | undefined, id: string, now: Date): AuthPolicy {
-    const { secondary } = draft;
-    if (secondary.requireExtJwtSigner) {
-      throw validationError([
-        {
-          field: 'secondary.requireExtJwtSigner',
-          reason: 'external JWT signers are not supported',
-          value: secondary.requireExtJwtSigner,
-        },
-      ]);
-    }
+  async prepare(
+    draft: AuthPolicyDraft,
+    existing: AuthPolicy | undefined,
+    id: string,
+    now: Date,
+  ): Promise<AuthPolicy> {
+    const { primary, secondary } = draft;
+    const signers = this.ctx.store.externalJwtSigners;
+    const problems: FieldCause[] = [];
+    for (const [i, signerId] of primary.extJwt.allowedSigners.entries())
+      if (!(await signers.get(signerId)))
+        problems.push({
+          field: `primary.extJwt.allowedSigners[${i}]`,
+          reason: `no external JWT signer with id '${signerId}'`,
+          value: signerId,
+        });
+    const required = secondary.requireExtJwtSigner ?? null;
+    if (required && !(await signers.get(required)))
+      problems.push({
+        field: 'secondary.requireExtJwtSigner',
+        reason: `no external JWT signer with id '${required}'`,
+        value: required,
+      });
+    if (problems.length) throw validationError(problems);
     return {
       id,
       name: draft.name,
-      primary: draft.primary,
-      secondary: { requireTotp: secondary.requireTotp, requireExtJwtSigner: null },
+      primary: {
+        ...primary,
+        extJwt: { ...primary.extJwt, allowedSigners: [...new Set(primary.extJwt.allowedSigners)] },
+      },
+      secondary: { requireTotp: secondary.requireTotp, requireExtJwtSigner: required },
       tags: draft.tags,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,

@@ -12,6 +12,8 @@ import type { ControllerContext } from '../platform/context.js';
 import type { PolicyType, Semantic, Service, ServicePolicy } from '../model.js';
 import { POSTURE_CHECK_TYPES, type PostureCheck } from '../posture-model.js';
 import { getCheckModule } from '../posture/checks/index.js';
+import { postureTypeDescriptor } from '../../src/api/posture-types/index.js';
+import { unknownNestedFields } from '../http/unknown-nested-fields.js';
 import { parseEnforcement } from '../posture/enforcement-field.js';
 import type { ParseMode } from '../posture/checks/check-module.js';
 import { validationError, type FieldCause } from '../api-error.js';
@@ -157,6 +159,10 @@ export class CatalogueService {
     const problems: FieldCause[] = [];
     const parsed = module.parse(draft.fields, draft.mode, existing as never);
     if (!parsed.ok) problems.push(...parsed.problems);
+    // Inside the type's own fields, a field its schema does not have is refused like one beside them.
+    for (const option of postureTypeDescriptor(typeId!)?.optionFields ?? [])
+      if (draft.fields[option.name] !== undefined)
+        problems.push(...unknownNestedFields(option.schema, draft.fields[option.name], option.name));
     // The same on every type, so read here rather than by each type's module.
     const enforcement = parseEnforcement(draft.fields, draft.mode, existing?.enforcement, problems);
     let name = draft.name;

@@ -1,6 +1,9 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultConfig, type ControllerConfig } from '../config.js';
 import { defaultDataDir } from '../data-dir.js';
+import { parseSyslogTarget } from '../events/delivery/syslog-sender.js';
 
 export const USAGE = `Usage: npm run controller -- [options]
 
@@ -21,6 +24,9 @@ export const USAGE = `Usage: npm run controller -- [options]
   --log-level L         fatal, error, warn, info, debug or trace (default info)
   --console-dir D       the administrators' console build served at /console/ (default out/console of this
                         installation); built there before listening when missing and vite is installed
+  --cors-origin ORIGIN  let a browser page from ORIGIN (scheme://host[:port], as OpenZiti's console is hosted
+                        apart) call the APIs; repeat for several (default: none, no cross-origin calls)
+  --zac D               serve a build of OpenZiti's console (ZAC) from folder D at /zac/ (default: not served)
   --help                this text
 
 Environment: POSTERN_ADMIN_PASSWORD sets the admin password on first start (otherwise one is
@@ -41,15 +47,19 @@ const positiveInt = (name: string, value: string | undefined, min = 0, max = Num
   return n;
 };
 
+/** The value read as a URL; undefined when it is none. */
+function urlOf(value: string): URL | undefined {
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A PostgreSQL URL as `pg` takes it; anything else is refused here rather than failing at connect. */
 function databaseUrl(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
+  const url = urlOf(value);
   if (
     !url ||
     !['postgres:', 'postgresql:'].includes(url.protocol) ||
@@ -60,6 +70,35 @@ function databaseUrl(value: string | undefined): string | undefined {
       '--database must be a PostgreSQL URL such as postgres://user:password@host:5432/postern',
     );
   return value;
+}
+
+/**
+ * A browser origin as the `Origin` header names it (`https://host:8443`, no path, no trailing slash), so it
+ * can be compared exactly. `*` is refused: any web page could then drive an administrator's session.
+ */
+function corsOrigin(value: string): string {
+  const url = urlOf(value);
+  if (
+    !url ||
+    !['http:', 'https:'].includes(url.protocol) ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash ||
+    !['', '/'].includes(url.pathname)
+  )
+    throw new UsageError(
+      `--cors-origin must be a browser origin such as https://zac.example.com:8443 (scheme, host, port), got '${value}'`,
+    );
+  return url.origin;
+}
+
+/** The ZAC build folder: refused at start when it holds no index.html (a typo would otherwise show later). */
+function zacDir(value: string): string {
+  const dir = resolve(value);
+  if (!existsSync(join(dir, 'index.html')))
+    throw new UsageError(`--zac must be a folder holding a ZAC build (its index.html), got '${value}'`);
+  return dir;
 }
 
 /** Command-line options to a controller configuration; a bad option is a UsageError with one clear line. */
@@ -86,6 +125,11 @@ export function parseControllerArgs(
         'trust-proxy': { type: 'boolean', default: false },
         'log-level': { type: 'string' },
         'console-dir': { type: 'string' },
+        'cors-origin': { type: 'string', multiple: true },
+        zac: { type: 'string' },
+        syslog: { type: 'string' },
+        'syslog-ca': { type: 'string' },
+        'syslog-buffer': { type: 'string' },
         help: { type: 'boolean' },
       },
       strict: true,
@@ -121,5 +165,18 @@ export function parseControllerArgs(
   config.tlsCert = values['tls-cert'];
   config.tlsKey = values['tls-key'];
   if (values['console-dir'] !== undefined) config.consoleDir = values['console-dir'];
+  config.corsOrigins = (values['cors-origin'] ?? []).map(corsOrigin);
+  if (values.zac !== undefined) config.zacDir = zacDir(values.zac);
+  if (values.syslog !== undefined) {
+    try {
+      parseSyslogTarget(values.syslog);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    config.syslog = values.syslog;
+  }
+  if (values['syslog-ca'] !== undefined) config.syslogCa = values['syslog-ca'];
+  config.syslogBuffer =
+    positiveInt('syslog-buffer', values['syslog-buffer'], 100, 10_000_000) ?? config.syslogBuffer;
   return config;
 }

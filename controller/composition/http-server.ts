@@ -44,9 +44,22 @@ import { registerIdentityImport } from '../enrollment/identity-import.js';
 import { registerConsole } from '../console/console-routes.js';
 import { registerEstCaCerts } from '../enrollment/est-cacerts-route.js';
 import { defaultConsoleDir } from '../console/console-build.js';
+import { registerZac } from '../console/zac-routes.js';
+import { installCors } from '../http/cors.js';
+import { registerSummary } from '../informational/summary-route.js';
+import {
+  FABRIC_ABSENT_LISTS,
+  MANAGEMENT_ABSENT_LISTS,
+  registerAbsentLists,
+} from '../informational/absent-lists.js';
+import type { ExternalJwtSignIn } from '../external-jwt/ext-jwt-sign-in.js';
+import { registerClientExternalJwtSigners } from '../external-jwt/signer-routes.js';
+import { signerOrigins } from '../external-jwt/signer-origins.js';
 
 export const CLIENT_PREFIX = '/edge/client/v1';
 export const MANAGEMENT_PREFIX = '/edge/management/v1';
+/** OpenZiti's fabric API: only the lists its console reads, empty (informational/absent-lists.ts) */
+export const FABRIC_PREFIX = '/fabric/v1';
 const SERVER_HEADER = `postern-controller/${POSTERN_VERSION}`;
 
 /** The controller's parts whose endpoints the server serves, made once at composition (start-controller.ts). */
@@ -58,6 +71,8 @@ export interface ServerParts extends ManagementParts {
   access: AccessService;
   /** posture reports stored and their identity re-evaluated */
   reports: PostureReports;
+  /** sign-in with a token from an external JWT signer (an OpenID provider) */
+  externalSignIn: ExternalJwtSignIn;
 }
 
 /** Routes both APIs serve (authentication and the caller's own session and identity). */
@@ -68,7 +83,7 @@ function registerShared(
   api: 'client' | 'management',
 ): void {
   registerVersion(typed(app));
-  registerAuthenticate(app, ctx, parts.ca);
+  registerAuthenticate(app, ctx, parts.ca, parts.externalSignIn);
   registerCurrentSession(app, ctx);
   registerCurrentIdentity(app, ctx, api, parts.enrollment);
   registerMfaSharedRoutes(app, parts.mfa);
@@ -105,6 +120,8 @@ export async function buildServer(
     ...connectionOptions(ctx.config, tls),
   }) as unknown as FastifyInstance;
   app.server.headersTimeout = headersTimeoutMs(ctx.config);
+  // First: a preflight is answered before anything asks for credentials it never carries.
+  installCors(app, ctx.config.corsOrigins ?? []);
   // File descriptors are finite: event streams stop first, then other requests, before sign-in and admin.
   const descriptors = new FdBudget();
   const refusals = new RefusalLog(ctx.log);
@@ -167,6 +184,7 @@ export async function buildServer(
       registerAgentEvents(api, ctx, eventStreams);
       registerRouterClientRoutes(api, ctx, parts.edgeRouters);
       registerEnrollRoutes(api, ctx, parts.enrollment);
+      registerClientExternalJwtSigners(api, ctx);
     },
     { prefix: CLIENT_PREFIX },
   );
@@ -180,11 +198,27 @@ export async function buildServer(
       registerMfaManagementRoutes(api, ctx, parts.mfa);
       registerEnrollmentRoutes(api, ctx, parts.enrollment);
       registerIdentityImport(api, ctx, parts.enrollment);
+      registerSummary(api, ctx);
+      // Last, so a list another part serves (single sign-on's signers) is left to it.
+      registerAbsentLists(api, MANAGEMENT_PREFIX, MANAGEMENT_ABSENT_LISTS, 'Informational');
     },
     { prefix: MANAGEMENT_PREFIX },
   );
+  await app.register(
+    async (scope) => {
+      const api = typed(scope);
+      installGuard(api, ctx, 'admin');
+      registerAbsentLists(api, FABRIC_PREFIX, FABRIC_ABSENT_LISTS, 'Fabric');
+    },
+    { prefix: FABRIC_PREFIX },
+  );
   registerEstCaCerts(app, parts.enrollment);
   // The administrators' web console, a static page that uses the management API above like any script.
-  registerConsole(app, { dir: ctx.config.consoleDir ?? defaultConsoleDir() });
+  registerConsole(app, {
+    dir: ctx.config.consoleDir ?? defaultConsoleDir(),
+    providerOrigins: () => signerOrigins(ctx),
+  });
+  // OpenZiti's console on the same origin, as OpenZiti's `zac` web binding serves it (--zac).
+  if (ctx.config.zacDir) registerZac(app, ctx.config.zacDir);
   return app;
 }

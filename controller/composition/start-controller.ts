@@ -15,6 +15,7 @@ import { startDeadlineTakeover } from '../access/engine/deadline-takeover.js';
 import type { PostureEngine } from '../access/engine/posture-engine.js';
 import { AccessOutbox } from '../events/access-outbox.js';
 import { PgAccessOutbox } from '../events/pg-access-outbox.js';
+import { installEventDelivery } from '../webhooks/install-event-delivery.js';
 import { SharedRouterPresence } from '../edge-routers/link/shared-presence.js';
 import { PgStore } from '../store/postgres/pg-store.js';
 import { PgLimiterStore } from '../platform/limits/pg-limiter-store.js';
@@ -27,6 +28,9 @@ import { IdentityService } from '../identities/identity-service.js';
 import { AuthenticatorService } from '../identities/authenticator-service.js';
 import { CatalogueService } from '../catalogue/catalogue-service.js';
 import { AuthPolicyService } from '../catalogue/auth-policy-service.js';
+import { SignerKeys } from '../external-jwt/signer-keys.js';
+import { ExternalJwtSignerService } from '../external-jwt/signer-service.js';
+import { ExternalJwtSignIn } from '../external-jwt/ext-jwt-sign-in.js';
 import { ConfigService } from '../catalogue/configs/config-service.js';
 
 /**
@@ -82,6 +86,9 @@ export async function startController(
     started.push(outbox);
     const mfa = await installMfa(ctx);
     started.push(mfa);
+    // Webhooks and syslog: what committed before this start and is still queued goes out now.
+    const deliveries = installEventDelivery(ctx);
+    started.push(deliveries);
     const posture = installPosture(ctx);
     started.push(posture);
     await posture.started;
@@ -94,6 +101,8 @@ export async function startController(
     const tls = await resolveTlsIdentity(config);
     // Clients may present a certificate from the controller's CA (certificate sign-in); none is required.
     const clientCerts = { ca: enrollment.ca.certPem, requestCert: true, rejectUnauthorized: false };
+    const signerKeys = new SignerKeys(config.jwksCooldownMs);
+    const identities = new IdentityService(ctx, enrollment);
     const parts: ControllerParts = {
       ca: enrollment.ca,
       mfa: mfa.service,
@@ -101,12 +110,15 @@ export async function startController(
       access: posture.access,
       reports: posture.reports,
       enrollment,
-      identities: new IdentityService(ctx, enrollment),
+      identities,
+      externalJwtSigners: new ExternalJwtSignerService(ctx, signerKeys),
+      externalSignIn: new ExternalJwtSignIn(ctx, signerKeys, identities),
       authenticators: new AuthenticatorService(ctx),
       catalogue: new CatalogueService(ctx),
       authPolicies: new AuthPolicyService(ctx),
       configs: new ConfigService(ctx),
       edgeRouters: new EdgeRouterService(ctx),
+      deliveries,
     };
     const app = await buildServer(ctx, parts, tls && { key: tls.key, cert: tls.cert, ...clientCerts });
     await app.listen({ host: config.host, port: config.port });
@@ -141,6 +153,7 @@ export async function startController(
         await takeover?.close();
         posture.close();
         mfa.close();
+        await deliveries.close();
         await outbox.close();
         await store.close();
         await limiters.close();

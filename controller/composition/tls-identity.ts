@@ -7,9 +7,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, networkInterfaces } from 'node:os';
 import { join } from 'node:path';
-import { isIP } from 'node:net';
 import type { ControllerConfig } from '../config.js';
 import { createSelfSignedCertificate, fingerprintOf } from '../../src/common/self-signed-certificate.js';
+import { isLoopbackHost } from '../loopback.js';
 
 export const SELF_SIGNED_CERT_FILE = 'tls-cert.pem';
 export const SELF_SIGNED_KEY_FILE = 'tls-key.pem';
@@ -24,10 +24,7 @@ export interface TlsIdentity {
   selfSigned: boolean;
 }
 
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '');
-  return bare === 'localhost' || bare === '::1' || (isIP(bare) === 4 && bare.startsWith('127.'));
-}
+export { isLoopbackHost };
 
 /** The TLS identity to serve with, or undefined for plain HTTP (loopback without a certificate or --https). */
 export async function resolveTlsIdentity(config: ControllerConfig): Promise<TlsIdentity | undefined> {

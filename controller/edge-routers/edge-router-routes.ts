@@ -1,7 +1,7 @@
 /**
- * Management API for edge routers: `edge-routers` (create answers the one-time enrollment token, once;
- * `POST /edge-routers/:id/re-enroll` issues a new one and forgets the old enrollment), and the two policy
- * kinds in `router-policy-routes.ts`.
+ * Management API for edge routers: `edge-routers` (create answers the one-time enrollment token; the detail
+ * shows it and its JWT until the router enrolls; `POST /edge-routers/:id/re-enroll` issues a new one and
+ * forgets the old enrollment), and the two policy kinds in `router-policy-routes.ts`.
  */
 import type { Api } from '../http/typed-app.js';
 import type { ControllerContext } from '../platform/context.js';
@@ -19,17 +19,18 @@ import { registerCrud, pick } from '../http/crud.js';
 import { normaliseAttributes } from '../catalogue/roles.js';
 import { issueEnrollment } from './router-tokens.js';
 import { registerRouterPolicyRoutes } from './router-policy-routes.js';
+import type { EnrollmentAuthority } from '../enrollment/enrollment-authority.js';
 
-export function registerEdgeRouterRoutes(
-  app: Api,
-  ctx: ControllerContext,
-  edgeRouters: EdgeRouterService,
-): void {
-  const { store } = ctx;
-  // The token exists in clear only between its creation and the answer that shows it.
-  const shownOnce = new WeakMap<EdgeRouter, { token: string; expiresAt: string }>();
-  const toWire = (r: EdgeRouter) => {
+/**
+ * A router as the management API shows it. Until it enrolls, its token and `erott` JWT show on the detail
+ * (as OpenZiti's do, so an administrator can enroll it from ZAC); a token drawn at random (a router made
+ * before tokens were derived) shows only in the answer that created it.
+ */
+export function edgeRouterWire(edgeRouters: EdgeRouterService, authority: EnrollmentAuthority) {
+  return (r: EdgeRouter) => {
     const isOnline = edgeRouters.isOnline(r.id);
+    const outstanding = r.enrollmentTokenHash !== null;
+    const derivable = outstanding && r.enrollmentNonce ? r.enrollmentNonce : null;
     return {
       ...entityBase('edge-routers', r),
       roleAttributes: r.roleAttributes,
@@ -45,13 +46,25 @@ export function registerEdgeRouterRoutes(
       isVerified: r.isVerified,
       fingerprint: r.fingerprint,
       certPem: r.certPem,
-      // Shown once, in the create or re-enroll answer; only its hash is kept.
-      enrollmentToken: null,
-      enrollmentJwt: null,
-      enrollmentCreatedAt: r.enrollmentTokenHash ? r.enrollmentCreatedAt : null,
-      enrollmentExpiresAt: r.enrollmentTokenHash ? r.enrollmentExpiresAt : null,
+      enrollmentToken: derivable ? authority.routerToken(r.id, derivable) : null,
+      enrollmentJwt: derivable ? authority.routerJwtOf(r) : null,
+      enrollmentCreatedAt: outstanding ? r.enrollmentCreatedAt : null,
+      enrollmentExpiresAt: outstanding ? r.enrollmentExpiresAt : null,
     };
   };
+}
+
+export function registerEdgeRouterRoutes(
+  app: Api,
+  ctx: ControllerContext,
+  edgeRouters: EdgeRouterService,
+  authority: EnrollmentAuthority,
+): void {
+  const { store } = ctx;
+  // A created router's token, for the create answer (the detail derives it again while it is outstanding).
+  const shownOnce = new WeakMap<EdgeRouter, { token: string; expiresAt: string }>();
+  const toWire = edgeRouterWire(edgeRouters, authority);
+  const derive = (id: string, nonce: string) => authority.routerToken(id, nonce);
 
   registerCrud<EdgeRouter>(app, ctx, {
     collection: 'edge-routers',
@@ -79,7 +92,7 @@ export function registerEdgeRouterRoutes(
         updatedAt: now,
       };
       if (existing) return { ...existing, ...base };
-      const enrollment = issueEnrollment(ctx, now);
+      const enrollment = issueEnrollment(ctx, now, id, derive);
       const router: EdgeRouter = { ...base, hostname: '', supportedProtocols: {}, ...enrollment.fields };
       shownOnce.set(router, { token: enrollment.token, expiresAt: enrollment.expiresAt });
       return router;
@@ -106,7 +119,7 @@ export function registerEdgeRouterRoutes(
     async (request) => {
       const { id } = request.params;
       const now = ctx.clock.now();
-      const enrollment = issueEnrollment(ctx, now);
+      const enrollment = issueEnrollment(ctx, now, id, derive);
       // The old certificate and secret stop working at once: the router must enroll again. The event is
       // published once this commits, and the transaction resolves after its listeners, so the router's link
       // is already cut when this answers.

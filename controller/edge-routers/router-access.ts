@@ -63,6 +63,11 @@ export class RouterAccess {
     return [...this.routers.values()].filter((r) => usable(r) && this.identityMayUse(r, identity));
   }
 
+  /** The routers the service may be reached through at all (its service edge router policies). */
+  routersOfService(service: Service): EdgeRouter[] {
+    return [...this.routers.values()].filter((r) => usable(r) && this.serviceMayUse(r, service));
+  }
+
   /** The routers a session of this identity for this service may use (the same list while nothing changed). */
   routersFor(identity: Identity, service: Service): readonly EdgeRouter[] {
     const key = `${identity.id}\u0000${service.id}`;

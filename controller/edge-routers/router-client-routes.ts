@@ -63,6 +63,7 @@ export function registerRouterClientRoutes(
         const enrolled = {
           ...router,
           enrollmentTokenHash: null,
+          enrollmentNonce: null,
           isVerified: true,
           certPem,
           fingerprint,

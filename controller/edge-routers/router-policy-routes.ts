@@ -10,24 +10,17 @@ import { entityBase } from '../http/envelope.js';
 import { routerPolicySchemas } from '../../src/api/resources/policies.js';
 import { registerCrud, pick } from '../http/crud.js';
 import { normaliseRoles, roleNames, rolesDisplay } from '../catalogue/roles.js';
-import { preparedWire } from '../http/prepared-wire.js';
+import { preparedWire, type WireOf } from '../http/prepared-wire.js';
 import type { EntityRepository } from '../store/repository.js';
 
 type Side = 'identityRoles' | 'serviceRoles';
 
-function registerPolicyKind<T extends Entity & { semantic: 'AllOf' | 'AnyOf'; edgeRouterRoles: string[] }>(
-  app: Api,
-  ctx: ControllerContext,
-  collection: string,
-  tag: string,
-  repo: EntityRepository<T>,
-  side: Side,
-  sideRepo: EntityRepository<Entity>,
-): void {
-  const { detail, ...bodies } = routerPolicySchemas(side);
+/** How a page of router policies shows: the names behind its `@id` roles, read once per kind for the page. */
+export function routerPolicyWireOf<
+  T extends Entity & { semantic: 'AllOf' | 'AnyOf'; edgeRouterRoles: string[] },
+>(ctx: ControllerContext, collection: string, side: Side, sideRepo: EntityRepository<Entity>) {
   const sideRolesOf = (p: T) => (p as unknown as Record<Side, string[]>)[side];
-  // The names behind a page's `@id` roles, read once per kind for the page.
-  const wire = preparedWire<T>(collection, async (page) => {
+  return async (page: readonly T[]): Promise<WireOf<T>> => {
     const [routerNames, sideNames] = await Promise.all([
       roleNames(
         page.map((p) => p.edgeRouterRoles),
@@ -44,7 +37,20 @@ function registerPolicyKind<T extends Entity & { semantic: 'AllOf' | 'AnyOf'; ed
       [side]: sideRolesOf(p),
       [`${side}Display`]: rolesDisplay(sideRolesOf(p), sideNames),
     });
-  });
+  };
+}
+
+function registerPolicyKind<T extends Entity & { semantic: 'AllOf' | 'AnyOf'; edgeRouterRoles: string[] }>(
+  app: Api,
+  ctx: ControllerContext,
+  collection: string,
+  tag: string,
+  repo: EntityRepository<T>,
+  side: Side,
+  sideRepo: EntityRepository<Entity>,
+): void {
+  const { detail, ...bodies } = routerPolicySchemas(side);
+  const wire = preparedWire<T>(collection, routerPolicyWireOf<T>(ctx, collection, side, sideRepo));
   registerCrud<T>(app, ctx, {
     collection,
     tag,

@@ -21,13 +21,26 @@ export function sameHash(hash: string | null, text: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** A fresh token for `router`: the fields to store, and the token to show once. */
-export function issueEnrollment(ctx: ControllerContext, now: Date) {
-  const token = newSecret();
+/**
+ * Derives a router's token from a nonce (EnrollmentAuthority.routerToken); the routes pass it so the token
+ * can be shown again until redeemed. Without one (the embedded router enrolls itself at once) it is random.
+ */
+export type RouterTokenDeriver = (routerId: string, nonce: string) => string;
+
+/** A fresh token for the router `routerId`: the fields to store, and the token to show. */
+export function issueEnrollment(
+  ctx: ControllerContext,
+  now: Date,
+  routerId?: string,
+  derive?: RouterTokenDeriver,
+) {
+  const nonce = derive && routerId !== undefined ? randomBytes(16).toString('hex') : null;
+  const token = nonce !== null ? derive!(routerId!, nonce) : newSecret();
   const expires = new Date(now.getTime() + ctx.config.routerEnrollmentSeconds * 1000);
   const fields: Pick<
     EdgeRouter,
     | 'enrollmentTokenHash'
+    | 'enrollmentNonce'
     | 'enrollmentCreatedAt'
     | 'enrollmentExpiresAt'
     | 'isVerified'
@@ -36,6 +49,7 @@ export function issueEnrollment(ctx: ControllerContext, now: Date) {
     | 'secretHash'
   > = {
     enrollmentTokenHash: sha256Hex(token),
+    enrollmentNonce: nonce,
     enrollmentCreatedAt: now.toISOString(),
     enrollmentExpiresAt: expires.toISOString(),
     isVerified: false,

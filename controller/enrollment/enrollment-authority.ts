@@ -3,10 +3,10 @@
  * the URL JWTs name as their issuer, and the limit on wrong tokens per address. `installEnrollment` makes it
  * at start (creating the CA on the first one); composition hands it to what needs it.
  */
-import { X509Certificate, createPrivateKey, randomUUID } from 'node:crypto';
+import { X509Certificate, createHmac, createPrivateKey, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ControllerContext } from '../platform/context.js';
-import type { Enrollment, EnrollmentMethod } from '../model.js';
+import type { EdgeRouter, Enrollment, EnrollmentMethod } from '../model.js';
 import { FailureLimiter } from '../platform/limits/failure-limiter.js';
 import { loadOrCreateControllerCa, type ControllerCa } from '../platform/keys/controller-ca.js';
 import { deriveToken, hashToken, newNonce, tokenKeyFrom, type TokenKey } from './enrollment-tokens.js';
@@ -149,6 +149,38 @@ export class EnrollmentAuthority {
       ...(this.tlsFingerprint ? { tlsCertSha256: this.tlsFingerprint } : {}),
     });
     // Bounded: outstanding enrollments are few next to what memory holds, and a clear only costs signatures.
+    if (this.signedJwts.size >= MAX_KEPT_JWTS) this.signedJwts.clear();
+    this.signedJwts.set(key, jwt);
+    return jwt;
+  }
+
+  /**
+   * A router's one-time enrollment token: 64 hex digits (never a leading `-`, which the router's `--enroll`
+   * would read as an option), an HMAC of the router's id and a nonce under the same key as identities' tokens,
+   * with a label of its own. So the router's detail can show it again until it is redeemed, as OpenZiti shows
+   * `enrollmentToken` and `enrollmentJwt` there, while the database holds only its hash and the nonce.
+   */
+  routerToken(routerId: string, nonce: string): string {
+    return createHmac('sha256', this.tokenKey).update(`edge-router\n${routerId}\n${nonce}`).digest('hex');
+  }
+
+  /** The outstanding router enrollment as OpenZiti's `erott` JWT; null once redeemed or for a shown-once token. */
+  routerJwtOf(router: EdgeRouter): string | null {
+    const nonce = router.enrollmentNonce;
+    if (!nonce || !router.enrollmentTokenHash || !router.enrollmentExpiresAt) return null;
+    const expiresAt = Date.parse(router.enrollmentExpiresAt);
+    const key = `router:${router.id}:${nonce}:${expiresAt}:${this.signer.fingerprint}:${this.issuer}`;
+    const kept = this.signedJwts.get(key);
+    if (kept) return kept;
+    const jwt = signEnrollmentJwt(this.signer, {
+      iss: this.issuer,
+      sub: router.id,
+      jti: this.routerToken(router.id, nonce),
+      em: 'erott',
+      exp: Math.floor(expiresAt / 1000),
+      iat: Math.floor(Date.parse(router.enrollmentCreatedAt ?? router.enrollmentExpiresAt) / 1000),
+      ...(this.tlsFingerprint ? { tlsCertSha256: this.tlsFingerprint } : {}),
+    });
     if (this.signedJwts.size >= MAX_KEPT_JWTS) this.signedJwts.clear();
     this.signedJwts.set(key, jwt);
     return jwt;

@@ -14,6 +14,7 @@ import type {
   EnrollmentClaims,
   EnrollmentJwtAlgorithm,
   EnrollmentJwtHeader,
+  RouterEnrollmentClaims,
 } from '../../src/api/enrollment.js';
 
 /** A key and its certificate (the controller CA, or the TLS identity): what signs and what names the key. */
@@ -47,7 +48,10 @@ function algorithmFor(signer: JwtSigner): { alg: EnrollmentJwtAlgorithm; hash: s
   return algorithm;
 }
 
-export function signEnrollmentJwt(signer: JwtSigner, claims: EnrollmentClaims): string {
+export function signEnrollmentJwt(
+  signer: JwtSigner,
+  claims: EnrollmentClaims | RouterEnrollmentClaims,
+): string {
   const { alg, hash } = algorithmFor(signer);
   const header: EnrollmentJwtHeader = { alg, typ: 'JWT', kid: signer.fingerprint };
   const input = `${part(header)}.${part(claims)}`;

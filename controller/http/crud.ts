@@ -8,6 +8,7 @@ import type { EntityRepository } from '../store/repository.js';
 import { notFound } from '../api-error.js';
 import { created, detail, empty, list } from './envelope.js';
 import { parseListQuery } from './list-query.js';
+import { recordAdminChange } from '../audit/admin-changes.js';
 import {
   CreateEnvelope,
   DeleteQuerystring,
@@ -139,6 +140,7 @@ export function registerCrud<T extends Entity>(app: Api, ctx: ControllerContext,
       await ctx.store.transaction(async () => {
         await r.repo.create(entity);
         await r.afterWrite?.(entity, 'create', request);
+        await recordAdminChange(ctx, request, r.collection, 'create', undefined, entity);
       });
       const answer = created(r.collection, entity.id);
       return reply
@@ -165,6 +167,7 @@ export function registerCrud<T extends Entity>(app: Api, ctx: ControllerContext,
         await ctx.store.transaction(async () => {
           if (!(await r.repo.update(entity))) throw notFound(`${r.collection}/${existing.id}`);
           await r.afterWrite?.(entity, mode, request);
+          await recordAdminChange(ctx, request, r.collection, mode, existing, entity);
         });
         return empty();
       },
@@ -188,6 +191,7 @@ export function registerCrud<T extends Entity>(app: Api, ctx: ControllerContext,
         await r.beforeDelete?.(entity, { cascade });
         await r.repo.delete(entity.id);
         await r.afterWrite?.(entity, 'delete', request);
+        await recordAdminChange(ctx, request, r.collection, 'delete', entity, undefined);
       });
       return empty();
     },

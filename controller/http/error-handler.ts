@@ -1,3 +1,4 @@
+import { UNKNOWN_FIELD_REASON } from './unknown-nested-fields.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, validationError } from '../api-error.js';
 import { errorEnvelope } from './envelope.js';
@@ -68,7 +69,7 @@ function fromFastifyError(
       issue.keyword === 'required'
         ? 'is required'
         : issue.keyword === 'additionalProperties'
-          ? 'is not a field of this request (check its spelling)'
+          ? UNKNOWN_FIELD_REASON
           : choices
             ? `must be one of ${choices}`
             : (issue.parentSchema?.['x-reasons']?.[issue.keyword] ?? schemaIssueInWords(issue));

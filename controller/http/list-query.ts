@@ -5,14 +5,18 @@ import { parseFilter as parseFilterGrammar } from '../store/filter/parser.js';
 
 const DEFAULT_LIMIT = 10;
 
-/** The rows a page holds for a `limit` the schema let through: -1 as many as a page may hold, 0 or none the default. */
+/**
+ * The rows a page holds for a `limit` the schema let through: -1 as many as a page may hold, 0 or none the
+ * default, and more than a page may hold a full page: OpenZiti's controller clamps a larger limit to its
+ * maximum rather than refusing it (models/base_model.go), and its console asks for `limit=1000`.
+ */
 export const pageLimit = (requested: number | undefined): number =>
-  requested === -1 ? MAX_LIMIT : requested || DEFAULT_LIMIT;
+  requested === -1 ? MAX_LIMIT : Math.min(requested || DEFAULT_LIMIT, MAX_LIMIT);
 /** Past any real row count, and small enough to stay an integer all the way into SQLite. */
 const MAX_OFFSET = 1_000_000_000;
 
 /**
- * Reads `limit`, `offset` and `filter` the way OpenZiti does (default 10, at most 500). With `fullGrammar`
+ * Reads `limit`, `offset` and `filter` the way OpenZiti does (default 10, at most 500: more is clamped to 500). With `fullGrammar`
  * the filter is passed on whole, for the repository to compile; otherwise it takes the lookups clients make
  * on the smaller lists: `name = "x"`, `name contains "x"` and `id = "x"`.
  */
@@ -25,11 +29,12 @@ export function parseListQuery(
   },
   options: { fullGrammar?: boolean } = {},
 ): ListQuery & { id?: string } {
-  // `limit=-1` is OpenZiti's "every row" (its console fills pickers and CSV exports so): at most MAX_LIMIT here.
-  const limit = q.limit === -1 ? MAX_LIMIT : (q.limit ?? DEFAULT_LIMIT);
+  // `limit=-1` is OpenZiti's "every row" (its console fills pickers and CSV exports so): at most MAX_LIMIT here,
+  // and a limit above MAX_LIMIT is a full page, as OpenZiti clamps it (pageLimit).
+  const limit = q.limit === undefined ? DEFAULT_LIMIT : q.limit > MAX_LIMIT ? MAX_LIMIT : q.limit;
   const offset = q.offset ?? 0;
-  if (!Number.isInteger(limit) || limit < 0 || limit > MAX_LIMIT) {
-    throw new ApiError(400, 'INVALID_PAGINATION', `limit must be 0..${MAX_LIMIT}`, {
+  if (!Number.isInteger(limit) || limit < -1) {
+    throw new ApiError(400, 'INVALID_PAGINATION', `limit must be -1 or more`, {
       field: 'limit',
       reason: 'out of range',
       value: q.limit,
@@ -49,7 +54,7 @@ export function parseListQuery(
         field: name,
         reason: 'must be a single string',
       });
-  const query: ListQuery & { id?: string } = { limit: limit === 0 ? DEFAULT_LIMIT : limit, offset };
+  const query: ListQuery & { id?: string } = { limit: pageLimit(limit), offset };
   let filter = q.filter === undefined || q.filter.trim() === '' ? undefined : q.filter;
   // OpenZiti's `sort` parameter (`sort=name asc`, as its console sends it) orders the list when the filter
   // has no `sort by` of its own.

@@ -23,6 +23,7 @@ import {
   AuthenticatorUpdate,
 } from '../../src/api/resources/identities.js';
 import type { AuthenticatorService } from './authenticator-service.js';
+import { recordAdminChange } from '../audit/admin-changes.js';
 
 /**
  * Authenticators: `updb` (username + password; passwords go in, never come out) made here, and `cert` (a
@@ -129,7 +130,9 @@ export function registerAuthenticators(
     },
     async (request, reply) => {
       const { identityId, username, password } = request.body;
-      const authenticator = await service.createPasswordLogin({ identityId, username, password });
+      const authenticator = await service.createPasswordLogin({ identityId, username, password }, (b, a) =>
+        recordAdminChange(ctx, request, 'authenticators', 'create', b, a),
+      );
       return reply.status(201).send(created('authenticators', authenticator.id));
     },
   );
@@ -154,6 +157,7 @@ export function registerAuthenticators(
           request.params.id,
           { username, password },
           authOf(request).session.id,
+          (b, a) => recordAdminChange(ctx, request, 'authenticators', 'update', b, a),
         );
         return empty();
       },
@@ -164,7 +168,9 @@ export function registerAuthenticators(
     '/authenticators/:id',
     { schema: { tags, params: IdParams, response: { 200: EmptyEnvelope, ...errorResponses(401, 404) } } },
     async (request) => {
-      await service.delete(request.params.id, authOf(request).session.id);
+      await service.delete(request.params.id, authOf(request).session.id, (b, a) =>
+        recordAdminChange(ctx, request, 'authenticators', 'delete', b, a),
+      );
       return empty();
     },
   );

@@ -25,6 +25,10 @@ export interface PasswordLoginChanges {
   password?: string;
 }
 
+/** Records a change on the audit trail inside its transaction (audit/admin-changes.ts); the routes pass it. */
+type Audit = (before: Authenticator | undefined, after: Authenticator | undefined) => Promise<void>;
+const noAudit: Audit = async () => {};
+
 export class AuthenticatorService {
   constructor(private readonly ctx: ControllerContext) {}
 
@@ -36,7 +40,7 @@ export class AuthenticatorService {
   }
 
   /** Adds a `updb` login to an identity that has none; answers it as stored. */
-  async createPasswordLogin(login: PasswordLogin): Promise<Authenticator> {
+  async createPasswordLogin(login: PasswordLogin, audit: Audit = noAudit): Promise<Authenticator> {
     const { ctx } = this;
     const { authenticators, identities } = ctx.store;
     const { identityId } = login;
@@ -69,6 +73,7 @@ export class AuthenticatorService {
       await serializeSignInChanges(ctx.store, identityId);
       await refuseSecond();
       await authenticators.create(authenticator);
+      await audit(undefined, authenticator);
     });
     return authenticator;
   }
@@ -77,7 +82,12 @@ export class AuthenticatorService {
    * Changes a `updb` login's username or password (a `cert` one has neither: a 400). A new password ends the
    * identity's API sessions but `keepSessionId` (the caller's).
    */
-  async changePasswordLogin(id: string, changes: PasswordLoginChanges, keepSessionId: string): Promise<void> {
+  async changePasswordLogin(
+    id: string,
+    changes: PasswordLoginChanges,
+    keepSessionId: string,
+    audit: Audit = noAudit,
+  ): Promise<void> {
     const { ctx } = this;
     const existing = await this.load(id);
     if (existing.method !== 'updb')
@@ -95,12 +105,14 @@ export class AuthenticatorService {
     // One transaction: the new password and the end of what the old one opened (the caller's own session
     // excepted) land together, and their revocations are done before the answer.
     await ctx.store.transaction(async () => {
-      await ctx.store.authenticators.update({
+      const changed = {
         ...existing,
         username: changes.username ?? existing.username,
         passwordHash,
         updatedAt: ctx.clock.now(),
-      });
+      };
+      await ctx.store.authenticators.update(changed);
+      await audit(existing, changed);
       if (password !== undefined) await endApiSessionsOf(ctx, existing.identityId, keepSessionId);
     });
   }
@@ -109,11 +121,12 @@ export class AuthenticatorService {
    * Deletes an authenticator (a `cert` one's certificate no longer signs in) and ends the identity's API
    * sessions but `keepSessionId` (the caller's).
    */
-  async delete(id: string, keepSessionId: string): Promise<void> {
+  async delete(id: string, keepSessionId: string, audit: Audit = noAudit): Promise<void> {
     const { ctx } = this;
     const existing = await this.load(id);
     await ctx.store.transaction(async () => {
       await ctx.store.authenticators.delete(existing.id);
+      await audit(existing, undefined);
       await endApiSessionsOf(ctx, existing.identityId, keepSessionId);
     });
   }

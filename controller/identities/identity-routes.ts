@@ -10,6 +10,7 @@ import { identityEnrollmentsWireOf, type EnrollmentAudience } from '../enrollmen
 import { byIdentity } from '../store/by-identity.js';
 import type { EnrollmentAuthority } from '../enrollment/enrollment-authority.js';
 import type { IdentityDraft, IdentityService } from './identity-service.js';
+import { isDisabledNow } from '../identity-disabled.js';
 
 /**
  * How a page of identities shows, with what other tables know about each (authenticators, API sessions, MFA,
@@ -34,6 +35,7 @@ export async function identityWireOf(
     identityEnrollmentsWireOf(ctx, ids, audience, authority),
   ]);
   const policyNames = new Map(policies.map((p) => [p.id, p.name]));
+  const now = ctx.clock.now();
   const authenticatorsOf = byIdentity(authenticators);
   const sessionsOf = byIdentity(sessions);
   return (identity) => {
@@ -45,7 +47,7 @@ export async function identityWireOf(
       isMfaEnabled: mfaEnrolled.has(identity.id),
       enrollment,
     };
-    return renderIdentity(identity, related, policyNames.get(identity.authPolicyId));
+    return renderIdentity(identity, related, policyNames.get(identity.authPolicyId), now);
   };
 }
 
@@ -68,6 +70,7 @@ function renderIdentity(
     enrollment: Record<string, unknown>;
   },
   authPolicyName: string | undefined,
+  now: Date,
 ): Record<string, unknown> {
   const { authenticators, sessions } = related;
   const updb = authenticators.find((a) => a.method === 'updb');
@@ -96,7 +99,10 @@ function renderIdentity(
     hasApiSession: sessions.length > 0,
     hasEdgeRouterConnection: false,
     edgeRouterConnectionStatus: 'unknown',
-    disabled: identity.disabled,
+    // A timed disable past its end shows (and works) as enabled.
+    disabled: isDisabledNow(identity, now),
+    disabledAt: isDisabledNow(identity, now) ? (identity.disabledAt ?? null) : null,
+    disabledUntil: isDisabledNow(identity, now) ? (identity.disabledUntil ?? null) : null,
     externalId: identity.externalId,
     envInfo: latest?.envInfo ?? {},
     sdkInfo: latest?.sdkInfo ?? {},

@@ -9,7 +9,8 @@
  */
 import type { ControllerContext } from '../platform/context.js';
 import type { Identity, IdentityType } from '../model.js';
-import { ApiError, validationError, type FieldCause } from '../api-error.js';
+import { randomUUID } from 'node:crypto';
+import { ApiError, notFound, validationError, type FieldCause } from '../api-error.js';
 import { endApiSessionsOf } from '../auth/api-sessions.js';
 import { releasePolicyReferences } from '../catalogue/policy-references.js';
 import { normaliseAttributes } from '../catalogue/roles.js';
@@ -33,6 +34,24 @@ export interface IdentityDraft {
   tags: Record<string, unknown>;
   /** the `enrollment` the write carries, as sent (`{ott: true}`, `{updb: "<username>"}`): a create's only */
   enrollment: unknown;
+  /** set by an external sign-in only: the attributes its token's claims mapped to (Identity.claimAttributes) */
+  claimAttributes?: readonly string[];
+}
+
+/** An identity as a draft that changes nothing: the start of an edit the controller makes itself. */
+export function draftOf(identity: Identity): IdentityDraft {
+  const { name, type, isAdmin, roleAttributes, authPolicyId, externalId, disabled, tags } = identity;
+  return {
+    name,
+    type,
+    isAdmin,
+    roleAttributes,
+    authPolicyId,
+    externalId,
+    disabled,
+    tags,
+    enrollment: undefined,
+  };
 }
 
 export type IdentityWrite = 'create' | 'update' | 'patch' | 'delete';
@@ -97,13 +116,67 @@ export class IdentityService {
       isDefaultAdmin: existing?.isDefaultAdmin ?? false,
       roleAttributes: normaliseAttributes(draft.roleAttributes),
       authPolicyId,
-      externalId: draft.externalId,
+      // Blank is none (ZAC's form sends "" for an empty field): it must not collide with other blanks.
+      externalId: draft.externalId || null,
       disabled,
+      ...disabledTimes(existing, disabled, now),
       tags: draft.tags,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
     };
+    const claimAttributes = draft.claimAttributes ?? existing?.claimAttributes;
+    if (claimAttributes) identity.claimAttributes = normaliseAttributes(claimAttributes);
     if (enrollment) this.requestedEnrollment.set(identity, enrollment);
+    return identity;
+  }
+
+  /**
+   * `POST /identities/:id/disable` (`minutes` 0: until enabled; N: for N minutes) and `/enable` (`minutes`
+   * null): the identity stored so, and `written` run in the same transaction, so a disable ends its API
+   * sessions, edge sessions and tunnels as a PATCH `disabled: true` does. 404 for no such identity; the
+   * default admin cannot be disabled (409), as with PATCH.
+   */
+  async setDisabled(id: string, minutes: number | null): Promise<void> {
+    const { store, clock } = this.ctx;
+    await store.transaction(async () => {
+      const existing = await store.identities.get(id);
+      if (!existing) throw notFound(`identities/${id}`);
+      if (existing.isDefaultAdmin && minutes !== null)
+        throw new ApiError(
+          409,
+          'CAN_NOT_DISABLE_DEFAULT_ADMIN',
+          'The default admin identity cannot be disabled',
+        );
+      // Enabling an identity that is not disabled changes nothing, so it writes nothing and re-decides nothing.
+      if (minutes === null && !existing.disabled) return;
+      const now = clock.now();
+      const disabled = minutes !== null;
+      const identity: Identity = {
+        ...existing,
+        disabled,
+        disabledAt: disabled ? now.toISOString() : null,
+        disabledUntil: minutes ? new Date(now.getTime() + minutes * 60_000).toISOString() : null,
+        updatedAt: now,
+      };
+      await store.identities.update(identity);
+      await this.written(identity, 'patch');
+    });
+  }
+
+  /**
+   * A create (no `existing`) or an edit the controller makes itself (an external sign-in creating its identity
+   * or refreshing its attributes), through the same steps as the management API's create and PATCH
+   * (http/crud.ts): checked by `prepare`, stored and `written` in one transaction, so the identity's sessions
+   * are decided again and the events published once it commits. Throws UniqueViolation like a create.
+   */
+  async save(draft: IdentityDraft, existing?: Identity): Promise<Identity> {
+    const { store } = this.ctx;
+    const identity = await this.prepare(draft, existing, existing?.id ?? randomUUID(), this.ctx.clock.now());
+    await store.transaction(async () => {
+      if (!existing) await store.identities.create(identity);
+      else if (!(await store.identities.update(identity))) throw notFound(`identities/${identity.id}`);
+      await this.written(identity, existing ? 'patch' : 'create');
+    });
     return identity;
   }
 
@@ -146,4 +219,16 @@ export class IdentityService {
     await endApiSessionsOf(ctx, identity.id);
     ctx.events.emit('identity.deleted', identity.id);
   }
+}
+
+/**
+ * A write's `disabledAt` and `disabledUntil`: kept while the identity stays disabled (an edit of its name does
+ * not restart or end a timed disable), now and none when a write disables it (a PATCH disables until enabled),
+ * none when it is enabled.
+ */
+function disabledTimes(existing: Identity | undefined, disabled: boolean, now: Date) {
+  if (!disabled) return { disabledAt: null, disabledUntil: null };
+  if (existing?.disabled)
+    return { disabledAt: existing.disabledAt ?? null, disabledUntil: existing.disabledUntil ?? null };
+  return { disabledAt: now.toISOString(), disabledUntil: null };
 }

@@ -9,6 +9,7 @@ import type { LimiterStore } from './limits/limiter-store.js';
 import { memoryLimiters } from './limits/memory-failure-counters.js';
 import { SessionTokens } from './keys/session-tokens.js';
 import { currentMasterKey } from './keys/master-key.js';
+import type { DeliveryEnqueuer } from '../event-delivery-model.js';
 
 /**
  * Things that happen in the controller that other parts react to (posture evaluation re-checks the
@@ -112,6 +113,11 @@ export interface ControllerContext {
   passwordHashing: WorkGate;
   /** derives edge-session tokens from the master key: only their hashes are stored */
   sessionTokens: SessionTokens;
+  /**
+   * Queues an audit event's webhook and syslog deliveries; call it inside the transaction that writes the
+   * event (events/delivery/enqueue.ts). Set once delivery has started.
+   */
+  eventDeliveries?: DeliveryEnqueuer;
 }
 
 export function createContext(

@@ -8,6 +8,8 @@ import type { Entity, Service } from '../model.js';
 import type { Enforcement, PostureCheck } from '../posture-model.js';
 import type { ExceptionHistoryEntry, PostureCheckException } from '../posture-exception-model.js';
 import type { RecordedCheckState } from '../check-state-model.js';
+import type { AuditEvent } from '../audit/audit-model.js';
+import type { Webhook } from '../event-delivery-model.js';
 
 const reviveEnforcement = (doc: Record<string, unknown>): Partial<PostureCheck> => {
   const stored = doc.enforcement as { mode: Enforcement['mode']; enforceFrom: string | null } | undefined;
@@ -26,7 +28,8 @@ export interface EntityKind<T extends Entity = Entity> {
   roleKind: string | null;
   /** fills in what older stored documents lack */
   revive?: (doc: Record<string, unknown>) => Partial<T>;
-  filterExtras?: readonly [name: string, type: FilterField['type']][];
+  /** `docKey`: the document's field when the filter names it otherwise */
+  filterExtras?: readonly [name: string, type: FilterField['type'], docKey?: string][];
 }
 
 const kind = <T extends Entity>(k: EntityKind<T>) => k;
@@ -52,7 +55,15 @@ export const ENTITY_KINDS = {
     filterExtras: [['encryptionRequired', 'boolean']],
   }),
   configTypes: kind({ table: 'config_types', roleKind: null }),
-  configs: kind({ table: 'configs', roleKind: null }),
+  // OpenZiti filters configs by their type's id as `type = "<id>"` (ZAC does); `configTypeId` names the same.
+  configs: kind({
+    table: 'configs',
+    roleKind: null,
+    filterExtras: [
+      ['type', 'string', 'configTypeId'],
+      ['configTypeId', 'string'],
+    ],
+  }),
   edgeRouters: kind({ table: 'edge_routers', roleKind: 'edgeRouter' }),
   edgeRouterPolicies: kind({ table: 'edge_router_policies', roleKind: null }),
   serviceEdgeRouterPolicies: kind({ table: 'service_edge_router_policies', roleKind: null }),
@@ -72,6 +83,14 @@ export const ENTITY_KINDS = {
     ],
   }),
   authPolicies: kind({ table: 'auth_policies', roleKind: null }),
+  externalJwtSigners: kind({
+    table: 'external_jwt_signers',
+    roleKind: null,
+    filterExtras: [
+      ['issuer', 'string'],
+      ['enabled', 'boolean'],
+    ],
+  }),
   // Posture check exceptions and their history (posture-exception-model.ts): their deadline is a date in the document.
   postureCheckExceptions: kind<PostureCheckException>({
     table: 'posture_check_exceptions',
@@ -102,6 +121,28 @@ export const ENTITY_KINDS = {
       ['postureCheckId', 'string'],
       ['state', 'string'],
       ['since', 'datetime'],
+    ],
+  }),
+  // The audit trail (audit/audit-model.ts); createdAt is the event's moment.
+  auditEvents: kind<AuditEvent>({
+    table: 'audit_events',
+    roleKind: null,
+    filterExtras: [
+      ['type', 'string'],
+      ['actorId', 'string'],
+      ['address', 'string'],
+      ['identityId', 'string'],
+      ['serviceId', 'string'],
+      ['reference', 'string'],
+    ],
+  }),
+  // Webhook subscriptions (events/delivery/): the secret stays in the document, never on the wire.
+  webhooks: kind<Webhook>({
+    table: 'webhooks',
+    roleKind: null,
+    filterExtras: [
+      ['url', 'string'],
+      ['enabled', 'boolean'],
     ],
   }),
 } as const;

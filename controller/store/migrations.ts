@@ -20,6 +20,9 @@ import { edgeSessionTokenHashes } from './migrations/011-edge-session-token-hash
 import { sessionsNeedApiSession } from './migrations/012-sessions-need-api-session.js';
 import { hostV1Forwarding } from './migrations/013-host-v1-forwarding.js';
 import { postureRollout } from './migrations/014-posture-rollout.js';
+import { externalJwtSigners } from './migrations/015-external-jwt-signers.js';
+import { auditEvents } from './migrations/016-audit-events.js';
+import { eventDeliveries } from './migrations/017-event-deliveries.js';
 
 export const MIGRATIONS: readonly string[] = [
   initial,
@@ -36,4 +39,7 @@ export const MIGRATIONS: readonly string[] = [
   sessionsNeedApiSession,
   hostV1Forwarding,
   postureRollout,
+  externalJwtSigners,
+  auditEvents,
+  eventDeliveries,
 ];

@@ -4,7 +4,10 @@
  */
 import type { SyncRepositories } from './repository.js';
 
-export type FlatRepositories = Omit<SyncRepositories, 'countIdentitiesWithAuthPolicy' | 'posture'>;
+export type FlatRepositories = Omit<
+  SyncRepositories,
+  'countIdentitiesWithAuthPolicy' | 'identityByExternalId' | 'posture'
+>;
 
 export const FLAT_REPOSITORIES: readonly (keyof FlatRepositories)[] = [
   'identities',
@@ -25,4 +28,8 @@ export const FLAT_REPOSITORIES: readonly (keyof FlatRepositories)[] = [
   'postureCheckExceptions',
   'postureCheckExceptionHistory',
   'postureCheckStates',
+  'externalJwtSigners',
+  'auditEvents',
+  'webhooks',
+  'deliveries',
 ];

@@ -14,6 +14,7 @@ import type {
   EdgeRouterPolicy,
   Enrollment,
   Entity,
+  ExternalJwtSigner,
   Identity,
   PostureCheck,
   Service,
@@ -28,6 +29,9 @@ import type { Async } from './async.js';
 import type { ExceptionHistoryEntry, PostureCheckException } from '../posture-exception-model.js';
 import type { RecordedCheckState } from '../check-state-model.js';
 import type { ListQuery, Page } from './page.js';
+import type { AuditEvent } from '../audit/audit-model.js';
+import type { SyncDeliveryRepository } from './delivery-repository.js';
+import type { Webhook } from '../event-delivery-model.js';
 
 export type { ListQuery, Page };
 
@@ -112,6 +116,8 @@ export interface SyncApiSessionRepository {
   get(id: string): ApiSession | undefined;
   list(query: ListQuery): Page<ApiSession>;
   listByIdentity(identityId: string): ApiSession[];
+  /** the sessions an authenticator (or an external JWT signer) opened, oldest first */
+  listByAuthenticator(authenticatorId: string): ApiSession[];
   /**
    * Every session of these identities in one read (for a page of identities): by identity id, and each
    * identity's in `listByIdentity`'s order (oldest first). None, without a read, for an empty list.
@@ -149,7 +155,16 @@ export interface SyncRepositories {
   postureCheckExceptionHistory: SyncEntityRepository<ExceptionHistoryEntry>;
   /** each identity's latest state per posture check (check-state-model.ts) */
   postureCheckStates: SyncEntityRepository<RecordedCheckState>;
+  /** the audit trail (audit/audit-trail.ts writes it) */
+  auditEvents: SyncEntityRepository<AuditEvent>;
+  /** webhook subscriptions and the durable event delivery queue (events/delivery/) */
+  webhooks: SyncEntityRepository<Webhook>;
+  deliveries: SyncDeliveryRepository;
   countIdentitiesWithAuthPolicy(authPolicyId: string): number;
+  /** OpenID providers whose tokens sign identities in */
+  externalJwtSigners: SyncEntityRepository<ExternalJwtSigner>;
+  /** the identity another identity provider knows by this subject (unique: migrations 18 / pg 13) */
+  identityByExternalId(externalId: string): Identity | undefined;
 }
 
 export type EntityRepository<T extends Entity> = Async<SyncEntityRepository<T>>;

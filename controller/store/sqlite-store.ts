@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { openDatabase, type Db } from './database.js';
 import type { Store } from './repository.js';
+import type { Identity } from '../model.js';
 import { asyncFacade, type Async, type CallGate } from './async.js';
 import { SqliteRepositories } from './sqlite/sqlite-repositories.js';
 import { WriteLock } from './sqlite/write-lock.js';
@@ -50,6 +51,10 @@ export class SqliteStore implements Store {
   readonly postureCheckExceptions;
   readonly postureCheckExceptionHistory;
   readonly postureCheckStates;
+  readonly externalJwtSigners;
+  readonly auditEvents;
+  readonly webhooks;
+  readonly deliveries;
   /** a deadline's owner; alone on its file, there is no other instance to tell it from */
   readonly instanceId = randomUUID();
   /** the synchronous repositories, for tests and tools that seed a database directly */
@@ -73,6 +78,7 @@ export class SqliteStore implements Store {
     this.postureChecks = facades.postureChecks;
     this.servicePolicies = facades.servicePolicies;
     this.authPolicies = facades.authPolicies;
+    this.externalJwtSigners = facades.externalJwtSigners;
     this.configTypes = facades.configTypes;
     this.configs = facades.configs;
     this.edgeRouters = facades.edgeRouters;
@@ -86,6 +92,9 @@ export class SqliteStore implements Store {
     this.postureCheckExceptions = facades.postureCheckExceptions;
     this.postureCheckExceptionHistory = facades.postureCheckExceptionHistory;
     this.postureCheckStates = facades.postureCheckStates;
+    this.auditEvents = facades.auditEvents;
+    this.webhooks = facades.webhooks;
+    this.deliveries = facades.deliveries;
     this.posture = asyncFacade(this.sync.posture, gate, ['data', 'sessions', 'failures', 'changes']);
     for (const repo of [this.services, this.postureChecks, this.servicePolicies, this.postureCheckExceptions])
       this.catalogue.watchWrites(repo);
@@ -101,6 +110,10 @@ export class SqliteStore implements Store {
 
   countIdentitiesWithAuthPolicy(authPolicyId: string): Promise<number> {
     return this.call(() => this.sync.countIdentitiesWithAuthPolicy(authPolicyId));
+  }
+
+  identityByExternalId(externalId: string): Promise<Identity | undefined> {
+    return this.call(() => this.sync.identityByExternalId(externalId));
   }
 
   inTransaction(): boolean {

@@ -11,14 +11,19 @@ import type { Entity, Resource } from './resources.js';
 /** `--json`: one value on one line, so a script can parse every line of standard output. */
 export const json = (value: unknown): string => JSON.stringify(value);
 
-export function listText(resource: Resource, page: Envelope<Entity[]>, filtered: boolean): string {
+export function listText(
+  resource: Resource,
+  page: Envelope<Entity[]>,
+  filtered: boolean,
+  names: ReadonlyMap<string, string> = new Map(),
+): string {
   const items = page.data;
   if (items.length === 0) return filtered ? `No ${resource.noun} match the filter.` : `No ${resource.noun}.`;
   const named = !resource.unnamed;
   const rows = items.map((e) => [
     ...(named ? [String(e.name ?? '')] : []),
     e.id,
-    ...resource.columns.map((c) => c.value(e)),
+    ...resource.columns.map((c) => c.value(e, names)),
   ]);
   const lines = [table([...(named ? ['NAME'] : []), 'ID', ...resource.columns.map((c) => c.header)], rows)];
   const pagination = page.meta?.pagination;

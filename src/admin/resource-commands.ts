@@ -11,6 +11,7 @@ import { withManagementApi, type AdminContext } from './admin-session.js';
 import { fieldLines, json, listText } from './output.js';
 import { buildBody } from './request-body.js';
 import type { Entity, Resource } from './resources.js';
+import type { ManagementApi } from './management-api.js';
 import { EXTRA_VERBS, resolveRefs } from './rollout-commands.js';
 
 type Verb = (ctx: AdminContext, resource: Resource) => Promise<void>;
@@ -21,9 +22,29 @@ const label = (resource: Resource, entity: { id: string; name?: unknown }) =>
 const list: Verb = async (ctx, resource) => {
   const { args } = ctx;
   if (args.words.length) throw new UsageError(`unexpected argument '${args.words[0]}'`);
-  const page = await withManagementApi(ctx, (api) => api.list(resource.collection, args.list));
-  ctx.print(args.json ? json(page) : listText(resource, page, args.list.filter !== undefined));
+  const { page, names } = await withManagementApi(ctx, async (api) => {
+    const page = await api.list(resource.collection, args.list);
+    return { page, names: args.json ? new Map<string, string>() : await namesOf(api, resource, page.data) };
+  });
+  ctx.print(args.json ? json(page) : listText(resource, page, args.list.filter !== undefined, names));
 };
+
+/** The names of the entities the items reference by id (`namedRefs`): one list request per collection. */
+async function namesOf(
+  api: ManagementApi,
+  resource: Resource,
+  items: readonly Entity[],
+): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  for (const [field, collection] of Object.entries(resource.namedRefs ?? {})) {
+    const ids = [...new Set(items.map((e) => e[field]).filter((v): v is string => typeof v === 'string'))];
+    if (ids.length === 0) continue;
+    const filter = `id in [${ids.map((id) => JSON.stringify(id)).join(', ')}]`;
+    for (const e of (await api.list(collection, { filter, limit: ids.length })).data)
+      if (typeof e.name === 'string') names.set(e.id, e.name);
+  }
+  return names;
+}
 
 const show: Verb = async (ctx, resource) => {
   const target = targetOf(ctx.args);

@@ -38,7 +38,8 @@ export type FieldFlag = keyof typeof FIELD_FLAGS;
 
 export interface Column {
   header: string;
-  value(entity: Entity): string;
+  /** `names`: the names of the entities the page references by id (`namedRefs`), for showing names */
+  value(entity: Entity, names: ReadonlyMap<string, string>): string;
 }
 
 /** An extra verb that POSTs to `/<collection>/<id>/<path>` and shows the answer (a router's new token). */
@@ -77,6 +78,8 @@ export interface Resource {
   /** what a create sends for the fields the API requires when neither a flag nor --data gave them */
   createDefaults?: Record<string, unknown>;
   actions?: Record<string, EntityAction>;
+  /** fields holding another collection's entity id, whose names a table shows (looked up per page) */
+  namedRefs?: Readonly<Record<string, string>>;
   /** flags naming an entity of another collection by id or name (resolved before sending) */
   refs?: Partial<Record<FieldFlag, EntityRefFlag>>;
   /** the rules the flags imply beyond setting one field each; throws a UsageError for what cannot be sent */
@@ -103,9 +106,9 @@ const list = (header: string, field: string): Column => ({
 /** A policy's roles with `@id` shown as `@name` (the API's `…Display`). */
 const roles = (header: string, field: string): Column => ({
   header,
-  value: (e) => {
+  value: (e, names) => {
     const shown = e[`${field}Display`];
-    if (!Array.isArray(shown)) return list(header, field).value(e);
+    if (!Array.isArray(shown)) return list(header, field).value(e, names);
     return shown.map((r: { name?: string; role?: string }) => r.name ?? r.role ?? '').join(', ');
   },
 });
@@ -184,6 +187,7 @@ export const RESOURCES: readonly Resource[] = [
     singular: 'posture check exception',
     unnamed: true,
     columns: EXCEPTION_COLUMNS,
+    namedRefs: { identityId: 'identities', postureCheckId: 'posture-checks' },
     fieldFlags: {
       identity: 'identityId',
       'identity-role': 'identityRoles',

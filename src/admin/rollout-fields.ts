@@ -14,7 +14,7 @@ interface Context {
 }
 interface EntityColumn {
   header: string;
-  value(entity: Record<string, unknown>): string;
+  value(entity: Record<string, unknown>, names: ReadonlyMap<string, string>): string;
 }
 
 /** How long an exception lasts when the command names no expiry: a week to fix the device. */
@@ -65,13 +65,21 @@ export const enforcementColumn: EntityColumn = {
 const field = (e: Record<string, unknown>, key: string) =>
   e[key] === null || e[key] === undefined ? '' : String(e[key]);
 
+/** An entity's name where the page's lookup found it, else its id (deleted since, or not readable). */
+const nameOf = (id: string, names: ReadonlyMap<string, string>) => names.get(id) ?? id;
+
 export const EXCEPTION_COLUMNS: readonly EntityColumn[] = [
   {
     header: 'FOR',
-    value: (e) =>
-      e.identityId ? String(e.identityId) : ((e.identityRoles as string[] | null) ?? []).join(', '),
+    value: (e, names) =>
+      e.identityId
+        ? nameOf(String(e.identityId), names)
+        : ((e.identityRoles as string[] | null) ?? []).join(', '),
   },
-  { header: 'CHECK', value: (e) => (e.postureCheckId ? String(e.postureCheckId) : 'every check') },
+  {
+    header: 'CHECK',
+    value: (e, names) => (e.postureCheckId ? nameOf(String(e.postureCheckId), names) : 'every check'),
+  },
   { header: 'EXPIRES', value: (e) => field(e, 'expiresAt') },
   { header: 'STATE', value: (e) => field(e, 'state') },
   { header: 'GRANTED BY', value: (e) => String((e.grantedBy as { name?: string } | null)?.name ?? '') },

@@ -62,6 +62,12 @@ export interface EnrollmentJwtHeader {
 }
 
 /**
+ * A router's enrollment JWT, as OpenZiti's management API shows it on the router until it enrolls: `em` is
+ * OpenZiti's `erott` (edge router one-time token), `sub` the router's id, `jti` the token the router presents.
+ */
+export type RouterEnrollmentClaims = Omit<EnrollmentClaims, 'em'> & { em: 'erott' };
+
+/**
  * The JWT's header and claims, read without checking its signature (check it against `/enroll/jwks` before
  * trusting the controller it names). Throws when it is not an enrollment JWT.
  */

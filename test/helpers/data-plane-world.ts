@@ -223,6 +223,8 @@ export function openStream(
   token: string,
   serviceId: string,
   authority = 'service.postern:443',
+  /** more request headers, e.g. the dial protocol a service forwarding it needs (the agent sends `tcp`) */
+  headers: Record<string, string> = {},
 ): Promise<{ status: number; error?: string; stream: ClientHttp2Stream }> {
   const stream = session.request(
     {
@@ -230,6 +232,7 @@ export function openStream(
       ':authority': authority,
       'postern-session-token': token,
       'postern-service-id': serviceId,
+      ...headers,
     },
     { endStream: false },
   );

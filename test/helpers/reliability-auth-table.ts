@@ -107,6 +107,15 @@ function shared(prefix: string): Record<string, MatrixRow> {
 }
 
 /** List, create, read, replace, patch and delete of one management collection; writes as admin hit fresh entities. */
+/** A signer whose keys are never fetched here (no token is presented): a unique issuer each time. */
+const signerBody = () => ({
+  name: unique('matrix-jwt'),
+  enabled: true,
+  issuer: `https://${unique('matrix-idp')}.example.com/`,
+  audience: 'matrix-client',
+  jwksEndpoint: 'https://idp.example.com/jwks',
+});
+
 function crud(
   collection: string,
   body: (w: AuthWorld) => Promise<Record<string, unknown>> | Record<string, unknown>,
@@ -244,6 +253,12 @@ export const MATRIX: Record<string, MatrixRow> = {
     () => AUTH_POLICY_BODY(unique('matrix-ap'), false),
     () => ({ name: unique('matrix-ap') }),
     async (w) => w.ids.totpPolicy,
+  ),
+  ...crud(
+    'external-jwt-signers',
+    () => signerBody(),
+    () => ({ name: unique('matrix-jwt') }),
+    async (w) => w.create('external-jwt-signers', signerBody()),
   ),
   ...crud(
     'posture-checks',
@@ -390,6 +405,11 @@ export const MATRIX: Record<string, MatrixRow> = {
     expect: ADMIN_ONLY(400),
     request: () => ({ path: `${MGMT}/identities/import`, headers: { 'content-type': 'text/csv' } }),
   },
+  // Public, as in OpenZiti: a client offers the providers before anyone signs in.
+  [`GET ${CLIENT}/external-jwt-signers`]: {
+    expect: everyone(200),
+    request: fixed(`${CLIENT}/external-jwt-signers`),
+  },
   [`GET ${CLIENT}/current-identity/edge-routers`]: {
     expect: FULL(200),
     request: fixed(`${CLIENT}/current-identity/edge-routers`),
@@ -423,6 +443,25 @@ export const MATRIX: Record<string, MatrixRow> = {
     expect: ADMIN_ONLY(200),
     request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/services/${w.ids.service}/access` }),
   },
+  [`GET ${MGMT}/identities/{id}/policy-advice/{serviceId}`]: {
+    expect: ADMIN_ONLY(200),
+    request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/policy-advice/${w.ids.service}` }),
+  },
+  // A fresh identity each time: disabling the matrix's own callers would end their sessions.
+  [`POST ${MGMT}/identities/{id}/disable`]: {
+    expect: ADMIN_ONLY(200),
+    request: async (w) => ({
+      path: `${MGMT}/identities/${await w.create('identities', { name: unique('matrix-dis'), type: 'User', isAdmin: false })}/disable`,
+      body: { durationMinutes: 0 },
+    }),
+  },
+  [`POST ${MGMT}/identities/{id}/enable`]: {
+    expect: ADMIN_ONLY(200),
+    request: async (w) => ({
+      path: `${MGMT}/identities/${await w.create('identities', { name: unique('matrix-en'), type: 'User', isAdmin: false })}/enable`,
+    }),
+  },
+  [`GET ${MGMT}/transit-routers`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/transit-routers`) },
   [`GET ${MGMT}/access-summary`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/access-summary`) },
   [`GET ${MGMT}/failed-service-requests`]: {
     expect: ADMIN_ONLY(200),
@@ -434,6 +473,15 @@ export const MATRIX: Record<string, MatrixRow> = {
     request: (w) => ({ path: `${MGMT}/identities/${w.ids.other}/mfa` }),
   },
   [`GET ${MGMT}/mfa-audit-events`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/mfa-audit-events`) },
+  [`GET ${MGMT}/audit-events`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/audit-events`) },
+  // The world's setup created entities through the API: each left an event on the trail.
+  [`GET ${MGMT}/audit-events/{id}`]: {
+    expect: ADMIN_ONLY(200),
+    request: async (w) => {
+      const events = await w.admin.request('GET', `${MGMT}/audit-events?limit=1`);
+      return { path: `${MGMT}/audit-events/${events.body.data[0].id}` };
+    },
+  },
   [`GET ${MGMT}/api-sessions`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/api-sessions`) },
   [`GET ${MGMT}/api-sessions/{id}`]: {
     expect: ADMIN_ONLY(200),
@@ -445,6 +493,19 @@ export const MATRIX: Record<string, MatrixRow> = {
   },
   // Every identity's edge sessions: the client's own is no exception for the client.
   [`GET ${MGMT}/sessions`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/sessions`) },
+  // ZAC's dashboard and the lists Postern has nothing in (informational/): administrators only, as on OpenZiti.
+  [`GET ${MGMT}/summary`]: { expect: ADMIN_ONLY(200), request: fixed(`${MGMT}/summary`) },
+  ...Object.fromEntries(
+    [
+      `${MGMT}/terminators`,
+      `${MGMT}/cas`,
+      `${MGMT}/network-jwts`,
+      '/fabric/v1/routers',
+      '/fabric/v1/links',
+      '/fabric/v1/circuits',
+      '/fabric/v1/terminators',
+    ].map((path) => [`GET ${path}`, { expect: ADMIN_ONLY(200), request: fixed(path) }]),
+  ),
   [`GET ${MGMT}/sessions/{id}`]: {
     expect: ADMIN_ONLY(200),
     request: async (w) => ({ path: `${MGMT}/sessions/${await w.clientSession()}` }),
@@ -464,13 +525,55 @@ export const MATRIX: Record<string, MatrixRow> = {
     expect: ADMIN_ONLY(200),
     request: (w) => ({ path: `${MGMT}/identities/${w.ids.client}/mfa-audit-events` }),
   },
+
+  ...crud(
+    'webhooks',
+    webhookBody,
+    () => ({ enabled: false }),
+    async (w) => w.create('webhooks', webhookBody()),
+  ),
+  [`GET ${MGMT}/webhooks/{id}/deliveries`]: {
+    expect: ADMIN_ONLY(200),
+    request: async (w) => ({
+      path: `${MGMT}/webhooks/${await w.create('webhooks', webhookBody())}/deliveries`,
+    }),
+  },
+  [`GET ${MGMT}/webhook-deliveries`]: {
+    expect: ADMIN_ONLY(200),
+    request: fixed(`${MGMT}/webhook-deliveries?state=dead`),
+  },
+  // No event is recorded here, so no delivery exists: an administrator is told so, anyone else is refused.
+  [`POST ${MGMT}/webhook-deliveries/{id}/redeliver`]: {
+    expect: ADMIN_ONLY(404),
+    request: fixed(`${MGMT}/webhook-deliveries/no-such-delivery/redeliver`, {}),
+  },
+  [`GET ${MGMT}/event-export/syslog`]: {
+    expect: ADMIN_ONLY(200),
+    request: fixed(`${MGMT}/event-export/syslog`),
+  },
 };
+
+function webhookBody(): Record<string, unknown> {
+  return {
+    name: unique('matrix-hook'),
+    url: 'https://siem.example.com/postern',
+    eventTypes: ['*'],
+    secret: 'matrix-webhook-secret-0123456789',
+  };
+}
 
 /** The relation lists (`/service-policies/{id}/identities`, ...): admin only, aimed at an existing owner. */
 function relatedLists(): Record<string, MatrixRow> {
   const policy = (w: AuthWorld) =>
     w.create('service-policies', { name: unique('matrix-rel'), type: 'Dial', semantic: 'AnyOf' });
   const service = (w: AuthWorld) => w.create('services', { name: unique('matrix-rel-svc') });
+  const router = (w: AuthWorld) => w.create('edge-routers', { name: unique('matrix-rel-er') });
+  const config = (w: AuthWorld) =>
+    w.create('configs', {
+      name: unique('matrix-rel-cfg'),
+      configTypeId: 'host.v1',
+      data: { protocol: 'tcp', address: '127.0.0.1', port: 9 },
+    });
   const rows: [string, string, (w: AuthWorld) => Promise<string>][] = [
     ['service-policies', 'identities', policy],
     ['service-policies', 'services', policy],
@@ -479,6 +582,13 @@ function relatedLists(): Record<string, MatrixRow> {
     ['identities', 'services', async (w) => w.ids.client],
     ['services', 'service-policies', service],
     ['services', 'identities', service],
+    ['services', 'configs', service],
+    ['configs', 'services', config],
+    ['edge-routers', 'identities', router],
+    ['edge-routers', 'services', router],
+    ['edge-routers', 'edge-router-policies', router],
+    ['edge-routers', 'service-edge-router-policies', router],
+    ['identities', 'edge-routers', async (w) => w.ids.client],
   ];
   return Object.fromEntries(
     rows.map(([owner, relation, id]) => [

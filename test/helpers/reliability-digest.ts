@@ -3,7 +3,8 @@
  * is read in full except what changes by design when nothing was written:
  * - `api_sessions.last_activity_at`: any authenticated request refreshes it (the idle timeout);
  * - `mfa_audit_events`: every refused MFA code is audited, so hostile codes add rows;
- * - `attempt_counters` (PostgreSQL): hostile sign-ins, codes and tokens count against the attempt limits.
+ * - `attempt_counters` (PostgreSQL): hostile sign-ins, codes and tokens count against the attempt limits;
+ * - the audit trail's sign-in events (`auth.*`): a sign-in, failed or not, is on record by design.
  */
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
@@ -18,6 +19,15 @@ const SKIPPED_TABLES = new Set([
   'schema_migrations',
 ]);
 const SKIPPED_COLUMNS: Record<string, string[]> = { api_sessions: ['last_activity_at'] };
+/** Rows left out, per dialect: the condition a row must meet to be read. */
+const KEPT_ROWS: Record<string, { sqlite: string; postgres: string }> = {
+  audit_events: {
+    sqlite: `json_extract(doc, '$.type') NOT LIKE 'auth.%'`,
+    postgres: `doc->>'type' NOT LIKE 'auth.%'`,
+  },
+};
+const where = (table: string, dialect: 'sqlite' | 'postgres') =>
+  KEPT_ROWS[table] ? `WHERE ${KEPT_ROWS[table][dialect]}` : '';
 
 export interface StoreDigest {
   digest: string;
@@ -51,7 +61,9 @@ async function postgresDigest(store: PgStore): Promise<StoreDigest> {
       .map((c) => c.name)
       .filter((c) => !(SKIPPED_COLUMNS[table] ?? []).includes(c));
     const list = columns.map((c) => `"${c}"::text`).join(', ');
-    const all = await store.db.rows(`SELECT ${list} FROM ${table} ORDER BY ${list}`);
+    const all = await store.db.rows(
+      `SELECT ${list} FROM ${table} ${where(table, 'postgres')} ORDER BY ${list}`,
+    );
     rows[table] = all.length;
     hash.update(`${table}\n${JSON.stringify(all)}\n`);
   }
@@ -76,7 +88,7 @@ function sqliteDigest(db: Database.Database): StoreDigest {
       .filter((c) => !(SKIPPED_COLUMNS[table] ?? []).includes(c));
     const all = db
       .prepare(
-        `SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM ${table} ORDER BY ${columns.map((c) => `"${c}"`).join(', ')}`,
+        `SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM ${table} ${where(table, 'sqlite')} ORDER BY ${columns.map((c) => `"${c}"`).join(', ')}`,
       )
       .raw()
       .all();

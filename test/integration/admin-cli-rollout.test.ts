@@ -170,7 +170,10 @@ describe('postern-admin staged enforcement', { timeout: 120_000 }, () => {
     const week = Date.parse(stored.expiresAt) - Date.parse(stored.createdAt);
     expect(Math.abs(week - 7 * 86_400_000)).toBeLessThan(10 * 60_000);
     const list = ok(await admin('exceptions', 'list')).stdout;
-    expect(list).toMatch(new RegExp(`${created.id}\\s+${ids.laptop}\\s+${ids.baseline}`));
+    // the table names the identity and the check; --json keeps the API's ids
+    expect(list).toMatch(new RegExp(`${created.id}\\s+old-laptop\\s+linux-any`));
+    const listed = JSON.parse(ok(await admin('exceptions', 'list', '--json')).stdout);
+    expect(listed.data[0]).toMatchObject({ identityId: ids.laptop, postureCheckId: ids.baseline });
     const history = ok(await admin('exceptions', 'history', created.id)).stdout;
     expect(history).toMatch(/granted\s+Default Admin/);
     ok(await admin('exceptions', 'delete', created.id));

@@ -328,8 +328,10 @@ setTimeout(()=>{process.stdout.write('still open '+d);process.exit(0)},15000)`;
         { POSTERN_SERVICE_SOCKET: socket },
       ),
     );
-    const parsed = JSON.parse(run.stdout) as { mode: string; modeReason: string };
+    const parsed = JSON.parse(run.stdout) as { mode: string; modeReason: string; routers: unknown };
     expect(parsed).toMatchObject({ mode: 'proxy' });
+    // No `run` here: the service carries the services, and says which router does (none connected yet).
+    expect(parsed.routers).toEqual({ wiki: null });
     expect(parsed.modeReason).toBe(
       `the Postern service (pid ${daemon.child.pid}) runs in proxy mode: the service was started with --proxy-only`,
     );

@@ -191,8 +191,11 @@ describe('lists', () => {
     expect(byDefault.body.meta.pagination.limit).toBe(10);
   });
 
-  it('refuses a bad limit and an unsupported filter', async () => {
-    const limit = await admin.get(`${MGMT}/services?limit=5000`);
+  it('clamps a limit above 500 as OpenZiti does, refuses a bad limit and an unsupported filter', async () => {
+    const clamped = await admin.get(`${MGMT}/services?limit=5000`);
+    expect(clamped.status).toBe(200);
+    expect(clamped.body.meta.pagination.limit).toBe(500);
+    const limit = await admin.get(`${MGMT}/services?limit=-5`);
     expect(limit.status).toBe(400);
     expect(limit.body.error.cause.field).toBe('limit');
     const filter = await admin.get(`${MGMT}/services?filter=${encodeURIComponent('tags.x = 1')}`);

@@ -19,6 +19,13 @@ const fetchDoc = async (path: string) => {
 };
 
 describe('per-API OpenAPI documents', () => {
+  it('the client API describes its event stream with its text/event-stream answer', async () => {
+    const doc = (await fetchDoc('/edge/client/v1/swagger.json')) as any;
+    const ok = doc.paths['/current-api-session/events'].get.responses['200'];
+    expect(Object.keys(ok.content)).toEqual(['text/event-stream']);
+    expect(ok.description).toContain('service-updates');
+  });
+
   it('the client API: its own paths, relative to /edge/client/v1, needing no session', async () => {
     const doc = await fetchDoc('/edge/client/v1/swagger.json');
     expect(doc.servers[0]!.url).toBe('/edge/client/v1');

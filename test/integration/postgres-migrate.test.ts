@@ -69,12 +69,13 @@ function sqliteOutline(): SchemaOutline {
       for (const index of indexes) {
         if (index.origin === 'c') outline.indexes.push(index.name);
         if (!index.unique || index.origin === 'pk') continue;
-        const keyColumns = all<{ name: string }>(
+        // An expression's column has no name (identities' unique externalId, migration 18).
+        const keyColumns = all<{ name: string | null }>(
           'SELECT name FROM pragma_index_info(?) ORDER BY seqno',
           index.name,
         );
         outline.uniqueKeys.push(
-          `${table}(${keyColumns.map((c) => c.name).join(', ')})${index.partial ? ' partial' : ''}`,
+          `${table}(${keyColumns.map((c) => c.name ?? 'expression').join(', ')})${index.partial ? ' partial' : ''}`,
         );
       }
       const foreignKeys = all<{ from: string; table: string; to: string; on_delete: string }>(
@@ -94,8 +95,10 @@ function sqliteOutline(): SchemaOutline {
 async function postgresOutline(pool: pg.Pool, tables: readonly string[]): Promise<SchemaOutline> {
   const lines = async (sql: string) =>
     (await pool.query<{ line: string }>(sql, [tables])).rows.map((r) => r.line);
-  const keyColumns = `(SELECT string_agg(a.attname, ', ' ORDER BY k.n) FROM unnest(i.indkey) WITH ORDINALITY
-    AS k(attnum, n) JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum)`;
+  // attnum 0: an expression (as SQLite's nameless column)
+  const keyColumns = `(SELECT string_agg(coalesce(a.attname, 'expression'), ', ' ORDER BY k.n)
+    FROM unnest(i.indkey) WITH ORDINALITY AS k(attnum, n)
+    LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum)`;
   return {
     columns: await lines(
       `SELECT table_name || '.' || column_name AS line FROM information_schema.columns
@@ -172,6 +175,7 @@ describe('migratePostgres', () => {
           'access_outbox',
           'api_sessions',
           'attempt_counters',
+          'audit_events',
           'auth_policies',
           'authenticators',
           'config_types',
@@ -181,6 +185,7 @@ describe('migratePostgres', () => {
           'edge_routers',
           'edge_sessions',
           'enrollments',
+          'external_jwt_signers',
           'failed_service_requests',
           'identities',
           'mfa_audit_events',
@@ -202,6 +207,9 @@ describe('migratePostgres', () => {
           'service_edge_router_policies',
           'service_policies',
           'services',
+          // event delivery (migration 12): webhook subscriptions and the delivery queue
+          'webhooks',
+          'event_deliveries',
         ].sort(),
       );
 
@@ -274,6 +282,34 @@ describe('migratePostgres', () => {
     } finally {
       db.close();
     }
+  });
+
+  it('makes externalId unique: blanks become null, a duplicate stays with the oldest identity (migration 8)', async () => {
+    const url = await server.createDatabase();
+    await withPool(url, async (pool) => {
+      // Up to the migration before the external JWT signers' (number 8).
+      await migratePostgres(pool, POSTGRES_MIGRATIONS.slice(0, 7));
+      const add = (id: string, externalId: string, createdAt: string) =>
+        pool.query(
+          `INSERT INTO identities (id, name, doc, created_at, updated_at) VALUES ($1, $1, $2::jsonb, $3, $3)`,
+          [id, JSON.stringify({ externalId, roleAttributes: [] }), createdAt],
+        );
+      await add('a', '', '2026-01-01T00:00:00.000Z');
+      await add('b', '', '2026-01-02T00:00:00.000Z');
+      await add('old', 'carol', '2026-01-01T00:00:00.000Z');
+      await add('new', 'carol', '2026-02-01T00:00:00.000Z');
+      await migratePostgres(pool);
+      const rows = await pool.query(`SELECT id, doc->>'externalId' AS e FROM identities ORDER BY id`);
+      expect(Object.fromEntries(rows.rows.map((r) => [r.id, r.e]))).toEqual({
+        a: null,
+        b: null,
+        old: 'carol',
+        new: null,
+      });
+      await expect(add('again', 'carol', '2026-03-01T00:00:00.000Z')).rejects.toMatchObject({
+        code: '23505',
+      });
+    });
   });
 
   it('hashes the edge-session tokens stored before the upgrade, on PostgreSQL and SQLite alike', async () => {

@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, MGMT } from '../helpers/api.js';
@@ -151,6 +151,30 @@ describe('a standalone router enrolled at an HTTPS controller', () => {
       expect(await online()).toMatchObject({ isVerified: true, isOnline: true });
     } finally {
       await pinned.stop();
+    }
+  });
+
+  // ZAC offers the router detail's `enrollmentJwt` as a download (edge-routers-page.service.ts); the router
+  // takes that file after --enroll, and the detail stops showing it once the router enrolled.
+  it('enrolls from the enrollment JWT the router detail shows, as ZAC downloads it', async () => {
+    const created = await admin.post(`${MGMT}/edge-routers`, { name: 'zac-jwt-router' });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    const before = (await admin.get(`${MGMT}/edge-routers/${id}`)).body.data;
+    expect(typeof before.enrollmentJwt).toBe('string');
+    const jwtFile = join(dir, 'zac-jwt-router.jwt');
+    writeFileSync(jwtFile, `${before.enrollmentJwt as string}\n`);
+    const enrolled = await spawnRouter(routerArgs(jwtFile, 'r-jwt', ['--controller-ca', cert]));
+    try {
+      const after = (await admin.get(`${MGMT}/edge-routers/${id}`)).body.data;
+      expect(after).toMatchObject({
+        isVerified: true,
+        enrollmentJwt: null,
+        enrollmentToken: null,
+        enrollmentExpiresAt: null,
+      });
+    } finally {
+      await enrolled.stop();
     }
   });
 

@@ -10,7 +10,8 @@
  * Excluded for the administrator (they change state whatever the body, which is their job), fuzzed
  * anonymously only:
  * - DELETE /current-api-session (both APIs): ends the caller's own session, any body;
- * - POST /current-identity/mfa (both APIs): starts an enrollment; its schema accepts any object.
+ * - POST /current-identity/mfa (both APIs): starts an enrollment; its schema accepts any object;
+ * - POST /identities/{id}/enable: takes no body (as OpenZiti's), so any body enables the identity.
  *
  * POSTERN_FUZZ_RUNS (default 25) sets the requests per operation and caller; POSTERN_FUZZ_SEED replays a run.
  */
@@ -34,6 +35,7 @@ const ADMIN_EXCLUDED = new Set([
   'DELETE /edge/management/v1/current-api-session',
   'POST /edge/client/v1/current-identity/mfa',
   'POST /edge/management/v1/current-identity/mfa',
+  'POST /edge/management/v1/identities/{id}/enable',
 ]);
 const PUBLIC = new Set([
   'GET /version',
@@ -43,6 +45,8 @@ const PUBLIC = new Set([
   'POST /edge/management/v1/authenticate',
   // The key enrollment JWTs are signed with: public, as a client checks a JWT before it has a session.
   'GET /edge/client/v1/enroll/jwks',
+  // The identity providers a client may offer before signing in (OpenZiti serves it without a session).
+  'GET /edge/client/v1/external-jwt-signers',
 ]);
 
 interface Answer {

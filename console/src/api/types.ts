@@ -86,7 +86,10 @@ export interface ProcessRuleWire {
   osType: string;
   path: string;
   hashes?: string[];
+  /** PROCESS_MULTI's rules */
   signerFingerprints?: string[];
+  /** a PROCESS check's one signer (OpenZiti's field) */
+  signerFingerprint?: string;
 }
 
 /**

@@ -36,7 +36,21 @@ export function registerAgentEvents(app: Api, ctx: ControllerContext, caps: Even
         tags: ['Current API Session'],
         description:
           'Server-sent events for the caller: service-updates, sessions-removed and mfa-changed (Postern)',
-        response: errorResponses(401, 429, 503),
+        response: {
+          // Described for the API document; the stream is written by hand below (the reply is hijacked).
+          200: {
+            description:
+              'A stream of server-sent events: `event: service-updates` (data {lastChangeAt}), `event: ' +
+              'sessions-removed` (data {sessionIds}) and `event: mfa-changed` (data {}), each `data` one line ' +
+              'of JSON; comment lines keep it alive. It ends when the API session does.',
+            content: {
+              'text/event-stream': {
+                schema: { type: 'string', description: 'text/event-stream (HTML Living Standard, 9.2)' },
+              },
+            },
+          },
+          ...errorResponses(401, 429, 503),
+        },
       },
     },
     async (request, reply) => {

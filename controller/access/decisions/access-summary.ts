@@ -6,6 +6,7 @@
  * This evaluates every signed-in identity, so its cost grows with them: it is for a person looking at an
  * overview, not for a hot path.
  */
+import { isDisabledNow } from '../../identity-disabled.js';
 import type { Store } from '../../store/repository.js';
 import { AccessResolver } from './access-resolver.js';
 import { SessionEvaluation } from './session-evaluation.js';
@@ -31,7 +32,7 @@ export async function summariseAccess(store: Store, now: Date): Promise<AccessSu
   for (const identityId of await store.posture.data.identitiesWithApiSessions()) {
     const identity = await store.identities.get(identityId);
     const sessions = await store.apiSessions.listByIdentity(identityId);
-    if (!identity || identity.disabled || sessions.length === 0) continue;
+    if (!identity || isDisabledNow(identity, now) || sessions.length === 0) continue;
     const grants = resolver.grantsOf(identity).filter((g) => g.policies.some((p) => p.type === 'Dial'));
     if (grants.length === 0) continue;
     devices++;

@@ -8,6 +8,7 @@
  *   moment as a deadline another instance sharing the database enforces if this one stops
  *   (persisted-deadlines.ts, deadline-takeover.ts).
  */
+import { isDisabledNow } from '../../identity-disabled.js';
 import { createHash } from 'node:crypto';
 import type { ControllerContext } from '../../platform/context.js';
 import { AccessResolver } from '../decisions/access-resolver.js';
@@ -18,6 +19,7 @@ import type { Identity } from '../../model.js';
 import { ExpiryTimers } from './expiry-timers.js';
 import { deleteCheckStatesOf, recordCheckStates } from './check-state-recorder.js';
 import { PersistedDeadlines } from './persisted-deadlines.js';
+import { recordAccessTransitions } from '../../audit/access-transitions.js';
 
 export interface EvaluateOptions {
   /** reuse a resolver across identities within one pass (the catalogue does not change under it) */
@@ -130,7 +132,7 @@ export class PostureEngine {
     const lost = sessions.filter((s) => {
       const service = resolver.service(s.serviceId);
       return (
-        identity.disabled ||
+        isDisabledNow(identity, this.ctx.clock.now()) ||
         !service ||
         // An edge session whose API session is gone is an orphan: it never outlives its API session.
         !(s.apiSessionId in data.apiSessions) ||
@@ -145,7 +147,11 @@ export class PostureEngine {
       );
       changed = true;
     }
-    if (changed) await this.markChanged(identityId);
+    if (changed) {
+      // Only when what the identity can reach moved: a repeated report reads and writes nothing more.
+      await recordAccessTransitions(this.ctx, resolver, identity, sessionIds.map(evaluationOf), now);
+      await this.markChanged(identityId);
+    }
     return data;
   }
 

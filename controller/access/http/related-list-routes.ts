@@ -20,7 +20,7 @@ import {
 import { AccessResolver } from '../decisions/access-resolver.js';
 import { ALL_ROLE, attributeRoles, idRoles, roleSelects } from '../../catalogue/role-match.js';
 import type { PostureCheck } from '../../posture-model.js';
-import type { AttributedRepository } from '../../store/repository.js';
+import type { AttributedRepository, Store } from '../../store/repository.js';
 import { IdentityDetail } from '../../../src/api/resources/identities.js';
 import { identityWireOf } from '../../identities/identity-routes.js';
 import { servicePolicyWireOf } from '../../catalogue/service-policy-routes.js';
@@ -83,10 +83,6 @@ export function registerRelatedLists(
     );
   }
 
-  /**
-   * `GET /<owner>/:id/<related>`: the owner loaded (404 when unknown), then its related entities; only the
-   * page shown is rendered, its views loaded for the page at once.
-   */
   function related<O, R extends { name: string; id: string }>(
     path: string,
     tag: string,
@@ -95,25 +91,7 @@ export function registerRelatedLists(
     find: (owner: O, resolver: AccessResolver) => R[] | Promise<R[]>,
     wireOf: (page: readonly R[]) => Promise<WireOf<R>>,
   ): void {
-    app.get(
-      path,
-      {
-        schema: {
-          tags: [tag],
-          params: IdParams,
-          querystring: ListQuerystring,
-          response: { 200: listEnvelope(item), ...errorResponses(400, 401, 404) },
-        },
-      },
-      async (request) => {
-        const { id } = request.params;
-        const owner = await load(id);
-        if (owner === undefined) throw notFound(`${path.split('/')[1]}/${id}`);
-        const { items, pagination } = page(await find(owner, await AccessResolver.of(store)), request.query);
-        const wire = await wireOf(items);
-        return list(items.map(wire), pagination);
-      },
-    );
+    registerRelatedList(app, store, path, tag, item, load, find, wireOf);
   }
 
   const policy = (id: string) => store.servicePolicies.get(id);
@@ -185,11 +163,46 @@ export function registerRelatedLists(
 }
 
 /**
+ * `GET /<owner>/:id/<related>`: the owner loaded (404 when unknown), then its related entities; only the
+ * page shown is rendered, its views loaded for the page at once.
+ */
+export function registerRelatedList<O, R extends { name: string; id: string }>(
+  app: Api,
+  store: Store,
+  path: string,
+  tag: string,
+  item: TSchema,
+  load: (id: string) => Promise<O | undefined>,
+  find: (owner: O, resolver: AccessResolver) => R[] | Promise<R[]>,
+  wireOf: (page: readonly R[]) => Promise<WireOf<R>>,
+): void {
+  app.get(
+    path,
+    {
+      schema: {
+        tags: [tag],
+        params: IdParams,
+        querystring: ListQuerystring,
+        response: { 200: listEnvelope(item), ...errorResponses(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const owner = await load(id);
+      if (owner === undefined) throw notFound(`${path.split('/')[1]}/${id}`);
+      const { items, pagination } = page(await find(owner, await AccessResolver.of(store)), request.query);
+      const wire = await wireOf(items);
+      return list(items.map(wire), pagination);
+    },
+  );
+}
+
+/**
  * The identities any of the policies selects: the candidates are read once for all the policies (one lookup
  * by attribute, one by id), not once per policy, then each kept when some policy selects it.
  */
-async function identitiesOfAny(
-  policies: readonly ServicePolicy[],
+export async function identitiesOfAny(
+  policies: readonly Pick<ServicePolicy, 'semantic' | 'identityRoles'>[],
   identities: AttributedRepository<Identity>,
 ): Promise<Identity[]> {
   if (policies.length === 0) return [];
@@ -204,7 +217,7 @@ async function identitiesOfAny(
   );
 }
 
-function uniqueById<T extends { id: string; name: string }>(items: T[]): T[] {
+export function uniqueById<T extends { id: string; name: string }>(items: T[]): T[] {
   const seen = new Map(items.map((e) => [e.id, e]));
   return [...seen.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -33,15 +33,16 @@ export function registerServiceRoutes(app: Api, access: AccessService): void {
       },
     },
     async (request) => {
-      const query = parseListQuery(request.query);
-      const { entries, evaluation, totalCount } = await access.services(
+      // The whole grammar, as the management lists take it (OpenZiti's client list does too).
+      const query = parseListQuery(request.query, { fullGrammar: true });
+      const { entries, evaluation, totalCount, limit, offset } = await access.services(
         authOf(request),
         query,
         configTypesOf(request.query),
       );
       return list(
         entries.map(({ grant, configs }) => clientServiceToWire(grant, evaluation, configs)),
-        { limit: query.limit, offset: query.offset, totalCount },
+        { limit: limit ?? query.limit, offset: offset ?? query.offset, totalCount },
       );
     },
   );

@@ -16,7 +16,8 @@ import {
 } from '../../../src/api/resources/configs.js';
 import { registerCrud, pick, type WriteMode } from '../../http/crud.js';
 import { ref } from '../../http/refs.js';
-import { preparedWire } from '../../http/prepared-wire.js';
+import { preparedWire, type WireOf } from '../../http/prepared-wire.js';
+import type { Store } from '../../store/repository.js';
 import type { ConfigDraft, ConfigService, ConfigTypeDraft } from './config-service.js';
 
 /** A create, PUT or PATCH body as the config type it asks for. */
@@ -47,6 +48,20 @@ function readConfigDraft(
   };
 }
 
+/** How a page of configs shows: with its types' names, read once for the page. */
+export function configWireOf(store: Store) {
+  return async (page: readonly Config[]): Promise<WireOf<Config>> => {
+    const types = await store.configTypes.getMany([...new Set(page.map((c) => c.configTypeId))]);
+    const names = new Map(types.map((t) => [t.id, t.name]));
+    return (c) => ({
+      ...entityBase('configs', c),
+      configTypeId: c.configTypeId,
+      configType: ref('config-types', c.configTypeId, names.get(c.configTypeId) ?? c.configTypeId),
+      data: c.data,
+    });
+  };
+}
+
 export function registerConfigRoutes(app: Api, ctx: ControllerContext, service: ConfigService): void {
   const { store } = ctx;
 
@@ -65,17 +80,7 @@ export function registerConfigRoutes(app: Api, ctx: ControllerContext, service: 
     afterWrite: () => service.written(),
   });
 
-  // A page of configs shows its types' names, read once for the page.
-  const configWire = preparedWire<Config>('configs', async (page) => {
-    const types = await store.configTypes.getMany([...new Set(page.map((c) => c.configTypeId))]);
-    const names = new Map(types.map((t) => [t.id, t.name]));
-    return (c) => ({
-      ...entityBase('configs', c),
-      configTypeId: c.configTypeId,
-      configType: ref('config-types', c.configTypeId, names.get(c.configTypeId) ?? c.configTypeId),
-      data: c.data,
-    });
-  });
+  const configWire = preparedWire<Config>('configs', configWireOf(store));
   registerCrud<Config>(app, ctx, {
     collection: 'configs',
     tag: 'Config',

@@ -53,6 +53,15 @@ export class PgApiSessionRepository implements ApiSessionRepository {
     return rows.map(fromRow);
   }
 
+  async listByAuthenticator(authenticatorId: string): Promise<ApiSession[]> {
+    // Rare (a signer disabled or deleted): a scan of the table is fine.
+    const rows = await this.db.rows<Row>(
+      `SELECT * FROM api_sessions WHERE authenticator_id = ? ORDER BY created_at, id`,
+      [authenticatorId],
+    );
+    return rows.map(fromRow);
+  }
+
   async listByIdentities(identityIds: readonly string[]): Promise<ApiSession[]> {
     if (identityIds.length === 0) return [];
     const rows = await this.db.rows<Row>(

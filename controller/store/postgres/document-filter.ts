@@ -51,7 +51,8 @@ export function documentFilterFields(
     updatedAt: { sql: `${table}.updated_at`, type: 'datetime', notNull: true },
   };
   // Names come from this file's callers, never from input.
-  for (const [name, type] of extras) fields[name] = { sql: extraSql(table, name, type), type };
+  for (const [name, type, docKey = name] of extras)
+    fields[name] = { sql: extraSql(table, docKey, type), type };
   if (hasRoleAttributes)
     fields.roleAttributes = {
       sql: `${table}.doc->'roleAttributes'`,

@@ -14,6 +14,7 @@ import { UniqueViolation, type AttributedRepository, type ListQuery, type Page }
 import type { DocReviver } from '../sqlite/document-repository.js';
 import type { ExtraField } from '../sqlite/document-filter.js';
 import { documentFilterFields } from './document-filter.js';
+import { documentUniqueViolation } from '../unique-document-fields.js';
 import type { PgDatabase } from './pg-database.js';
 
 export interface DocumentRow {
@@ -160,11 +161,15 @@ export class PgDocumentRepository<
     await this.db.transaction(async () => {
       // ON CONFLICT (name): the name is checked first, as SQLite does, and a racing controller's insert of the
       // same name is waited for rather than reported as an error that would abort the transaction.
-      const inserted = await this.db.one(
-        `INSERT INTO ${this.table} (id, name, doc, created_at, updated_at) VALUES (?, ?, ?::jsonb, ?, ?)
+      const inserted = await this.db
+        .one(
+          `INSERT INTO ${this.table} (id, name, doc, created_at, updated_at) VALUES (?, ?, ?::jsonb, ?, ?)
          ON CONFLICT (name) DO NOTHING RETURNING id`,
-        [row.id, row.name, row.doc, row.createdAt, row.updatedAt],
-      );
+          [row.id, row.name, row.doc, row.createdAt, row.updatedAt],
+        )
+        .catch((err: unknown) => {
+          throw documentUniqueViolation(err, entity) ?? err;
+        });
       if (!inserted) throw new UniqueViolation('name', entity.name);
       await this.mirror(entity);
     });
@@ -186,7 +191,7 @@ export class PgDocumentRepository<
       const { code, constraint } = err as { code?: unknown; constraint?: unknown };
       if (code === '23505' && constraint === nameKey(this.table))
         throw new UniqueViolation('name', entity.name);
-      throw err;
+      throw documentUniqueViolation(err, entity) ?? err;
     }
     if (changed) return true;
     // SQLite checks the name before looking for the row: a missing entity given a taken name is a

@@ -10,6 +10,9 @@ import { sessionsNeedApiSession } from './migrations/004-sessions-need-api-sessi
 import { hostV1Forwarding } from './migrations/005-host-v1-forwarding.js';
 import { routerPresence } from './migrations/006-router-presence.js';
 import { postureRollout } from './migrations/007-posture-rollout.js';
+import { externalJwtSigners } from './migrations/008-external-jwt-signers.js';
+import { auditEvents } from './migrations/009-audit-events.js';
+import { eventDeliveries } from './migrations/010-event-deliveries.js';
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   initial,
@@ -19,4 +22,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   hostV1Forwarding,
   routerPresence,
   postureRollout,
+  externalJwtSigners,
+  auditEvents,
+  eventDeliveries,
 ];

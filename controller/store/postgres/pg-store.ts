@@ -12,6 +12,7 @@ import type {
   EdgeRouter,
   EdgeRouterPolicy,
   Entity,
+  ExternalJwtSigner,
   Identity,
   Service,
   ServiceEdgeRouterPolicy,
@@ -30,7 +31,9 @@ import { PgApiSessionRepository } from './api-session-repository.js';
 import { PgMfaRepository } from './mfa-repository.js';
 import { PgPostureRepository } from './posture-repository.js';
 import { PgDeadlineRepository } from './deadline-repository.js';
-import { countIdentitiesWithAuthPolicy } from './identity-queries.js';
+import { countIdentitiesWithAuthPolicy, identityByExternalId } from './identity-queries.js';
+import { PgDeliveryRepository } from './delivery-repository.js';
+import type { Webhook } from '../../event-delivery-model.js';
 
 /** The NOTIFY channel a catalogue change is announced on; the payload is the announcing instance's id. */
 export const CATALOGUE_CHANNEL = 'postern_catalogue';
@@ -45,6 +48,7 @@ export class PgStore implements Store {
   readonly postureChecks;
   readonly servicePolicies;
   readonly authPolicies;
+  readonly externalJwtSigners;
   readonly configTypes;
   readonly configs;
   readonly edgeRouters;
@@ -59,6 +63,9 @@ export class PgStore implements Store {
   readonly postureCheckExceptions;
   readonly postureCheckExceptionHistory;
   readonly postureCheckStates;
+  readonly auditEvents;
+  readonly webhooks;
+  readonly deliveries;
   private readonly catalogue = new CatalogueVersion();
   /** tells this instance's own announcements from the others', and owns the deadlines it arms */
   readonly instanceId = randomUUID();
@@ -80,6 +87,7 @@ export class PgStore implements Store {
     this.postureChecks = documents<PostureCheck>(ENTITY_KINDS.postureChecks);
     this.servicePolicies = new PgServicePolicyRepository(db);
     this.authPolicies = documents<AuthPolicy>(ENTITY_KINDS.authPolicies);
+    this.externalJwtSigners = documents<ExternalJwtSigner>(ENTITY_KINDS.externalJwtSigners);
     this.authenticators = new PgAuthenticatorRepository(db);
     this.enrollments = new PgEnrollmentRepository(db);
     this.apiSessions = new PgApiSessionRepository(db);
@@ -89,6 +97,9 @@ export class PgStore implements Store {
     this.postureCheckExceptions = documents(ENTITY_KINDS.postureCheckExceptions);
     this.postureCheckExceptionHistory = documents(ENTITY_KINDS.postureCheckExceptionHistory);
     this.postureCheckStates = documents(ENTITY_KINDS.postureCheckStates);
+    this.auditEvents = documents(ENTITY_KINDS.auditEvents);
+    this.webhooks = documents<Webhook>(ENTITY_KINDS.webhooks);
+    this.deliveries = new PgDeliveryRepository(db);
     for (const repo of [
       this.services,
       this.postureChecks,
@@ -147,6 +158,10 @@ export class PgStore implements Store {
 
   countIdentitiesWithAuthPolicy(authPolicyId: string): Promise<number> {
     return countIdentitiesWithAuthPolicy(this.db, authPolicyId);
+  }
+
+  identityByExternalId(externalId: string): Promise<Identity | undefined> {
+    return identityByExternalId(this.db, this.identities, externalId);
   }
 
   catalogueVersion(): number {

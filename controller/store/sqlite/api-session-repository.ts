@@ -114,6 +114,14 @@ export class SqliteApiSessionRepository implements SyncApiSessionRepository {
   }
 
   /** Read past the cache, like listByIdentity: a list neither fills it nor is answered from it. */
+  listByAuthenticator(authenticatorId: string): ApiSession[] {
+    // Rare (a signer disabled or deleted): a scan of the table is fine.
+    const rows = this.db
+      .prepare(`SELECT * FROM api_sessions WHERE authenticator_id = ? ORDER BY created_at`)
+      .all(authenticatorId) as Row[];
+    return rows.map(fromRow);
+  }
+
   listByIdentities(identityIds: readonly string[]): ApiSession[] {
     if (identityIds.length === 0) return [];
     return (this.stmts.byIdentities.all(JSON.stringify(identityIds)) as Row[]).map(fromRow);

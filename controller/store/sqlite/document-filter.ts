@@ -7,7 +7,8 @@
 import { ApiError } from '../../api-error.js';
 import type { FilterField } from '../filter/index.js';
 
-export type ExtraField = [name: string, type: FilterField['type']];
+/** A document field a filter may name; `docKey` when the filter's name is not the document's (configs' `type`). */
+export type ExtraField = [name: string, type: FilterField['type'], docKey?: string];
 
 export function documentFilterFields(
   table: string,
@@ -20,9 +21,9 @@ export function documentFilterFields(
     createdAt: { sql: `${table}.created_at`, type: 'datetime' },
     updatedAt: { sql: `${table}.updated_at`, type: 'datetime' },
   };
-  for (const [name, type] of extras) {
+  for (const [name, type, docKey = name] of extras) {
     // Names come from this file's callers, never from input.
-    fields[name] = { sql: `json_extract(${table}.doc, '$.${name}')`, type };
+    fields[name] = { sql: `json_extract(${table}.doc, '$.${docKey}')`, type };
   }
   if (hasRoleAttributes)
     fields.roleAttributes = {

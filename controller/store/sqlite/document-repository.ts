@@ -5,6 +5,7 @@ import { UniqueViolation, type SyncAttributedRepository, type ListQuery, type Pa
 import { compileFilter, type FilterField } from '../filter/index.js';
 import { MAX_LIMIT } from '../page.js';
 import { documentFilterFields, type ExtraField } from './document-filter.js';
+import { documentUniqueViolation } from '../unique-document-fields.js';
 
 interface Row {
   id: string;
@@ -191,7 +192,7 @@ export class DocumentRepository<
     this.db.transaction(() => {
       const existing = this.stmts.getByName.get(entity.name);
       if (existing) throw new UniqueViolation('name', entity.name);
-      this.stmts.insert.run(this.toRow(entity));
+      this.write(this.stmts.insert, entity);
       this.syncAttributes(entity);
     })();
   }
@@ -202,7 +203,7 @@ export class DocumentRepository<
     return this.db.transaction(() => {
       const other = this.stmts.getByName.get(entity.name) as Row | undefined;
       if (other && other.id !== entity.id) throw new UniqueViolation('name', entity.name);
-      const changed = this.stmts.update.run(this.toRow(entity)).changes > 0;
+      const changed = this.write(this.stmts.update, entity) > 0;
       if (changed) this.syncAttributes(entity);
       return changed;
     })();
@@ -245,6 +246,15 @@ export class DocumentRepository<
       this.prepared.set(text, statement);
     }
     return statement;
+  }
+
+  /** Runs an insert or update of the entity; a unique document field it would duplicate is a UniqueViolation. */
+  private write(statement: Database.Statement, entity: T): number {
+    try {
+      return statement.run(this.toRow(entity)).changes;
+    } catch (err) {
+      throw documentUniqueViolation(err, entity) ?? err;
+    }
   }
 
   private syncAttributes(entity: T): void {

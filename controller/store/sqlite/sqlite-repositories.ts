@@ -8,6 +8,7 @@ import type {
   ConfigType,
   EdgeRouter,
   EdgeRouterPolicy,
+  ExternalJwtSigner,
   Identity,
   PostureCheck,
   Service,
@@ -21,6 +22,8 @@ import { SqliteApiSessionRepository } from './api-session-repository.js';
 import { SqlitePostureRepository } from './posture-repository.js';
 import { SqliteMfaRepository } from './mfa-repository.js';
 import { SqliteDeadlineRepository } from './deadline-repository.js';
+import { SqliteDeliveryRepository } from './delivery-repository.js';
+import type { Webhook } from '../../event-delivery-model.js';
 
 const CACHED_IDENTITIES = 5_000;
 
@@ -48,6 +51,10 @@ export class SqliteRepositories implements SyncRepositories {
   readonly postureCheckExceptions;
   readonly postureCheckExceptionHistory;
   readonly postureCheckStates;
+  readonly externalJwtSigners;
+  readonly auditEvents;
+  readonly webhooks;
+  readonly deliveries;
 
   constructor(readonly db: Db) {
     const documents = <T extends Entity & { roleAttributes?: string[] }>(
@@ -79,6 +86,11 @@ export class SqliteRepositories implements SyncRepositories {
     this.postureCheckExceptions = documents(ENTITY_KINDS.postureCheckExceptions, true);
     this.postureCheckExceptionHistory = documents(ENTITY_KINDS.postureCheckExceptionHistory, false);
     this.postureCheckStates = documents(ENTITY_KINDS.postureCheckStates, false);
+    // Read at every external sign-in; a handful of providers.
+    this.externalJwtSigners = documents<ExternalJwtSigner>(ENTITY_KINDS.externalJwtSigners, true);
+    this.auditEvents = documents(ENTITY_KINDS.auditEvents, false);
+    this.webhooks = documents<Webhook>(ENTITY_KINDS.webhooks, false);
+    this.deliveries = new SqliteDeliveryRepository(db);
     this.authenticators = new SqliteAuthenticatorRepository(db);
     this.enrollments = new SqliteEnrollmentRepository(db);
     this.apiSessions = new SqliteApiSessionRepository(db);
@@ -92,6 +104,13 @@ export class SqliteRepositories implements SyncRepositories {
       .prepare(`SELECT COUNT(*) AS n FROM identities WHERE json_extract(doc, '$.authPolicyId') = ?`)
       .get(authPolicyId) as { n: number };
     return row.n;
+  }
+
+  identityByExternalId(externalId: string): Identity | undefined {
+    const row = this.db
+      .prepare(`SELECT id FROM identities WHERE json_extract(doc, '$.externalId') = ?`)
+      .get(externalId) as { id: string } | undefined;
+    return row && this.identities.get(row.id);
   }
 
   /**

@@ -12,7 +12,8 @@ export const CARRIERS_FILE = 'tunnel-carriers.json';
 /** A service the tunnel serves, and the router that carried its latest connection (null: none yet). */
 export interface ServiceCarrier {
   service: string;
-  router: { name: string; url: string } | null;
+  /** `url` is absent where the Postern service told it (it says the router's name only) */
+  router: { name: string; url?: string } | null;
 }
 
 interface CarrierFile {
@@ -72,12 +73,13 @@ export function readCarriers(path: string): ServiceCarrier[] | undefined {
 
 /** Lines for `status`: each tunnelled service and the router carrying it. */
 export function carrierLines(carriers: readonly ServiceCarrier[] | undefined): string {
-  if (!carriers) return 'routers     no agent running here (`run` carries the services)';
+  if (!carriers)
+    return 'routers     no agent running here (`run` or the Postern service carries the services)';
   if (carriers.length === 0) return 'routers     no service tunnelled';
   return carriers
     .map(
       (c, i) =>
-        `${i === 0 ? 'routers    ' : '           '} ${c.service}: ${c.router ? `via ${c.router.name} (${c.router.url})` : 'not connected yet'}`,
+        `${i === 0 ? 'routers    ' : '           '} ${c.service}: ${c.router ? `via ${c.router.name}${c.router.url ? ` (${c.router.url})` : ''}` : 'not connected yet'}`,
     )
     .join('\n');
 }

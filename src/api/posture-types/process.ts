@@ -7,6 +7,8 @@ import { Strings, Text } from '../resources/texts.js';
 
 const processRule = {
   osType: OsTypeSchema,
+  /** the spelling the interface specification's PROCESS_MULTI example uses; `osType` wins when both are given */
+  os: Type.Optional(OsTypeSchema),
   path: Text(CHECK_TEXT_LIMITS.path, 'absolute path of the binary'),
   hashes: Type.Optional(
     Strings('allowed sha256 (64 hex) or sha512 (128 hex) digests of the binary', CHECK_TEXT_LIMITS.hash),

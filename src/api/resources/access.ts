@@ -180,7 +180,7 @@ const SessionQuery = {
 /** `GET /identities/:id/service-access` */
 export const ServiceAccessListParams = Type.Object({ id: Id });
 export const ServiceAccessListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 500 })),
+  limit: Type.Optional(Type.Integer({ minimum: 0 })), // above 500: a full page (list-query.ts)
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
   filter: Type.Optional(Type.String({ maxLength: 1024 })),
   ...SessionQuery,
@@ -195,7 +195,7 @@ export const ServiceAccessQuery = Type.Object(SessionQuery);
  */
 export const FailedServiceRequestsQuery = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 0, maximum: 500 })),
+    limit: Type.Optional(Type.Integer({ minimum: 0 })), // above 500: a full page (list-query.ts)
     offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
   },
   { additionalProperties: false },

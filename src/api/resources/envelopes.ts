@@ -38,8 +38,9 @@ export const errorResponses = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((s) => [s, ErrorEnvelope])) as Record<number, typeof ErrorEnvelope>;
 
 export const ListQuerystring = Type.Object({
-  // -1: as many as one page holds (OpenZiti's "every row"; 500 here).
-  limit: Type.Optional(Type.Integer({ minimum: -1, maximum: 500 })),
+  // -1: as many as one page holds (OpenZiti's "every row"; 500 here); more than 500 is clamped to 500, as
+  // OpenZiti's controller does (controller/http/list-query.ts).
+  limit: Type.Optional(Type.Integer({ minimum: -1 })),
   // Bounded so it always fits SQLite's integer (an offset past every row is simply an empty page).
   offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000 })),
   filter: Type.Optional(Type.String({ maxLength: 1024 })),

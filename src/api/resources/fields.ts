@@ -8,7 +8,7 @@
  * Like `../schemas.ts`, these are values only the controller runs: the console imports this folder as types
  * only, so its bundle carries no schema code.
  */
-import { Type, type TOptional, type TProperties, type TUnknown } from '@sinclair/typebox';
+import { Type, type TOptional, type TProperties, type TSchema, type TUnknown } from '@sinclair/typebox';
 import { BaseEntityFields, EntityRefSchema, LinkSchema, LinksSchema, TagsSchema } from '../schemas.js';
 
 // Defined with the wire contract the agent shares (../schemas.ts); re-exported for the management resources.
@@ -51,6 +51,28 @@ export const RoleAttribute = Type.String();
 export const NamedRoles = Type.Array(Type.Object({ role: Type.String(), name: Type.String() }));
 
 /**
+ * A copy of `schema` in which every object, however deep, refuses fields it does not have, as the body itself
+ * does (an auth policy's `primary.updb.maxAttempt` is a 400 naming that path, not a setting dropped). An
+ * object that says what it does with other fields (`additionalProperties` given) is left as it says.
+ */
+function closed<T extends TSchema>(schema: T): T {
+  const s = schema as TSchema & Record<string, unknown>;
+  const copy: Record<string | symbol, unknown> = { ...s };
+  if (s.type === 'object' && s.properties) {
+    copy.properties = closedFields(s.properties as TProperties);
+    if (s.additionalProperties === undefined) copy.additionalProperties = false;
+  }
+  if (s.type === 'array' && s.items && !Array.isArray(s.items)) copy.items = closed(s.items as TSchema);
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const)
+    if (Array.isArray(s[key])) copy[key] = (s[key] as TSchema[]).map(closed);
+  return copy as T;
+}
+
+function closedFields<P extends TProperties>(fields: P): P {
+  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, closed(v)])) as P;
+}
+
+/**
  * The bodies of a create/PUT and of a PATCH. A field in neither Postern nor OpenZiti's definition of the
  * body is a 400 naming it (a typo such as `identityRole` must never silently do nothing); the fields OpenZiti
  * defines that Postern does not implement (`openZitiOnly`) are accepted and ignored, so its clients keep
@@ -68,7 +90,7 @@ export function writeBodies<P extends TProperties, O extends string = never>(
       Type.Optional(Type.Unknown({ description: 'accepted for OpenZiti clients; not used' })),
     ]),
   ) as { [K in O]: TOptional<TUnknown> };
-  const all = { ...writable, ...ignored };
+  const all = closedFields({ ...writable, ...ignored });
   const create = Type.Object(all, { additionalProperties: false, ...(description ? { description } : {}) });
   // A PUT takes what a create takes.
   return { create, update: create, patch: Type.Partial(Type.Object(all), { additionalProperties: false }) };

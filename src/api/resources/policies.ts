@@ -89,7 +89,10 @@ const Secondary = Type.Object({
   requireExtJwtSigner: Type.Optional(Type.Union([Reference, Type.Null()])),
 });
 
-/** Every level optional: a PATCH merges what it names over what is stored. */
+/**
+ * Every level optional: a PATCH merges what it names over what is stored. Every level closed, as a create's
+ * (writeBodies): a field no level has is a 400 naming its path.
+ */
 const deepPartial = <T extends TProperties>(o: TObject<T>): TObject =>
   Type.Object(
     Object.fromEntries(
@@ -100,6 +103,7 @@ const deepPartial = <T extends TProperties>(o: TObject<T>): TObject =>
         ),
       ]),
     ),
+    { additionalProperties: false },
   );
 
 export const AuthPolicyCreate = writeBodies({

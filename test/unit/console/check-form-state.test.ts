@@ -54,4 +54,22 @@ describe('posture check form from descriptors', () => {
     expect(body('AGENT_VERSION', { versions: '>=1.4.0 <2' }).versions).toBe('>=1.4.0 <2');
     expect(Object.keys(body('FIREWALL', {}))).toEqual(['typeId', 'name', 'roleAttributes', 'remediation']);
   });
+
+  it('sends a PROCESS check’s signer as OpenZiti’s one signerFingerprint, and reads it back', () => {
+    const signer = 'a'.repeat(40);
+    const state = initialState(
+      stored('PROCESS', {
+        process: { osType: 'Windows', path: 'C:\\sensor.exe', signerFingerprint: signer },
+      }),
+    );
+    expect(state.process.signerFingerprints).toBe(signer);
+    expect(bodyOf(state).process).toEqual({
+      osType: 'Windows',
+      path: 'C:\\sensor.exe',
+      hashes: [],
+      signerFingerprint: signer,
+    });
+    const none = initialState(stored('PROCESS', { process: { osType: 'Linux', path: '/usr/bin/x' } }));
+    expect(bodyOf(none).process).toEqual({ osType: 'Linux', path: '/usr/bin/x', hashes: [] });
+  });
 });

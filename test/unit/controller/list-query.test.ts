@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../controller/api-error.js';
-import { parseListQuery } from '../../../controller/http/list-query.js';
+import { pageLimit, parseListQuery } from '../../../controller/http/list-query.js';
 
 function refusal(action: () => unknown): ApiError {
   try {
@@ -17,6 +17,14 @@ function refusal(action: () => unknown): ApiError {
 }
 
 describe('parseListQuery', () => {
+  it('clamps a limit above 500 to a full page, as OpenZiti does; below -1 is refused', () => {
+    expect(parseListQuery({ limit: 1000 }).limit).toBe(500);
+    expect(parseListQuery({ limit: 501 }, { fullGrammar: true }).limit).toBe(500);
+    expect(pageLimit(5000)).toBe(500);
+    expect(pageLimit(-1)).toBe(500);
+    expect(refusal(() => parseListQuery({ limit: -2 })).cause).toMatchObject({ field: 'limit' });
+  });
+
   it('takes OpenZiti defaults: 10 rows, -1 as a full page, the lookups on small lists', () => {
     expect(parseListQuery({})).toEqual({ limit: 10, offset: 0 });
     expect(parseListQuery({ limit: -1, offset: 5 })).toEqual({ limit: 500, offset: 5 });

@@ -71,7 +71,10 @@ const ruleState = (rule: ProcessRuleWire | undefined): ProcessRuleState =>
         osType: rule.osType,
         path: rule.path,
         hashes: (rule.hashes ?? []).join('\n'),
-        signerFingerprints: (rule.signerFingerprints ?? []).join('\n'),
+        // PROCESS_MULTI's rules list their signers; a PROCESS check has one (`signerFingerprint`).
+        signerFingerprints: (
+          rule.signerFingerprints ?? (rule.signerFingerprint ? [rule.signerFingerprint] : [])
+        ).join('\n'),
       }
     : emptyRule();
 
@@ -127,8 +130,13 @@ function typeFields(state: CheckFormState): Record<string, unknown> {
       return { macAddresses: linesOf(state.macAddresses) };
     case 'DOMAIN':
       return { domains: linesOf(state.domains) };
-    case 'PROCESS':
-      return { process: ruleBody(state.process) };
+    case 'PROCESS': {
+      // OpenZiti's PROCESS check has one signer, `signerFingerprint` (the API refuses `signerFingerprints`
+      // there by name); several lines go as typed, for the API to refuse as no fingerprint.
+      const { signerFingerprints, ...rule } = ruleBody(state.process);
+      const signer = signerFingerprints.join('\n');
+      return { process: signer ? { ...rule, signerFingerprint: signer } : rule };
+    }
     case 'PROCESS_MULTI':
       return { semantic: state.semantic, processes: state.processes.map(ruleBody) };
     case 'MFA':

@@ -12,6 +12,7 @@ import { serviceMode } from '../../service/service-mode.js';
 import { ssoLoginCommand } from './sso-login-command.js';
 import { signOutAtProvider } from '../../sso/provider-sign-out.js';
 import { ProviderTokenVault } from '../../sso/provider-token-vault.js';
+import { carriersOfService } from '../../service/service-carriers.js';
 
 async function askRequired(ctx: CliContext, question: string, hidden = false): Promise<string> {
   const answer = (await ctx.terminal.ask(question, { hidden }))?.trim();
@@ -101,8 +102,10 @@ export async function statusCommand(ctx: CliContext): Promise<ExitCode> {
       current.signInMethod === 'certificate' ? undefined : (current.username ?? ctx.settings.username);
     const status = { ...current, username };
     const services = agent.services();
-    // Written by a running `run` (carrier-state.ts); undefined when none runs.
-    const carriers = readCarriers(carriersFileBeside(ctx.settingsFile.path));
+    // Written by a running `run` (carrier-state.ts), else told by the Postern service; undefined when neither runs.
+    const carriers =
+      readCarriers(carriersFileBeside(ctx.settingsFile.path)) ??
+      (await carriersOfService(serviceSocketPath(ctx.env), await mode));
     if (ctx.args.json) {
       const count = (access: string) => services.filter((s) => s.access === access).length;
       const summary = {
