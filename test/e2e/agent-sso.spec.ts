@@ -1,88 +1,73 @@
 /**
- * The agent signs in through a real OpenID provider (oidc-provider on loopback) in Debian's Chromium: the
- * authorization code flow with PKCE through the loopback redirect, the device grant, refresh, and a refresh
- * the provider refuses ending the session. The controller's `authenticate?method=ext-jwt` is a stand-in on
- * loopback here (this branch's controller lacks the route): it records the bearer the agent sends.
+ * The agent signs in through a real OpenID provider (oidc-provider on loopback) in Debian's Chromium, to a
+ * real controller with a real external JWT signer pointing at that provider: the authorization code flow with
+ * PKCE through the loopback redirect, the device grant, the provider's token checked by the controller
+ * (`authenticate?method=ext-jwt`, the identity created just in time, the `groups` claim mapped to role
+ * attributes), the services those attributes grant; then a running agent refreshing the provider's token
+ * before it expires and signing in again with it (a user moved out of a group loses the group's services), and
+ * a refresh the provider refuses ending the session with a message that says why.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect, test, type Page } from '@playwright/test';
-import { decodeJwt } from 'jose';
-import { ControllerClient } from '../../src/controller-client/controller-client.js';
-import { EdgeApi } from '../../src/agent/client/edge-api.js';
+import { Agent } from '../../src/agent/agent.js';
 import { MemoryCredentialStore } from '../../src/agent/credentials/memory-credential-store.js';
-import { CredentialVault } from '../../src/agent/session/credential-vault.js';
-import { SessionManager } from '../../src/agent/session/session-manager.js';
 import { OidcRelyingParty, ProviderRefusedError } from '../../src/agent/sso/oidc-relying-party.js';
-import { signOutAtProvider } from '../../src/agent/sso/provider-sign-out.js';
-import { silentLogger } from '../../src/common/logger.js';
 import { pickSigner } from '../../src/agent/sso/provider-signer.js';
-import { signInWithBrowser, signInWithDevice } from '../../src/agent/sso/provider-sign-in.js';
-import { ProviderTokenRefresher } from '../../src/agent/sso/provider-token-refresher.js';
-import { ProviderTokenVault } from '../../src/agent/sso/provider-token-vault.js';
+import { signInWithDevice } from '../../src/agent/sso/provider-sign-in.js';
 import { openLoopbackRedirect } from '../../src/agent/sso/loopback-redirect.js';
+import { ScriptedPromptPort, adminApi, guardedService } from '../helpers/agent-setup.js';
+import { MGMT, type Api } from '../helpers/api.js';
+import { startTestController, type TestController } from '../helpers/controller.js';
 import {
   startOidcProvider,
   TEST_AUDIENCE,
   TEST_CLIENT_ID,
-  type TestOidcProvider,
+  type OidcProviderServer,
 } from '../helpers/oidc-provider-server.js';
 
-let provider: TestOidcProvider;
-let controller: Server;
-let controllerUrl: string;
-const bearers: string[] = [];
+/** Short enough that a running agent refreshes within the test (a fifth of it before expiry: at 16 s). */
+const ACCESS_TOKEN_TTL_S = 20;
+
+let provider: OidcProviderServer;
+let controller: TestController;
+let admin: Api;
+let signerId: string;
 
 test.beforeAll(async () => {
-  provider = await startOidcProvider();
-  controller = createServer((req, res) => {
-    const json = (status: number, body: unknown) =>
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    if (req.method === 'GET' && req.url === '/edge/client/v1/external-jwt-signers') {
-      const signer = {
-        id: 'signer1',
-        name: 'Corp',
-        externalAuthUrl: provider.issuer,
-        clientId: TEST_CLIENT_ID,
-        audience: TEST_AUDIENCE,
-        scopes: [],
-        targetToken: 'ACCESS',
-      };
-      return json(200, { data: [signer], meta: {} });
-    }
-    if (req.method === 'POST' && req.url === '/edge/client/v1/authenticate?method=ext-jwt') {
-      bearers.push(req.headers.authorization ?? '');
-      req.resume();
-      const session = {
-        id: `s${bearers.length}`,
-        token: `tok${bearers.length}`,
-        identityId: 'i1',
-        authQueries: [],
-      };
-      return json(200, { data: session, meta: {} });
-    }
-    json(404, { error: { code: 'NOT_FOUND', message: 'not found' }, meta: {} });
+  provider = await startOidcProvider({ accessTokenTtl: ACCESS_TOKEN_TTL_S });
+  controller = await startTestController();
+  admin = await adminApi(controller.url);
+  const res = await admin.post(`${MGMT}/external-jwt-signers`, {
+    name: 'Corp',
+    enabled: true,
+    issuer: provider.issuer,
+    audience: TEST_AUDIENCE,
+    jwksEndpoint: `${provider.issuer}/jwks`,
+    claimsProperty: 'sub',
+    useExternalId: true,
+    clientId: TEST_CLIENT_ID,
+    scopes: [],
+    externalAuthUrl: provider.issuer,
+    targetToken: 'ACCESS',
+    enrollToTokenEnabled: true,
+    enrollAttributeClaimsSelector: 'groups',
   });
-  await new Promise<void>((resolve) => controller.listen(0, '127.0.0.1', resolve));
-  controllerUrl = `http://127.0.0.1:${(controller.address() as AddressInfo).port}`;
+  if (res.status !== 201) throw new Error(`signer: ${JSON.stringify(res.body)}`);
+  signerId = res.body.data.id;
+  await guardedService(admin, 'staff-wiki', 'staff');
 });
 
 test.afterAll(async () => {
+  await controller?.dispose();
   await provider?.close();
-  controller?.closeAllConnections();
-  controller?.close();
 });
 
-function agentParts() {
-  const api = new EdgeApi(new ControllerClient({ baseUrl: controllerUrl }));
-  const store = new MemoryCredentialStore();
-  const sessions = new SessionManager({
-    api,
-    vault: new CredentialVault(store),
-    controllerUrl,
-    requestTotp: async () => false,
-  });
-  return { api, store, sessions };
+function newAgent(prompt = new ScriptedPromptPort()): Agent {
+  return new Agent({ controllerUrl: controller.url, credentials: new MemoryCredentialStore(), prompt });
+}
+
+async function identityWithExternalId(externalId: string): Promise<any[]> {
+  const filter = encodeURIComponent(`externalId = "${externalId}"`);
+  return (await admin.get(`${MGMT}/identities?filter=${filter}`)).body.data;
 }
 
 async function providerLogin(page: Page, user: string): Promise<void> {
@@ -93,39 +78,44 @@ async function providerLogin(page: Page, user: string): Promise<void> {
   await page.getByRole('button', { name: 'Continue' }).click();
 }
 
-test('browser sign-in: PKCE through the loopback redirect, the access token for the signer audience sent as a bearer', async ({
+test('browser sign-in: PKCE through the loopback redirect, the controller checks the token, creates the identity and grants its group services', async ({
   page,
 }) => {
-  const { api, store, sessions } = agentParts();
-  const signer = pickSigner(await api.listExternalJwtSigners(), 'corp');
-  expect(signer?.id).toBe('signer1');
-  const rp = await OidcRelyingParty.discover(signer!);
-  let opened: URL | undefined;
-  const tokens = await signInWithBrowser(rp, async (url) => {
-    opened = url;
-    await page.goto(url.toString());
-    await providerLogin(page, 'alice');
-  });
-  expect(opened?.searchParams.get('code_challenge_method')).toBe('S256');
-  expect(opened?.searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
-  await expect(page.locator('body')).toContainText('return to Postern');
+  const agent = newAgent();
+  try {
+    const signer = pickSigner(await agent.api.listExternalJwtSigners(), 'corp');
+    expect(signer?.id).toBe(signerId);
+    let opened: URL | undefined;
+    const status = await agent.provider.signInWithBrowser(signer!, async (url) => {
+      opened = url;
+      await page.goto(url.toString());
+      await providerLogin(page, 'alice');
+    });
+    expect(opened?.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(opened?.searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    await expect(page.locator('body')).toContainText('return to Postern');
 
-  const status = await sessions.loginWithProviderToken(rp.tokenForController(tokens));
-  expect(status.state).toBe('active');
-  expect(status.signInMethod).toBe('provider');
-  const sent = bearers.at(-1)!.replace(/^Bearer /, '');
-  expect(decodeJwt(sent)).toMatchObject({ aud: TEST_AUDIENCE, iss: provider.issuer, sub: 'alice' });
+    expect(status.state).toBe('active');
+    expect(status.signInMethod).toBe('provider');
+    // The controller made the identity from the token (just in time) with the provider's groups.
+    const [alice] = await identityWithExternalId('alice');
+    expect(alice).toMatchObject({ id: status.identityId, isAdmin: false, roleAttributes: ['staff'] });
+    expect((await agent.refreshServices()).map((s) => s.name)).toContain('staff-wiki');
 
-  const vault = new ProviderTokenVault(store);
-  await vault.save(controllerUrl, tokens);
-  expect((await vault.load(controllerUrl))?.refreshToken).toBe(tokens.refreshToken);
-  expect(await vault.load('http://elsewhere:1')).toBeUndefined();
+    const stored = await agent.provider.vault.load(controller.url);
+    expect(stored?.signerId).toBe(signerId);
+    expect(await agent.provider.vault.load('http://elsewhere:1')).toBeUndefined();
 
-  // Sign-out: the refresh token revoked at the provider, the stored tokens gone, the end-session URL given.
-  const endSession = await signOutAtProvider(api, vault, controllerUrl, silentLogger);
-  expect(endSession?.searchParams.get('id_token_hint')).toBe(tokens.idToken);
-  expect(await vault.load(controllerUrl)).toBeUndefined();
-  await expect(rp.refresh(tokens)).rejects.toBeInstanceOf(ProviderRefusedError);
+    // Sign-out: the refresh token revoked at the provider, the stored tokens gone, the end-session URL given.
+    const endSession = await agent.provider.signOut();
+    await agent.logout(true);
+    expect(endSession?.searchParams.get('id_token_hint')).toBe(stored?.idToken);
+    expect(await agent.provider.vault.load(controller.url)).toBeUndefined();
+    const rp = await OidcRelyingParty.discover(signer!);
+    await expect(rp.refresh(stored!)).rejects.toBeInstanceOf(ProviderRefusedError);
+  } finally {
+    await agent.stop();
+  }
 });
 
 test('the loopback redirect ignores a callback with another state and answers the right one once', async () => {
@@ -142,40 +132,53 @@ test('the loopback redirect ignores a callback with another state and answers th
   }
 });
 
-test('device grant where discovery offers it; a refresh the provider refuses (user disabled) ends the session', async ({
+test('a running agent refreshes before expiry and signs in again (a group removed at the provider takes its services); a refused refresh ends the session and says why', async ({
   page,
 }) => {
-  const { api, store, sessions } = agentParts();
-  const signer = pickSigner(await api.listExternalJwtSigners(), undefined)!;
-  const rp = await OidcRelyingParty.discover(signer);
-  expect(rp.offersDeviceGrant).toBe(true);
-  let shown: string | undefined;
-  const pending = signInWithDevice(rp, (prompt) => (shown = prompt.verificationUriComplete));
-  await expect.poll(() => shown).toBeTruthy();
-  await page.goto(shown!);
-  await page.locator('button[type="submit"]').first().click();
-  await providerLogin(page, 'bob');
-  const tokens = await pending;
-  await sessions.loginWithProviderToken(rp.tokenForController(tokens));
-  expect(sessions.status().state).toBe('active');
+  test.setTimeout(240_000);
+  const prompt = new ScriptedPromptPort();
+  const agent = newAgent(prompt);
+  try {
+    const signer = pickSigner(await agent.api.listExternalJwtSigners(), undefined)!;
+    const rp = await OidcRelyingParty.discover(signer);
+    expect(rp.offersDeviceGrant).toBe(true);
+    let shown: string | undefined;
+    const pending = signInWithDevice(rp, (prompt) => (shown = prompt.verificationUriComplete));
+    await expect.poll(() => shown).toBeTruthy();
+    await page.goto(shown!);
+    await page.locator('button[type="submit"]').first().click();
+    await providerLogin(page, 'bob');
+    await agent.provider.adopt(rp, await pending);
+    await agent.refreshServices();
+    agent.start();
+    expect(agent.status().state).toBe('active');
+    expect(agent.services().map((s) => s.name)).toContain('staff-wiki');
+    const first = agent.status().apiSessionId!;
+    const firstToken = agent.client.sessionToken!;
 
-  const vault = new ProviderTokenVault(store);
-  let refused = false;
-  const refresher = new ProviderTokenRefresher({
-    rp,
-    tokens,
-    save: (t) => vault.save(controllerUrl, t),
-    onRefused: async () => {
-      refused = true;
-      await sessions.logout(false);
-    },
-  });
-  expect(await refresher.refreshNow()).toBe(true);
-  expect(refresher.current().accessToken).not.toBe(tokens.accessToken);
-  expect((await vault.load(controllerUrl))?.accessToken).toBe(refresher.current().accessToken);
+    // Bob leaves the group at the provider; the refresh before the token expires signs in again with a token
+    // that says so, and the API session it replaces is ended.
+    provider.users.set('bob', []);
+    await expect
+      .poll(() => agent.status().apiSessionId, { timeout: ACCESS_TOKEN_TTL_S * 3000 })
+      .not.toBe(first);
+    expect(agent.status().state).toBe('active');
+    await expect
+      .poll(async () => (await agent.refreshServices()).map((s) => s.name), { timeout: 30_000 })
+      .not.toContain('staff-wiki');
+    expect((await admin.as(firstToken).get('/edge/client/v1/current-api-session')).status).toBe(401);
 
-  provider.users.delete('bob');
-  expect(await refresher.refreshNow()).toBe(false);
-  expect(refused).toBe(true);
-  expect(sessions.status().state).toBe('signed-out');
+    // Bob is removed at the provider: its next refresh is refused, the session ends, the user is told why.
+    provider.users.delete('bob');
+    await expect
+      .poll(() => agent.status().state, { timeout: ACCESS_TOKEN_TTL_S * 3000 })
+      .toBe('signed-out');
+    const notice = prompt.notices.find((n) => n.type === 'signed-out');
+    expect(notice && 'message' in notice ? notice.message : '').toMatch(
+      /Corp refused to renew your sign-in \(invalid_grant\).*sign in with Corp again/,
+    );
+    expect(await agent.provider.vault.load(controller.url)).toBeUndefined();
+  } finally {
+    await agent.stop();
+  }
 });

@@ -1,8 +1,10 @@
 /**
  * A real OpenID provider for tests (the certified `oidc-provider` package) on a loopback port: a public native
  * client allowing the authorization code flow with PKCE, the device grant and refresh tokens, loopback
- * redirects on any port (RFC 8252), JWT access tokens for one API audience, and users that can be disabled
- * (a disabled user's refresh is refused, as at a real provider).
+ * redirects on any port (RFC 8252), JWT access tokens for one API audience carrying the user's `groups`, and
+ * users that can be disabled (a disabled user's refresh is refused, as at a real provider) or moved between
+ * groups (the next token says so). (test/helpers/oidc-test-provider.ts is the other kind: a bare JWKS and
+ * tokens signed on demand, for the controller's refusals.)
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,15 +13,24 @@ import Provider, { type Grant, type KoaContextWithOIDC } from 'oidc-provider';
 export const TEST_CLIENT_ID = 'postern-agent';
 export const TEST_AUDIENCE = 'urn:postern:controller';
 
-export interface TestOidcProvider {
+export interface OidcProviderServer {
   issuer: string;
-  /** users who may sign in (any password); removing one makes the provider refuse its refreshes */
-  users: Set<string>;
+  /** users who may sign in (any password) and their groups; removing one makes the provider refuse its refreshes */
+  users: Map<string, string[]>;
   close(): Promise<void>;
 }
 
-export async function startOidcProvider(): Promise<TestOidcProvider> {
-  const users = new Set(['alice', 'bob']);
+export interface OidcProviderOptions {
+  /** the access token's lifetime in seconds (120 unless given: a test of refresh wants it short) */
+  accessTokenTtl?: number;
+}
+
+export async function startOidcProvider(options: OidcProviderOptions = {}): Promise<OidcProviderServer> {
+  const users = new Map([
+    ['alice', ['staff']],
+    ['bob', ['staff']],
+  ]);
+  const accessTokenTTL = options.accessTokenTtl ?? 120;
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -48,12 +59,18 @@ export async function startOidcProvider(): Promise<TestOidcProvider> {
           scope: 'openid offline_access',
           audience: TEST_AUDIENCE,
           accessTokenFormat: 'jwt',
-          accessTokenTTL: 120,
+          accessTokenTTL,
         }),
       },
     },
     issueRefreshToken: async () => true,
-    ttl: { AccessToken: 120, IdToken: 120, DeviceCode: 300 },
+    ttl: { AccessToken: accessTokenTTL, IdToken: 120, DeviceCode: 300 },
+    // The groups the user is in when the token is issued (a refresh reads them again), as Okta's or Keycloak's
+    // groups claim does.
+    extraTokenClaims: async (_ctx, token) =>
+      'accountId' in token && typeof token.accountId === 'string'
+        ? { groups: users.get(token.accountId) ?? [] }
+        : undefined,
     // Consent given once for all: the tests drive the login form only.
     loadExistingGrant: async (ctx: KoaContextWithOIDC): Promise<Grant | undefined> => {
       const accountId = ctx.oidc.session?.accountId;
@@ -65,7 +82,7 @@ export async function startOidcProvider(): Promise<TestOidcProvider> {
       return grant;
     },
     findAccount: async (_ctx, sub) =>
-      users.has(sub) ? { accountId: sub, claims: async () => ({ sub, groups: ['staff'] }) } : undefined,
+      users.has(sub) ? { accountId: sub, claims: async () => ({ sub, groups: users.get(sub) ?? [] }) } : undefined,
   });
   server.on('request', provider.callback());
   return {

@@ -8,7 +8,7 @@ import type {
   CurrentIdentity,
   PasswordAuthenticateRequest,
 } from '../../api/auth.js';
-import { PATHS } from '../../api/paths.js';
+import { PATHS, SESSION_HEADER } from '../../api/paths.js';
 import { INTERCEPT_V1 } from '../../api/data-plane.js';
 import type { AnyPostureResponse, PostureResponseReply } from '../../api/posture-responses.js';
 import type { ServiceDetail, ServiceUpdates, SessionDetail } from '../../api/services.js';
@@ -78,6 +78,16 @@ export class EdgeApi {
 
   async logout(): Promise<void> {
     await this.client.request('DELETE', PATHS.currentApiSession, { reauth: false, retry: false });
+  }
+
+  /** Ends another API session than the client's own (the one a renewed sign-in replaced). */
+  async endSession(sessionToken: string): Promise<void> {
+    await this.client.request('DELETE', PATHS.currentApiSession, {
+      headers: { [SESSION_HEADER]: sessionToken },
+      auth: false,
+      reauth: false,
+      retry: false,
+    });
   }
 
   currentIdentity(): Promise<CurrentIdentity> {

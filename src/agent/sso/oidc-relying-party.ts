@@ -37,11 +37,15 @@ export class OidcRelyingParty {
     readonly config: oidc.Configuration,
   ) {}
 
-  /** Discovery from the signer's issuer (`externalAuthUrl`). */
+  /**
+   * Discovery from the issuer's discovery document the controller names (`openIdConfigurationUrl`), else from
+   * `externalAuthUrl` taken as the issuer (a controller that does not name the document).
+   */
   static async discover(signer: ClientExternalJwtSigner): Promise<OidcRelyingParty> {
-    if (!signer.externalAuthUrl || !signer.clientId)
-      throw new Error(`the identity provider '${signer.name}' has no authorization URL or client id`);
-    const issuer = new URL(signer.externalAuthUrl);
+    const start = signer.openIdConfigurationUrl ?? signer.externalAuthUrl;
+    if (!start || !signer.clientId)
+      throw new Error(`the identity provider '${signer.name}' has no issuer or client id`);
+    const issuer = new URL(start);
     const config = await oidc.discovery(issuer, signer.clientId, undefined, oidc.None(), {
       execute: issuer.protocol === 'http:' && isLoopback(issuer) ? [oidc.allowInsecureRequests] : [],
     });

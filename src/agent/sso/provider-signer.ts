@@ -16,9 +16,9 @@ export interface ClientExternalJwtSigner {
   targetToken?: 'ACCESS' | 'ID' | null;
 }
 
-/** Signers a user can start a sign-in with: an authorization server and a client id are both needed. */
+/** Signers a user can start a sign-in with: an issuer to discover and a client id are both needed. */
 export function usableSigners(signers: ClientExternalJwtSigner[]): ClientExternalJwtSigner[] {
-  return signers.filter((s) => s.externalAuthUrl && s.clientId);
+  return signers.filter((s) => (s.openIdConfigurationUrl || s.externalAuthUrl) && s.clientId);
 }
 
 /** The signer named `name` (case-insensitively), or the only one there is. */

@@ -10,8 +10,6 @@ import { agentCommand } from '../command-name.js';
 import { serviceSocketPath } from '../../service/service-client.js';
 import { serviceMode } from '../../service/service-mode.js';
 import { ssoLoginCommand } from './sso-login-command.js';
-import { signOutAtProvider } from '../../sso/provider-sign-out.js';
-import { ProviderTokenVault } from '../../sso/provider-token-vault.js';
 import { carriersOfService } from '../../service/service-carriers.js';
 
 async function askRequired(ctx: CliContext, question: string, hidden = false): Promise<string> {
@@ -62,12 +60,7 @@ export async function logoutCommand(ctx: CliContext): Promise<ExitCode> {
   const agent = await createAgent(ctx);
   try {
     // Before the API session ends: the signer list is asked of the controller.
-    const endSession = await signOutAtProvider(
-      agent.api,
-      new ProviderTokenVault(ctx.store),
-      agent.client.baseUrl,
-      ctx.logger,
-    );
+    const endSession = await agent.provider.signOut();
     await agent.logout(true);
     // An enrolled device stays enrolled: its certificate signs in again at the next command.
     const enrolled = (await deviceIdentities(ctx).load(agent.client.baseUrl)) !== undefined;

@@ -9,7 +9,6 @@ import { controllerUrlOf, createAgent, type CliContext } from '../cli-context.js
 import { OidcRelyingParty } from '../../sso/oidc-relying-party.js';
 import { pickSigner, usableSigners } from '../../sso/provider-signer.js';
 import { signInWithBrowser, signInWithDevice } from '../../sso/provider-sign-in.js';
-import { ProviderTokenVault } from '../../sso/provider-token-vault.js';
 import { agentCommand } from '../command-name.js';
 
 export async function ssoLoginCommand(ctx: CliContext): Promise<ExitCode> {
@@ -40,8 +39,7 @@ export async function ssoLoginCommand(ctx: CliContext): Promise<ExitCode> {
       : await signInWithBrowser(rp, (url) =>
           t.print(`To sign in with ${signer.name}, open this URL here:\n${url}`),
         );
-    await new ProviderTokenVault(ctx.store).save(controllerUrl, tokens);
-    const status = await agent.sessions.loginWithProviderToken(rp.tokenForController(tokens));
+    const status = await agent.provider.adopt(rp, tokens);
     await ctx.settingsFile.update({ controllerUrl });
     t.print(
       `Signed in to ${controllerUrl} with ${signer.name}${status.identityName ? ` as ${status.identityName}` : ''}.`,
