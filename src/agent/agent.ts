@@ -25,6 +25,8 @@ import { AgentEvents } from './client/agent-events.js';
 import type { AgentEvent } from '../api/data-plane.js';
 import { TunnelManager } from './tunnel/tunnel-manager.js';
 import { ProviderSession } from './sso/provider-session.js';
+import type { ClientExternalJwtSigner } from './sso/provider-signer.js';
+import type { UrlOpener } from './sso/provider-sign-in.js';
 
 export type { AgentOptions } from './agent-parts.js';
 
@@ -153,6 +155,16 @@ export class Agent {
   /** Signs in with this device's enrolled certificate (the client presents it); a TOTP owed is asked for. */
   async loginWithCertificate(): Promise<AgentStatus> {
     await this.sessions.loginWithCertificate();
+    await this.afterSignIn();
+    return this.status();
+  }
+
+  /**
+   * Signs in through an identity provider in the system browser (`open`): authorization code + PKCE with a
+   * loopback redirect; a TOTP owed is asked for as after a password.
+   */
+  async loginWithProvider(signer: ClientExternalJwtSigner, open: UrlOpener): Promise<AgentStatus> {
+    await this.provider.signInWithBrowser(signer, open);
     await this.afterSignIn();
     return this.status();
   }

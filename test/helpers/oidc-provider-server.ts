@@ -23,6 +23,12 @@ export interface OidcProviderServer {
 export interface OidcProviderOptions {
   /** the access token's lifetime in seconds (120 unless given: a test of refresh wants it short) */
   accessTokenTtl?: number;
+  /**
+   * The console's redirect URI (`<controller>/console/`), registered on the same client as at Entra ID or
+   * Okta (one application, the agent's loopback and the console's page); its origin may then call the token
+   * endpoint (CORS).
+   */
+  consoleRedirectUri?: string;
 }
 
 export async function startOidcProvider(options: OidcProviderOptions = {}): Promise<OidcProviderServer> {
@@ -42,7 +48,7 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
         token_endpoint_auth_method: 'none',
         grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
         response_types: ['code'],
-        redirect_uris: ['http://127.0.0.1/callback'],
+        redirect_uris: ['http://127.0.0.1/callback', ...(options.consoleRedirectUri ? [options.consoleRedirectUri] : [])],
         post_logout_redirect_uris: [],
       },
     ],
