@@ -283,7 +283,9 @@ export class Agent {
   private async providerRefused(message: string): Promise<void> {
     this.log.warn(message);
     this.options.prompt.notify({ type: 'signed-out', message });
-    await this.logout(false).catch((error: unknown) => this.log.warn(`sign-out failed: ${errorMessage(error)}`));
+    await this.logout(false).catch((error: unknown) =>
+      this.log.warn(`sign-out failed: ${errorMessage(error)}`),
+    );
   }
 
   /**

@@ -170,9 +170,7 @@ test('a running agent refreshes before expiry and signs in again (a group remove
 
     // Bob is removed at the provider: its next refresh is refused, the session ends, the user is told why.
     provider.users.delete('bob');
-    await expect
-      .poll(() => agent.status().state, { timeout: ACCESS_TOKEN_TTL_S * 3000 })
-      .toBe('signed-out');
+    await expect.poll(() => agent.status().state, { timeout: ACCESS_TOKEN_TTL_S * 3000 }).toBe('signed-out');
     const notice = prompt.notices.find((n) => n.type === 'signed-out');
     expect(notice && 'message' in notice ? notice.message : '').toMatch(
       /Corp refused to renew your sign-in \(invalid_grant\).*sign in with Corp again/,

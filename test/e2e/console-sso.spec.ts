@@ -65,7 +65,9 @@ async function signInThroughProvider(page: Page, user: string): Promise<void> {
   await page.getByRole('button', { name: 'Continue' }).click();
 }
 
-test('an administrator signs in through the provider with PKCE and lands in the console', async ({ page }) => {
+test('an administrator signs in through the provider with PKCE and lands in the console', async ({
+  page,
+}) => {
   const problems: string[] = [];
   // The console's own errors (a CSP violation would be one); the provider's development pages load a CDN
   // stylesheet this machine cannot resolve.
@@ -88,7 +90,9 @@ test('an administrator signs in through the provider with PKCE and lands in the 
   expect(problems).toEqual([]);
 });
 
-test('an identity without the admin flag is turned away after the provider signed it in', async ({ page }) => {
+test('an identity without the admin flag is turned away after the provider signed it in', async ({
+  page,
+}) => {
   await signInThroughProvider(page, 'bob');
   await expect(page.getByRole('alert')).toContainText('bob is not an administrator');
   await expect(page.getByRole('button', { name: 'Sign in with Corp SSO' })).toBeVisible();

@@ -86,7 +86,10 @@ test('"Sign in with Corp SSO" signs in through the system browser with PKCE; sig
 
   // Sign-out: the provider's sign-out page opened (with the ID token as the hint), the tokens gone.
   world.onOpenExternal = async () => undefined;
-  await page.getByRole('button', { name: /sign out/i }).first().click();
+  await page
+    .getByRole('button', { name: /sign out/i })
+    .first()
+    .click();
   await expect(page.getByRole('heading', { name: 'Sign in to Postern' })).toBeVisible();
   const signOutPage = world.opened.at(-1)!;
   expect(signOutPage.pathname).toMatch(/session\/end/);

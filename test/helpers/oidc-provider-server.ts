@@ -48,7 +48,10 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
         token_endpoint_auth_method: 'none',
         grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
         response_types: ['code'],
-        redirect_uris: ['http://127.0.0.1/callback', ...(options.consoleRedirectUri ? [options.consoleRedirectUri] : [])],
+        redirect_uris: [
+          'http://127.0.0.1/callback',
+          ...(options.consoleRedirectUri ? [options.consoleRedirectUri] : []),
+        ],
         post_logout_redirect_uris: [],
       },
     ],
@@ -88,7 +91,9 @@ export async function startOidcProvider(options: OidcProviderOptions = {}): Prom
       return grant;
     },
     findAccount: async (_ctx, sub) =>
-      users.has(sub) ? { accountId: sub, claims: async () => ({ sub, groups: users.get(sub) ?? [] }) } : undefined,
+      users.has(sub)
+        ? { accountId: sub, claims: async () => ({ sub, groups: users.get(sub) ?? [] }) }
+        : undefined,
   });
   server.on('request', provider.callback());
   return {

@@ -148,7 +148,9 @@ export class SessionManager {
     if (previous && previous !== api.client.sessionToken)
       await api
         .endSession(previous)
-        .catch((error: unknown) => this.log.debug(`ending the replaced session failed: ${errorMessage(error)}`));
+        .catch((error: unknown) =>
+          this.log.debug(`ending the replaced session failed: ${errorMessage(error)}`),
+        );
     return status;
   }
 

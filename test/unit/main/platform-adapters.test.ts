@@ -17,7 +17,7 @@ const { startBundledController } = await import('../../../desktop/main/bundled-c
 const { LinuxAutostart } = await import('../../../desktop/main/start-at-login.js');
 const { DesktopSettings } = await import('../../../desktop/agent/desktop-settings.js');
 const { electronShell } = await import('../../../desktop/main/electron-shell.js');
-const { AppWindows } = await import('../../../desktop/main/windows.js');
+type AppWindows = import('../../../desktop/main/windows.js').AppWindows;
 type PowerEvent = import('../../../src/agent/power/power-events.js').PowerEvent;
 
 let dir: string;
@@ -113,7 +113,7 @@ describe('start at login and settings', () => {
 describe('the shell opening a page in the system browser', () => {
   it('opens http(s) pages (a provider sign-in) and refuses any other scheme', async () => {
     const autostart = new LinuxAutostart('/opt/Postern/postern', { XDG_CONFIG_HOME: dir });
-    const shell = electronShell({} as InstanceType<typeof AppWindows>, new DesktopSettings(dir, autostart));
+    const shell = electronShell({} as AppWindows, new DesktopSettings(dir, autostart));
     fake.shell.openExternal.mockClear();
     await shell.openExternal(new URL('https://login.example.com/authorize?client_id=x'));
     expect(fake.shell.openExternal).toHaveBeenCalledWith('https://login.example.com/authorize?client_id=x');
