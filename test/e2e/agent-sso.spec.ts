@@ -61,8 +61,8 @@ test.afterAll(async () => {
   await provider?.close();
 });
 
-function newAgent(prompt = new ScriptedPromptPort()): Agent {
-  return new Agent({ controllerUrl: controller.url, credentials: new MemoryCredentialStore(), prompt });
+function newAgent(prompt = new ScriptedPromptPort(), credentials = new MemoryCredentialStore()): Agent {
+  return new Agent({ controllerUrl: controller.url, credentials, prompt });
 }
 
 async function identityWithExternalId(externalId: string): Promise<any[]> {
@@ -81,7 +81,8 @@ async function providerLogin(page: Page, user: string): Promise<void> {
 test('browser sign-in: PKCE through the loopback redirect, the controller checks the token, creates the identity and grants its group services', async ({
   page,
 }) => {
-  const agent = newAgent();
+  const keychain = new MemoryCredentialStore();
+  const agent = newAgent(undefined, keychain);
   try {
     const signer = pickSigner(await agent.api.listExternalJwtSigners(), 'corp');
     expect(signer?.id).toBe(signerId);
@@ -105,6 +106,24 @@ test('browser sign-in: PKCE through the loopback redirect, the controller checks
     const stored = await agent.provider.vault.load(controller.url);
     expect(stored?.signerId).toBe(signerId);
     expect(await agent.provider.vault.load('http://elsewhere:1')).toBeUndefined();
+
+    // A restart after the API session ended: the stored provider tokens sign in again.
+    const ended = status.apiSessionId;
+    expect(
+      (await admin.as(agent.client.sessionToken).delete('/edge/client/v1/current-api-session')).status,
+    ).toBe(200);
+    const restarted = newAgent(undefined, keychain);
+    try {
+      const again = await restarted.resume();
+      expect(again).toMatchObject({
+        state: 'active',
+        signInMethod: 'provider',
+        identityId: status.identityId,
+      });
+      expect(again.apiSessionId).not.toBe(ended);
+    } finally {
+      await restarted.stop();
+    }
 
     // Sign-out: the refresh token revoked at the provider, the stored tokens gone, the end-session URL given.
     const endSession = await agent.provider.signOut();
