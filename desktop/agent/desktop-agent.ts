@@ -25,7 +25,11 @@ import type {
   SessionStatus,
   SessionView,
   SignInRequest,
+  ProviderSignInRequest,
+  ProviderView,
 } from '../ipc/views.js';
+import { usableSigners } from '../../src/agent/sso/provider-signer.js';
+import type { UrlOpener } from '../../src/agent/sso/provider-sign-in.js';
 
 export interface DesktopAgentOptions extends Omit<AgentOptions, 'controllerUrl'> {
   /** agent.json, shared with the headless CLI: which controller and user to sign in as. */
@@ -136,6 +140,45 @@ export class DesktopAgent {
   }
 
   /**
+   * The identity providers `controllerUrl` offers, for the sign-in screen's "Sign in with …" buttons; none
+   * where it offers none or cannot be reached (the password form stays). A signed-in agent is not replaced.
+   */
+  async providers(controllerUrl: string): Promise<ProviderView[]> {
+    const current = this.agent;
+    const busy = current && current.status().state !== 'signed-out';
+    if (busy && current.client.baseUrl !== normaliseUrl(controllerUrl)) return [];
+    const agent = busy ? current : await this.use(controllerUrl);
+    try {
+      return usableSigners(await agent.api.listExternalJwtSigners()).map(({ id, name }) => ({ id, name }));
+    } catch (error) {
+      this.log.debug(`the controller's identity providers could not be read: ${errorMessage(error)}`);
+      return [];
+    }
+  }
+
+  /**
+   * Signs in through an identity provider in the system browser (`open`): authorization code + PKCE with a
+   * loopback redirect; the provider's tokens go to the keychain and are refreshed while the agent runs.
+   */
+  async signInWithProvider(request: ProviderSignInRequest, open: UrlOpener): Promise<SessionView> {
+    const agent = await this.use(request.controllerUrl);
+    await this.track(async () => {
+      const signer = usableSigners(await agent.api.listExternalJwtSigners()).find(
+        (s) => s.id === request.providerId,
+      );
+      if (!signer) throw new Error('This controller no longer offers that sign-in; choose another.');
+      this.username = null;
+      await agent.loginWithProvider(signer, open);
+      await this.options.settings.update({
+        controllerUrl: agent.client.baseUrl,
+        controllerFingerprint: this.pinnedFingerprint,
+      });
+      agent.start();
+    }, true);
+    return this.session();
+  }
+
+  /**
    * Enrolls this device with a token (checked against the controller it names before it is sent) and signs
    * in: with the new certificate, or with the new password.
    */
@@ -163,11 +206,17 @@ export class DesktopAgent {
     return this.session();
   }
 
-  async signOut(): Promise<SessionView> {
+  /** Signs out; a provider sign-in is ended at the provider too (its sign-out page opened with `open`). */
+  async signOut(open?: UrlOpener): Promise<SessionView> {
     const agent = this.agent;
     this.message = null;
     if (agent) {
+      const endSession = await agent.provider.signOut();
       await agent.logout(true).catch((error: unknown) => this.log.warn(`sign-out: ${errorMessage(error)}`));
+      if (endSession && open)
+        await Promise.resolve(open(endSession)).catch((error: unknown) =>
+          this.log.warn(`opening the provider's sign-out page: ${errorMessage(error)}`),
+        );
       await this.replace(undefined);
     }
     this.publish();

@@ -13,6 +13,8 @@ import type {
   SettingsView,
   SignInRequest,
   ViewName,
+  ProvidersRequest,
+  ProviderSignInRequest,
 } from './views.js';
 import { isCode } from '../../src/api/codes.js';
 
@@ -56,6 +58,13 @@ export const isVoid = (v: unknown): v is void => v === undefined || v === null;
 
 export const isSignInRequest: Guard<SignInRequest> = (v): v is SignInRequest =>
   hasExactly(v, { controllerUrl: isControllerUrl, username: text(256), password: text(1024) });
+
+export const isProvidersRequest: Guard<ProvidersRequest> = (v): v is ProvidersRequest =>
+  hasExactly(v, { controllerUrl: isControllerUrl });
+
+/** A signer id as the controller makes them (no longer than any id the controller accepts). */
+export const isProviderSignInRequest: Guard<ProviderSignInRequest> = (v): v is ProviderSignInRequest =>
+  hasExactly(v, { controllerUrl: isControllerUrl, providerId: text(256) });
 
 /** A compact JWT as the renderer sends it (trimmed): three base64url parts, at most 8 KiB. */
 const isJwt = (v: unknown) =>

@@ -16,6 +16,8 @@ import {
   isRecoveryCodes,
   isSettingsUpdate,
   isSignInRequest,
+  isProviderSignInRequest,
+  isProvidersRequest,
   isViewName,
   isVoid,
   type Guard,
@@ -36,6 +38,9 @@ import type {
   SettingsView,
   SignInRequest,
   ViewName,
+  ProviderSignInRequest,
+  ProvidersRequest,
+  ProviderView,
 } from './views.js';
 
 export interface InvokeChannel<Req, Res> {
@@ -64,6 +69,13 @@ export const ipcSchema = {
     get: invoke<SessionView>(),
     /** Resolves once signed in; a TOTP the controller asks for meanwhile arrives as a `login` prompt. */
     signIn: invoke<SignInRequest, SessionView>(isSignInRequest),
+    /** The identity providers a controller offers (none where it offers none or cannot be reached). */
+    providers: invoke<ProvidersRequest, ProviderView[]>(isProvidersRequest),
+    /**
+     * Signs in through a provider in the system browser (PKCE, a loopback redirect); resolves once signed in,
+     * or refused, or after the redirect's 5 minutes.
+     */
+    signInWithProvider: invoke<ProviderSignInRequest, SessionView>(isProviderSignInRequest),
     /**
      * Enrolls this device with a token and signs in: with a certificate for a key made in main (`ott`), or
      * with the new password (`updb`). Refused, it says why (expired, altered, already used...).

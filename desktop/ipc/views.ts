@@ -109,6 +109,23 @@ export interface SignInRequest {
   password: string;
 }
 
+/** The controller whose identity providers the sign-in screen offers. */
+export interface ProvidersRequest {
+  controllerUrl: string;
+}
+
+/** An identity provider the controller accepts (an external JWT signer): "Sign in with <name>". */
+export interface ProviderView {
+  id: string;
+  name: string;
+}
+
+/** Sign in through that provider in the system browser (authorization code + PKCE, loopback redirect). */
+export interface ProviderSignInRequest {
+  controllerUrl: string;
+  providerId: string;
+}
+
 /**
  * Enrolling this device with the token an administrator sent (pasted or read from a file in the renderer).
  * A password token (`updb`) also carries the new password, and the username when the token does not name it.

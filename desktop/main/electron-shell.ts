@@ -4,7 +4,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { app, clipboard, dialog } from 'electron';
+import { app, clipboard, dialog, shell } from 'electron';
 import type { PromptSurface } from '../agent/desktop-prompts.js';
 import type { DesktopSettings } from '../agent/desktop-settings.js';
 import type { DesktopShell } from './ipc-handlers.js';
@@ -29,6 +29,11 @@ export function electronShell(windows: AppWindows, settings: DesktopSettings): D
       return true;
     },
     copyText: (text) => clipboard.writeText(text),
+    openExternal: async (url) => {
+      // Only web pages: a provider's URL comes from the controller and its discovery document.
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`not a web address: ${url}`);
+      await shell.openExternal(url.toString());
+    },
     showView: (view) => windows.showMain(view),
     settings: () => settings.load(),
     updateSettings: (changes) => settings.update(changes),

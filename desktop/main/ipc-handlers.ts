@@ -13,6 +13,8 @@ export interface DesktopShell {
   /** Asks where to save and writes the file; false when the user cancelled. */
   saveTextFile(defaultName: string, text: string): Promise<boolean>;
   copyText(text: string): void;
+  /** Opens an http(s) URL in the system browser (a provider's sign-in or sign-out page). */
+  openExternal(url: URL): Promise<void>;
   showView(view: ViewName): void;
   settings(): Promise<SettingsView>;
   updateSettings(changes: Partial<SettingsView>): Promise<SettingsView>;
@@ -39,8 +41,10 @@ export function createIpcHandlers(
     session: {
       get: () => agent.session(),
       signIn: (request) => agent.signIn(request),
+      providers: ({ controllerUrl }) => agent.providers(controllerUrl),
+      signInWithProvider: (request) => agent.signInWithProvider(request, (url) => shell.openExternal(url)),
       enroll: (request) => agent.enroll(request),
-      signOut: () => agent.signOut(),
+      signOut: () => agent.signOut((url) => shell.openExternal(url)),
     },
     services: {
       get: () => agent.services(),

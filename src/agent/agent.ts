@@ -24,6 +24,9 @@ import { errorMessage, silentLogger, type AgentLogger } from '../common/logger.j
 import { AgentEvents } from './client/agent-events.js';
 import type { AgentEvent } from '../api/data-plane.js';
 import { TunnelManager } from './tunnel/tunnel-manager.js';
+import { ProviderSession } from './sso/provider-session.js';
+import type { ClientExternalJwtSigner } from './sso/provider-signer.js';
+import type { UrlOpener } from './sso/provider-sign-in.js';
 
 export type { AgentOptions } from './agent-parts.js';
 
@@ -51,6 +54,8 @@ export class Agent {
   readonly serviceChanges = new Listeners<ServiceAccessView[]>();
   /** proxy mode, when the options ask for it */
   readonly tunnel: TunnelManager | undefined;
+  /** the sign-in through an identity provider, kept fresh while the agent runs */
+  readonly provider: ProviderSession;
   private readonly pushed: AgentEvents;
   private readonly power: PowerReactor;
   private readonly timeoutWatch: MfaTimeoutWatch;
@@ -75,6 +80,14 @@ export class Agent {
       power: this.power,
       timeoutWatch: this.timeoutWatch,
     } = parts);
+    this.provider = new ProviderSession({
+      api: this.api,
+      sessions: this.sessions,
+      store: options.credentials,
+      controllerUrl: this.client.baseUrl,
+      logger: this.log,
+      onEnded: (message) => this.providerRefused(message),
+    });
     this.tunnel = options.tunnel
       ? new TunnelManager({
           ...options.tunnel,
@@ -148,8 +161,23 @@ export class Agent {
     return this.status();
   }
 
-  /** Signs in from what the keychain holds, or `fallback` credentials. */
+  /**
+   * Signs in through an identity provider in the system browser (`open`): authorization code + PKCE with a
+   * loopback redirect; a TOTP owed is asked for as after a password.
+   */
+  async loginWithProvider(signer: ClientExternalJwtSigner, open: UrlOpener): Promise<AgentStatus> {
+    await this.provider.signInWithBrowser(signer, open);
+    await this.afterSignIn();
+    return this.status();
+  }
+
+  /** Signs in from what the keychain holds (a session, a login, a provider's tokens), or `fallback` credentials. */
   async resume(fallback?: LoginCredentials): Promise<AgentStatus> {
+    await this.provider
+      .load()
+      .catch((error: unknown) =>
+        this.log.warn(`the stored identity provider sign-in cannot be used: ${errorMessage(error)}`),
+      );
     await this.sessions.resume(fallback);
     await this.afterSignIn();
     return this.status();
@@ -174,6 +202,7 @@ export class Agent {
     this.power.start();
     this.timeoutWatch.start();
     this.reporter.start();
+    this.provider.start();
   }
 
   /** Stops for good: waits for a cycle in progress and releases connections. The session stays valid. */
@@ -249,6 +278,16 @@ export class Agent {
     this.timeoutWatch.stop();
     this.reporter.stop();
     this.prompter.cancel();
+    this.provider.stop();
+  }
+
+  /** The provider refused to renew the sign-in: the session ends (its tunnels cut), and the user is told why. */
+  private async providerRefused(message: string): Promise<void> {
+    this.log.warn(message);
+    this.options.prompt.notify({ type: 'signed-out', message });
+    await this.logout(false).catch((error: unknown) =>
+      this.log.warn(`sign-out failed: ${errorMessage(error)}`),
+    );
   }
 
   /**

@@ -17,6 +17,10 @@ export const PATHS = {
   /** over HTTPS, with the client certificate enrollment issued presented in the TLS handshake */
   authenticateCert: '/authenticate?method=cert',
   authenticateMfa: '/authenticate/mfa',
+  /** with the provider's token as `Authorization: Bearer` */
+  authenticateExtJwt: '/authenticate?method=ext-jwt',
+  /** the client API's list of identity providers a user may sign in with */
+  externalJwtSigners: '/external-jwt-signers',
   currentApiSession: '/current-api-session',
   serviceUpdates: '/current-api-session/service-updates',
   currentIdentity: '/current-identity',

@@ -81,6 +81,10 @@ export class DesktopE2eWorld {
   readonly notifications: { title: string; body: string }[] = [];
   readonly savedFiles: { name: string; text: string }[] = [];
   readonly copied: string[] = [];
+  /** pages main opened in the "system browser" (a provider's sign-in and sign-out) */
+  readonly opened: URL[] = [];
+  /** what the "system browser" does with a page main opens (a test drives a provider's sign-in there) */
+  onOpenExternal: (url: URL) => Promise<void> = async () => undefined;
   readonly agent: DesktopAgent;
   readonly prompts: DesktopPrompts;
   /** What the controller thinks "now" is; moved by `shiftControllerClock`. */
@@ -214,6 +218,10 @@ export class DesktopE2eWorld {
         return true;
       },
       copyText: (text) => void this.copied.push(text),
+      openExternal: async (url) => {
+        this.opened.push(url);
+        await this.onOpenExternal(url);
+      },
       showView: (view) => this.showView(view),
       settings: async () => this.settings,
       updateSettings: async (changes) => (this.settings = { ...this.settings, ...changes }),

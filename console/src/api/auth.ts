@@ -1,6 +1,7 @@
 /**
  * Signing in to the management API: a password, then a TOTP code when the answer's `authQueries` say one is
- * owed (OpenZiti's partial authentication, as the agent handles it). Only an administrator gets further.
+ * owed (OpenZiti's partial authentication, as the agent handles it); or an identity provider's token
+ * (provider-sign-in.ts). Only an administrator gets further, however they signed in.
  */
 import { api } from './client.js';
 import { ApiError } from './api-error.js';
@@ -31,6 +32,19 @@ async function afterAuthentication(session: CurrentApiSession): Promise<SignInSt
 export async function signIn(username: string, password: string): Promise<SignInStep> {
   api.setToken(null);
   const answer = await api.post<CurrentApiSession>('/authenticate?method=password', { username, password });
+  api.setToken(answer.data.token);
+  return afterAuthentication(answer.data);
+}
+
+/** Signs in with an identity provider's token (an external JWT signer's), as OpenZiti's `method=ext-jwt`. */
+export async function signInWithProviderToken(providerToken: string): Promise<SignInStep> {
+  api.setToken(null);
+  const answer = await api.request<CurrentApiSession>(
+    'POST',
+    '/authenticate?method=ext-jwt',
+    {},
+    { authorization: `Bearer ${providerToken}` },
+  );
   api.setToken(answer.data.token);
   return afterAuthentication(answer.data);
 }

@@ -34,8 +34,14 @@ export class ManagementClient {
     return () => this.expiredListeners.delete(listener);
   }
 
-  async request<T>(method: string, path: string, body?: unknown): Promise<Envelope<T>> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+  /** `extra`: headers of this request only (an identity provider's token as the bearer of a sign-in). */
+  async request<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    extra: Record<string, string> = {},
+  ): Promise<Envelope<T>> {
+    const headers: Record<string, string> = { accept: 'application/json', ...extra };
     if (this.token) headers[SESSION_HEADER] = this.token;
     if (body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;

@@ -10,6 +10,8 @@ Commands:
   enroll --token FILE   enroll this device with the token your administrator gave you (FILE, or - for
                         stdin): a key made here and a certificate to sign in with, or a new password
   login                 sign in (asks for the password, or reads POSTERN_PASSWORD)
+  login --sso [NAME]    sign in through the identity provider NAME (the only one when omitted): a code to
+                        enter at the provider where it offers the device grant, else a URL to open here
   logout                end the session and forget the stored password (an enrolled device keeps its
                         certificate)
   unenroll              sign out and delete this device's enrolled identity (its key and certificate)
@@ -81,6 +83,7 @@ export interface CliArgs {
   regenerate: boolean;
   json: boolean;
   verbose: boolean;
+  sso: boolean;
   help: boolean;
 }
 
@@ -108,6 +111,7 @@ const OPTIONS = {
   intercept: { type: 'boolean', default: false },
   regenerate: { type: 'boolean', default: false },
   verbose: { type: 'boolean', default: false },
+  sso: { type: 'boolean', default: false },
 } as const;
 
 /** A command line read with `options`, its refusals as one-line usage errors. */
@@ -171,6 +175,7 @@ export function parseCliArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
     regenerate: values.regenerate,
     json: values.json,
     verbose: values.verbose,
+    sso: values.sso,
     help: values.help,
   };
 }

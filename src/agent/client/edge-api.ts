@@ -8,10 +8,11 @@ import type {
   CurrentIdentity,
   PasswordAuthenticateRequest,
 } from '../../api/auth.js';
-import { PATHS } from '../../api/paths.js';
+import { PATHS, SESSION_HEADER } from '../../api/paths.js';
 import { INTERCEPT_V1 } from '../../api/data-plane.js';
 import type { AnyPostureResponse, PostureResponseReply } from '../../api/posture-responses.js';
 import type { ServiceDetail, ServiceUpdates, SessionDetail } from '../../api/services.js';
+import type { ClientExternalJwtSigner } from '../sso/provider-signer.js';
 import type { ControllerClient } from '../../controller-client/controller-client.js';
 
 /** The largest page OpenZiti serves. */
@@ -45,12 +46,48 @@ export class EdgeApi {
     return session;
   }
 
+  /**
+   * A new API session for a token from an external JWT signer (the identity provider), sent as a bearer as
+   * OpenZiti's `method=ext-jwt` expects; its session token also becomes the client's.
+   */
+  async authenticateExtJwt(
+    providerToken: string,
+    request: CertAuthenticateRequest,
+  ): Promise<CurrentApiSession> {
+    const session = await this.client.request<CurrentApiSession>('POST', PATHS.authenticateExtJwt, {
+      body: request,
+      headers: { authorization: `Bearer ${providerToken}` },
+      auth: false,
+      reauth: false,
+    });
+    this.client.setSessionToken(session.token);
+    return session;
+  }
+
+  /** The identity providers this controller accepts tokens from (public: asked before signing in). */
+  listExternalJwtSigners(): Promise<ClientExternalJwtSigner[]> {
+    return this.client.request<ClientExternalJwtSigner[]>('GET', PATHS.externalJwtSigners, {
+      auth: false,
+      reauth: false,
+    });
+  }
+
   currentApiSession(reauth = true): Promise<CurrentApiSession> {
     return this.client.request<CurrentApiSession>('GET', PATHS.currentApiSession, { reauth });
   }
 
   async logout(): Promise<void> {
     await this.client.request('DELETE', PATHS.currentApiSession, { reauth: false, retry: false });
+  }
+
+  /** Ends another API session than the client's own (the one a renewed sign-in replaced). */
+  async endSession(sessionToken: string): Promise<void> {
+    await this.client.request('DELETE', PATHS.currentApiSession, {
+      headers: { [SESSION_HEADER]: sessionToken },
+      auth: false,
+      reauth: false,
+      retry: false,
+    });
   }
 
   currentIdentity(): Promise<CurrentIdentity> {

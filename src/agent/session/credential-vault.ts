@@ -7,7 +7,13 @@ import type { CredentialStore } from '../credentials/credential-store.js';
 import { parseStoredRecord } from '../credentials/stored-record.js';
 
 /** `device`: the private key of this device's enrolled identity (see enrollment/device-identity.ts). */
-export const ACCOUNTS = { login: 'agent-login', session: 'agent-session', device: 'agent-device' } as const;
+/** `sso`: the identity provider's tokens (see sso/provider-token-vault.ts). */
+export const ACCOUNTS = {
+  login: 'agent-login',
+  session: 'agent-session',
+  device: 'agent-device',
+  sso: 'agent-sso',
+} as const;
 
 export interface SavedLogin {
   controllerUrl: string;

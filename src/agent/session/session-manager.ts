@@ -17,7 +17,7 @@ import type { CredentialVault } from './credential-vault.js';
 export type SessionState = 'signed-out' | 'needs-totp' | 'needs-enrollment' | 'active';
 
 /** How the agent signs in: a username and password, or this device's enrolled certificate. */
-export type SignInMethod = 'password' | 'certificate';
+export type SignInMethod = 'password' | 'certificate' | 'provider';
 
 export interface SessionStatus {
   state: SessionState;
@@ -64,6 +64,8 @@ export class NotSignedInError extends Error {
 export class SessionManager {
   readonly changes = new Listeners<SessionStatus>();
   private credentials: LoginCredentials | undefined;
+  /** a fresh identity provider token, while the agent holds a provider sign-in (sso/provider-session.ts) */
+  private providerToken: (() => Promise<string>) | undefined;
   private madeWith: SignInMethod | undefined;
   private current: CurrentApiSession | undefined;
   private state: SessionState = 'signed-out';
@@ -115,15 +117,54 @@ export class SessionManager {
   }
 
   /**
+   * Signs in with a token from an identity provider (an external JWT signer). The provider's tokens are kept
+   * by the caller (sso/provider-sign-in.ts), which refreshes them; a TOTP owed is asked for as after a password.
+   */
+  async loginWithProviderToken(providerToken: string): Promise<SessionStatus> {
+    const { api, vault, controllerUrl } = this.options;
+    const session = await api.authenticateExtJwt(providerToken, {
+      envInfo: this.options.envInfo ?? deviceEnvInfo(),
+      sdkInfo: this.options.sdkInfo ?? agentSdkInfo(),
+    });
+    this.madeWith = 'provider';
+    await vault.saveToken(controllerUrl, session.token);
+    this.log.info(`signed in to ${controllerUrl} through the identity provider`);
+    return this.settle(session);
+  }
+
+  /** How to sign in again through the identity provider (a fresh token), or undefined to stop doing so. */
+  setProviderSignIn(freshToken: (() => Promise<string>) | undefined): void {
+    this.providerToken = freshToken;
+  }
+
+  /**
+   * A refreshed provider token makes a new API session, and the one it replaces is ended (not left to time
+   * out): the controller checks the new token, so a disabled user or changed groups are seen at once.
+   */
+  async renewWithProviderToken(providerToken: string): Promise<SessionStatus> {
+    const { api } = this.options;
+    const previous = api.client.sessionToken;
+    const status = await this.loginWithProviderToken(providerToken);
+    if (previous && previous !== api.client.sessionToken)
+      await api
+        .endSession(previous)
+        .catch((error: unknown) =>
+          this.log.debug(`ending the replaced session failed: ${errorMessage(error)}`),
+        );
+    return status;
+  }
+
+  /**
    * Continues where the last run stopped: the stored token if the controller still knows it, else the
-   * stored login, else the device certificate, else `fallback` (for example POSTERN_PASSWORD on a box
-   * without a keychain).
+   * stored login, else the identity provider's stored sign-in, else the device certificate, else `fallback`
+   * (for example POSTERN_PASSWORD on a box without a keychain).
    */
   async resume(fallback?: LoginCredentials): Promise<SessionStatus> {
     const { api, vault, controllerUrl } = this.options;
     const saved = await vault.loadLogin(controllerUrl);
     if (saved) this.credentials = { username: saved.username, password: saved.password };
-    else if (fallback && !this.options.certificate) this.credentials = fallback;
+    // A provider sign-in the user made wins over a fallback from the environment, as a certificate does.
+    else if (fallback && !this.options.certificate && !this.providerToken) this.credentials = fallback;
     const token = await vault.loadToken(controllerUrl);
     if (token) {
       api.client.setSessionToken(token);
@@ -137,6 +178,7 @@ export class SessionManager {
       }
     }
     if (this.credentials) return this.login(this.credentials, saved !== undefined);
+    if (this.providerToken) return this.loginWithProviderToken(await this.providerToken());
     if (this.options.certificate) return this.loginWithCertificate();
     throw new NotSignedInError();
   }
@@ -154,14 +196,16 @@ export class SessionManager {
     } catch (error) {
       if (!isControllerError(error) || error.status !== 401) throw error;
     }
-    if (!this.credentials && !this.options.certificate) {
+    if (!this.credentials && !this.providerToken && !this.options.certificate) {
       this.setState('signed-out', undefined);
       return false;
     }
     try {
       const status = this.credentials
         ? await this.login(this.credentials, false)
-        : await this.loginWithCertificate();
+        : this.providerToken
+          ? await this.loginWithProviderToken(await this.providerToken())
+          : await this.loginWithCertificate();
       return status.state === 'active';
     } catch (error) {
       if (isControllerError(error, ERROR_CODES.invalidAuth)) {
@@ -202,6 +246,7 @@ export class SessionManager {
   /** How a sign-in would be made now. */
   private signInMethod(): SignInMethod | undefined {
     if (this.credentials) return 'password';
+    if (this.providerToken) return 'provider';
     return this.options.certificate ? 'certificate' : undefined;
   }
 

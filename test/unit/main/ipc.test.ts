@@ -114,6 +114,12 @@ describe('payload validation', () => {
     ['services:copyAddress', { address: 'evil.example:443' }],
     ['services:copyAddress', { address: '127.0.0.1:80\nrm -rf ~' }],
     ['services:copyAddress', {}],
+    ['session:providers', { controllerUrl: 'javascript:alert(1)' }],
+    ['session:providers', {}],
+    ['session:signInWithProvider', { controllerUrl: 'https://ctl.example', providerId: '' }],
+    ['session:signInWithProvider', { controllerUrl: 'https://ctl.example', providerId: 'x'.repeat(300) }],
+    ['session:signInWithProvider', { controllerUrl: 'file:///etc/passwd', providerId: 'p1' }],
+    ['session:signInWithProvider', { controllerUrl: 'https://ctl.example', providerId: 'p1', url: 'x' }],
   ])('refuses %s with %j', async (channel, payload) => {
     const { calls, handlers } = recordingHandlers();
     bindIpcHandlers(handlers, { isTrusted: (f) => isTrustedSender(f) });
@@ -134,6 +140,8 @@ describe('payload validation', () => {
     ['app:show', 'mfa'],
     ['services:copyAddress', { address: '127.0.0.1:8443' }],
     ['services:copyAddress', { address: '[::1]:8443' }],
+    ['session:providers', { controllerUrl: 'https://ctl.example:1280' }],
+    ['session:signInWithProvider', { controllerUrl: 'https://ctl.example:1280', providerId: 'p1' }],
   ])('passes %s with %j to its handler', async (channel, payload) => {
     const { calls, handlers } = recordingHandlers();
     bindIpcHandlers(handlers, { isTrusted: (f) => isTrustedSender(f) });

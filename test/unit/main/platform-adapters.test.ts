@@ -1,7 +1,7 @@
 /**
  * The small adapters around the agent: powerMonitor as PowerEvents (with the Linux D-Bus source adding only
  * lock/unlock), the bundled controller's launch on a remembered loopback port, start at login on Linux,
- * and the desktop settings file.
+ * the desktop settings file, and the shell opening a provider's page in the system browser.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,8 @@ const { PowerEventEmitter } = await import('../../../src/agent/power/power-event
 const { startBundledController } = await import('../../../desktop/main/bundled-controller.js');
 const { LinuxAutostart } = await import('../../../desktop/main/start-at-login.js');
 const { DesktopSettings } = await import('../../../desktop/agent/desktop-settings.js');
+const { electronShell } = await import('../../../desktop/main/electron-shell.js');
+type AppWindows = import('../../../desktop/main/windows.js').AppWindows;
 type PowerEvent = import('../../../src/agent/power/power-events.js').PowerEvent;
 
 let dir: string;
@@ -105,5 +107,18 @@ describe('start at login and settings', () => {
     await settings.update({ useBundledController: false, startAtLogin: true });
     const again = new DesktopSettings(join(dir, 'data'), autostart, true);
     expect(await again.load()).toEqual({ startAtLogin: true, useBundledController: false });
+  });
+});
+
+describe('the shell opening a page in the system browser', () => {
+  it('opens http(s) pages (a provider sign-in) and refuses any other scheme', async () => {
+    const autostart = new LinuxAutostart('/opt/Postern/postern', { XDG_CONFIG_HOME: dir });
+    const shell = electronShell({} as AppWindows, new DesktopSettings(dir, autostart));
+    fake.shell.openExternal.mockClear();
+    await shell.openExternal(new URL('https://login.example.com/authorize?client_id=x'));
+    expect(fake.shell.openExternal).toHaveBeenCalledWith('https://login.example.com/authorize?client_id=x');
+    for (const url of ['file:///etc/passwd', 'javascript:alert(1)', 'smb://host/share'])
+      await expect(shell.openExternal(new URL(url))).rejects.toThrow(/not a web address/);
+    expect(fake.shell.openExternal).toHaveBeenCalledTimes(1);
   });
 });

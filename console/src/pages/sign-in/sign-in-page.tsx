@@ -1,18 +1,28 @@
 /**
- * Sign-in: username and password, then the authenticator code on the same card when the controller says one
- * is owed. Only administrators get past it (auth.ts).
+ * Sign-in: username and password, or "Sign in with <provider>" for each identity provider the controller
+ * offers (the provider's page, then back here); then the authenticator code on the same card when the
+ * controller says one is owed. Only administrators get past it (auth.ts).
  */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { signIn, submitTotp, type SignInStep } from '../../api/auth.js';
+import {
+  finishProviderSignIn,
+  isProviderReturn,
+  listProviders,
+  startProviderSignIn,
+  type ConsoleProvider,
+} from '../../api/provider-sign-in.js';
 import { ApiError } from '../../api/api-error.js';
 import type { Identity } from '../../api/types.js';
 import { TextField } from '../../components/fields.js';
 
-function words(error: unknown): string {
+function words(error: unknown, viaProvider = false): string {
   if (!(error instanceof ApiError)) return 'Something went wrong. Try again.';
   switch (error.code) {
     case 'INVALID_AUTH':
-      return 'The username or password is not right.';
+      return viaProvider
+        ? 'The controller did not accept this sign-in: no identity matches it here, or its auth policy does not allow this provider.'
+        : 'The username or password is not right.';
     case 'MFA_INVALID_TOKEN':
       return 'That code is not right (or was used already). Wait for the next one.';
     case 'RATE_LIMITED':
@@ -42,14 +52,32 @@ export function SignInPage({
     if (next.step === 'done') onSignedIn(next.identity);
     else setStep(next.step);
   };
-  const run = async (action: () => Promise<SignInStep>) => {
+  const run = async (action: () => Promise<SignInStep>, viaProvider = false) => {
     setBusy(true);
     setError(null);
     try {
       follow(await action());
     } catch (err) {
-      setError(words(err));
+      setError(words(err, viaProvider));
     } finally {
+      setBusy(false);
+    }
+  };
+  const [providers, setProviders] = useState<ConsoleProvider[]>([]);
+  useEffect(() => {
+    // Back from the provider: finish that sign-in (once: the pending state is removed as it is read). On
+    // arrival only, so no dependencies.
+    if (isProviderReturn()) void run(finishProviderSignIn, true);
+    listProviders().then(setProviders, () => undefined);
+  }, []);
+  /** Leaves for the provider's page; busy until the browser has gone there. */
+  const leaveFor = async (provider: ConsoleProvider) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await startProviderSignIn(provider);
+    } catch (err) {
+      setError(words(err, true));
       setBusy(false);
     }
   };
@@ -94,6 +122,21 @@ export function SignInPage({
                 {busy ? 'Signing in…' : 'Sign in'}
               </button>
             </div>
+            {providers.length > 0 && (
+              <div className="actions" aria-label="Identity providers">
+                {providers.map((p) => (
+                  <button
+                    key={p.id}
+                    type="button"
+                    className="secondary"
+                    disabled={busy}
+                    onClick={() => void leaveFor(p)}
+                  >
+                    Sign in with {p.name}
+                  </button>
+                ))}
+              </div>
+            )}
           </form>
         )}
         {step === 'totp' && (

@@ -103,6 +103,7 @@ export function parseServiceArgs(argv: string[], env: NodeJS.ProcessEnv): Servic
   const cli: CliArgs = {
     command: 'service',
     words: [],
+    sso: false,
     controller: values.controller ?? env.POSTERN_CONTROLLER_URL,
     username: values.username ?? env.POSTERN_USERNAME,
     credentialStore: credentialStoreOf(values['credential-store'], env),

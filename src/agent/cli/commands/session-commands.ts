@@ -9,6 +9,7 @@ import { carrierLines, carriersFileBeside, readCarriers } from '../../tunnel/car
 import { agentCommand } from '../command-name.js';
 import { serviceSocketPath } from '../../service/service-client.js';
 import { serviceMode } from '../../service/service-mode.js';
+import { ssoLoginCommand } from './sso-login-command.js';
 import { carriersOfService } from '../../service/service-carriers.js';
 
 async function askRequired(ctx: CliContext, question: string, hidden = false): Promise<string> {
@@ -18,6 +19,7 @@ async function askRequired(ctx: CliContext, question: string, hidden = false): P
 }
 
 export async function loginCommand(ctx: CliContext): Promise<ExitCode> {
+  if (ctx.args.sso) return ssoLoginCommand(ctx);
   const controllerUrl = controllerUrlOf(ctx);
   const username =
     ctx.args.username ?? ctx.args.words[0] ?? ctx.settings.username ?? (await askRequired(ctx, 'Username: '));
@@ -57,12 +59,15 @@ export async function loginCommand(ctx: CliContext): Promise<ExitCode> {
 export async function logoutCommand(ctx: CliContext): Promise<ExitCode> {
   const agent = await createAgent(ctx);
   try {
+    // Before the API session ends: the signer list is asked of the controller.
+    const endSession = await agent.provider.signOut();
     await agent.logout(true);
     // An enrolled device stays enrolled: its certificate signs in again at the next command.
     const enrolled = (await deviceIdentities(ctx).load(agent.client.baseUrl)) !== undefined;
     ctx.terminal.print(
       `Signed out; the stored password and session were removed.${enrolled ? ` This device's certificate is kept (${agentCommand('unenroll')} deletes it).` : ''}`,
     );
+    if (endSession) ctx.terminal.print(`To sign out at the identity provider too, open:\n${endSession}`);
     return EXIT.ok;
   } finally {
     await agent.stop();

@@ -1,5 +1,6 @@
 /**
- * Sign-in: controller URL, username and password, or "Enroll with a token" for a device not enrolled yet;
+ * Sign-in: controller URL, username and password, "Sign in with <provider>" for each identity provider the
+ * controller offers, or "Enroll with a token" for a device not enrolled yet;
  * then, if the controller asks for it, the authenticator code on the same screen (the agent's `login`
  * prompt), or a code for a session left owing one.
  */
@@ -9,6 +10,7 @@ import { CodeForm } from '../../components/code-form.js';
 import { useAction, usePrompt, usePromptAnswer } from '../../lib/hooks.js';
 import { postern } from '../../lib/postern.js';
 import { EnrollWithToken } from './enroll-with-token.js';
+import { ProviderButtons } from './provider-buttons.js';
 
 export function SignIn({ session }: { session: SessionView }) {
   const prompt = usePrompt();
@@ -87,6 +89,7 @@ function Credentials({ session, onEnroll }: { session: SessionView; onEnroll: ()
           Enroll with a token
         </button>
       </div>
+      <ProviderButtons controllerUrl={controllerUrl.trim()} disabled={busy} />
     </form>
   );
 }
