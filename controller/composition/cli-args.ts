@@ -27,6 +27,10 @@ export const USAGE = `Usage: npm run controller -- [options]
   --cors-origin ORIGIN  let a browser page from ORIGIN (scheme://host[:port], as OpenZiti's console is hosted
                         apart) call the APIs; repeat for several (default: none, no cross-origin calls)
   --zac D               serve a build of OpenZiti's console (ZAC) from folder D at /zac/ (default: not served)
+  --syslog URL          send every audit event to a SIEM as RFC 5424 syslog: tcp://host:port or tls://host:port
+                        (default: none)
+  --syslog-ca FILE      the CA (PEM) that signed the syslog receiver's certificate (default: the system's)
+  --syslog-buffer N     events held for syslog while the receiver is away, at most (default 100000)
   --help                this text
 
 Environment: POSTERN_ADMIN_PASSWORD sets the admin password on first start (otherwise one is
