@@ -54,6 +54,8 @@ export interface ControllerConfig {
   syslogCa?: string;
   /** events queued for syslog and not yet sent, at most (beyond: not exported, counted and reported) */
   syslogBuffer: number;
+  /** audit events older than this many days are deleted (audit/audit-retention.ts) */
+  auditRetentionDays: number;
   /** event delivery's timing (tests shorten it); unset fields take events/delivery/event-delivery.ts' defaults */
   eventDelivery?: Partial<import('./events/delivery/event-delivery.js').DeliveryOptions>;
 }
@@ -78,5 +80,6 @@ export function defaultConfig(dataDir: string): ControllerConfig {
     maxPostureExceptionDays: 90,
     corsOrigins: [],
     syslogBuffer: 100_000,
+    auditRetentionDays: 90,
   };
 }

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { defaultConfig, type ControllerConfig } from '../config.js';
 import { defaultDataDir } from '../data-dir.js';
 import { parseSyslogTarget } from '../events/delivery/syslog-sender.js';
+import { MAX_AUDIT_RETENTION_DAYS } from '../audit/audit-retention.js';
 
 export const USAGE = `Usage: npm run controller -- [options]
 
@@ -27,6 +28,8 @@ export const USAGE = `Usage: npm run controller -- [options]
   --cors-origin ORIGIN  let a browser page from ORIGIN (scheme://host[:port], as OpenZiti's console is hosted
                         apart) call the APIs; repeat for several (default: none, no cross-origin calls)
   --zac D               serve a build of OpenZiti's console (ZAC) from folder D at /zac/ (default: not served)
+  --audit-retention-days N
+                        audit events older than N days are deleted, checked hourly (1 to 3650, default 90)
   --syslog URL          send every audit event to a SIEM as RFC 5424 syslog: tcp://host:port or tls://host:port
                         (default: none)
   --syslog-ca FILE      the CA (PEM) that signed the syslog receiver's certificate (default: the system's)
@@ -124,6 +127,7 @@ export function parseControllerArgs(
         https: { type: 'boolean', default: false },
         'enrollment-ttl': { type: 'string' },
         'max-exception-days': { type: 'string' },
+        'audit-retention-days': { type: 'string' },
         'session-timeout': { type: 'string' },
         'totp-issuer': { type: 'string' },
         'trust-proxy': { type: 'boolean', default: false },
@@ -156,6 +160,9 @@ export function parseControllerArgs(
   config.maxPostureExceptionDays =
     positiveInt('max-exception-days', values['max-exception-days'], 1, MAX_EXCEPTION_DAYS) ??
     config.maxPostureExceptionDays;
+  config.auditRetentionDays =
+    positiveInt('audit-retention-days', values['audit-retention-days'], 1, MAX_AUDIT_RETENTION_DAYS) ??
+    config.auditRetentionDays;
   config.https = values.https === true;
   config.trustProxy = values['trust-proxy'] === true;
   config.logLevel = values['log-level'] ?? config.logLevel;

@@ -16,6 +16,7 @@ import type { PostureEngine } from '../access/engine/posture-engine.js';
 import { AccessOutbox } from '../events/access-outbox.js';
 import { PgAccessOutbox } from '../events/pg-access-outbox.js';
 import { installEventDelivery } from '../webhooks/install-event-delivery.js';
+import { startAuditRetention } from '../audit/audit-retention.js';
 import { SharedRouterPresence } from '../edge-routers/link/shared-presence.js';
 import { PgStore } from '../store/postgres/pg-store.js';
 import { PgLimiterStore } from '../platform/limits/pg-limiter-store.js';
@@ -134,6 +135,7 @@ export async function startController(
     const scheme = tls ? 'https' : 'http';
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     enrollment.setEndpoint(`${scheme}://${host}:${port}`, tls);
+    const retention = startAuditRetention(ctx, config.auditRetentionDays);
     const sweeper = setInterval(() => {
       sweepIdleSessions(ctx).catch((err: unknown) => ctx.log.error({ err }, 'idle session sweep failed'));
     }, SWEEP_INTERVAL_MS);
@@ -147,6 +149,7 @@ export async function startController(
       bootstrap,
       async close() {
         clearInterval(sweeper);
+        retention.close();
         await presence?.close();
         routers.close();
         await app.close();

@@ -46,3 +46,16 @@ describe('--https and --enrollment-ttl', () => {
     );
   });
 });
+
+describe('--audit-retention-days', () => {
+  it('keeps 90 days unless told, and refuses what is not a whole number of days from 1 to 3650', () => {
+    const plain = parseControllerArgs([]);
+    expect(plain !== 'help' && plain.auditRetentionDays).toBe(90);
+    const told = parseControllerArgs(['--audit-retention-days', '30']);
+    expect(told !== 'help' && told.auditRetentionDays).toBe(30);
+    for (const value of ['0', '3651', '1.5', 'forever'])
+      expect(() => parseControllerArgs(['--audit-retention-days', value])).toThrow(
+        '--audit-retention-days must be a whole number from 1 to 3650',
+      );
+  });
+});
