@@ -4,7 +4,8 @@
  * - `api_sessions.last_activity_at`: any authenticated request refreshes it (the idle timeout);
  * - `mfa_audit_events`: every refused MFA code is audited, so hostile codes add rows;
  * - `attempt_counters` (PostgreSQL): hostile sign-ins, codes and tokens count against the attempt limits;
- * - the audit trail's sign-in events (`auth.*`): a sign-in, failed or not, is on record by design.
+ * - the audit trail's events of signing in and out and of refused MFA codes (`auth.*`, `api-session.ended`,
+ *   `mfa.code-refused`): each is on record by design, whatever else the request did.
  */
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
@@ -19,11 +20,12 @@ const SKIPPED_TABLES = new Set([
   'schema_migrations',
 ]);
 const SKIPPED_COLUMNS: Record<string, string[]> = { api_sessions: ['last_activity_at'] };
+const BY_DESIGN = `'api-session.ended', 'mfa.code-refused'`;
 /** Rows left out, per dialect: the condition a row must meet to be read. */
 const KEPT_ROWS: Record<string, { sqlite: string; postgres: string }> = {
   audit_events: {
-    sqlite: `json_extract(doc, '$.type') NOT LIKE 'auth.%'`,
-    postgres: `doc->>'type' NOT LIKE 'auth.%'`,
+    sqlite: `json_extract(doc, '$.type') NOT LIKE 'auth.%' AND json_extract(doc, '$.type') NOT IN (${BY_DESIGN})`,
+    postgres: `doc->>'type' NOT LIKE 'auth.%' AND doc->>'type' NOT IN (${BY_DESIGN})`,
   },
 };
 const where = (table: string, dialect: 'sqlite' | 'postgres') =>
