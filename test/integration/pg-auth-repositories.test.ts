@@ -308,11 +308,19 @@ describe.each([
       const all = await authenticators.list({ limit: 100, offset: 0 });
       expect(ids(all.items)).toEqual(['l-3', 'l-4', 'l-2', 'l-1', 'l-6', 'l-5']);
       expect(all.totalCount).toBe(6);
+      // The page as asked for (the list now takes the filter grammar, whose limit and offset it answers with).
       expect(await authenticators.list({ limit: 2, offset: 1 })).toEqual({
         items: [await authenticators.get('l-4'), await authenticators.get('l-2')],
         totalCount: 6,
+        limit: 2,
+        offset: 1,
       });
-      expect(await authenticators.list({ limit: 10, offset: 6 })).toEqual({ items: [], totalCount: 6 });
+      expect(await authenticators.list({ limit: 10, offset: 6 })).toEqual({
+        items: [],
+        totalCount: 6,
+        limit: 10,
+        offset: 6,
+      });
     });
 
     it('deletes one login, or all of an identity', async () => {
