@@ -94,6 +94,29 @@ export interface User {
   apiSessionId: string;
 }
 
+/** A service for `#<tag>-user` behind a DOMAIN check wanting `corp.example` (its checks named after `tag`). */
+export async function domainGuarded(
+  admin: Api,
+  tag: string,
+): Promise<{ checkId: string; serviceId: string }> {
+  const checkId = await create(admin, 'posture-checks', {
+    name: `${tag}-domain`,
+    typeId: 'DOMAIN',
+    domains: ['corp.example'],
+    roleAttributes: [`${tag}-check`],
+  });
+  const serviceId = await create(admin, 'services', { name: `${tag}-svc`, roleAttributes: [`${tag}-svc`] });
+  await create(admin, 'service-policies', {
+    name: `${tag}-policy`,
+    type: 'Dial',
+    semantic: 'AnyOf',
+    identityRoles: [`#${tag}-user`],
+    serviceRoles: [`#${tag}-svc`],
+    postureCheckRoles: [`#${tag}-check`],
+  });
+  return { checkId, serviceId };
+}
+
 export async function signedInUser(world: World, attributes: string[] = ['staff']): Promise<User> {
   const name = unique('user');
   const id = await createUser(world.admin, name, 'user-password', { roleAttributes: attributes });

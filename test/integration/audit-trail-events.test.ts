@@ -7,6 +7,7 @@ import { CLIENT, MGMT, createUser } from '../helpers/api.js';
 import {
   create,
   dialSession,
+  domainGuarded,
   signedInUser,
   startWorld,
   stopWorld,
@@ -51,24 +52,7 @@ describe('audit trail events', () => {
 
   it('records a posture failure as the access refusal, then the session cut with its cause, once', async () => {
     const tag = unique('cut');
-    const checkId = await create(world.admin, 'posture-checks', {
-      name: `${tag}-domain`,
-      typeId: 'DOMAIN',
-      domains: ['corp.example'],
-      roleAttributes: [`${tag}-check`],
-    });
-    const serviceId = await create(world.admin, 'services', {
-      name: `${tag}-svc`,
-      roleAttributes: [`${tag}-svc`],
-    });
-    await create(world.admin, 'service-policies', {
-      name: `${tag}-policy`,
-      type: 'Dial',
-      semantic: 'AnyOf',
-      identityRoles: [`#${tag}-user`],
-      serviceRoles: [`#${tag}-svc`],
-      postureCheckRoles: [`#${tag}-check`],
-    });
+    const { checkId, serviceId } = await domainGuarded(world.admin, tag);
     const user = await signedInUser(world, [`${tag}-user`]);
     const report = async (domain: string) =>
       expect(

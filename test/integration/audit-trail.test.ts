@@ -6,7 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api, CLIENT, MGMT, createUser } from '../helpers/api.js';
-import { create, signedInUser, startWorld, stopWorld, type World } from '../helpers/data-plane-world.js';
+import {
+  create,
+  domainGuarded,
+  signedInUser,
+  startWorld,
+  stopWorld,
+  type World,
+} from '../helpers/data-plane-world.js';
 import { unique } from '../helpers/posture-world.js';
 import { recordAudit } from '../../controller/audit/audit-trail.js';
 
@@ -165,24 +172,7 @@ describe('audit trail', () => {
   });
   it("records an access transition with the failing check's actual and expected values, and nothing for a repeated report", async () => {
     const tag = unique('transition');
-    const checkId = await create(world.admin, 'posture-checks', {
-      name: `${tag}-domain`,
-      typeId: 'DOMAIN',
-      domains: ['corp.example'],
-      roleAttributes: [`${tag}-check`],
-    });
-    const serviceId = await create(world.admin, 'services', {
-      name: `${tag}-svc`,
-      roleAttributes: [`${tag}-svc`],
-    });
-    await create(world.admin, 'service-policies', {
-      name: `${tag}-policy`,
-      type: 'Dial',
-      semantic: 'AnyOf',
-      identityRoles: [`#${tag}-user`],
-      serviceRoles: [`#${tag}-svc`],
-      postureCheckRoles: [`#${tag}-check`],
-    });
+    const { checkId, serviceId } = await domainGuarded(world.admin, tag);
     const user = await signedInUser(world, [`${tag}-user`]);
     const report = async (domain: string) =>
       expect(

@@ -18,6 +18,7 @@ import { ScriptedPromptPort, machineFacts } from '../helpers/agent-setup.js';
 import { tempDir } from '../helpers/controller.js';
 import {
   create,
+  domainGuarded,
   signedInUser,
   startWorld,
   stopWorld,
@@ -62,32 +63,9 @@ describe('refusal references', () => {
     return res.body.data as WireEvent[];
   };
 
-  /** A service for `#<tag>-user` behind a DOMAIN check wanting `corp.example`. */
-  async function domainGuarded(tag: string) {
-    const checkId = await create(world.admin, 'posture-checks', {
-      name: `${tag}-domain`,
-      typeId: 'DOMAIN',
-      domains: ['corp.example'],
-      roleAttributes: [`${tag}-check`],
-    });
-    const serviceId = await create(world.admin, 'services', {
-      name: `${tag}-svc`,
-      roleAttributes: [`${tag}-svc`],
-    });
-    await create(world.admin, 'service-policies', {
-      name: `${tag}-policy`,
-      type: 'Dial',
-      semantic: 'AnyOf',
-      identityRoles: [`#${tag}-user`],
-      serviceRoles: [`#${tag}-svc`],
-      postureCheckRoles: [`#${tag}-check`],
-    });
-    return { checkId, serviceId };
-  }
-
   it('a refused session request is recorded once a minute per identity and service, its reference in error.cause', async () => {
     const tag = unique('bound');
-    const { checkId, serviceId } = await domainGuarded(tag);
+    const { checkId, serviceId } = await domainGuarded(world.admin, tag);
     const user = await signedInUser(world, [`${tag}-user`]);
     const report = await user.api.post(`${CLIENT}/posture-response`, {
       id: checkId,
@@ -153,7 +131,7 @@ describe('refusal references', () => {
 
   it('the client service list names the access.refused event on a refused service, and nothing on a granted one', async () => {
     const tag = unique('listed');
-    const { checkId, serviceId } = await domainGuarded(tag);
+    const { checkId, serviceId } = await domainGuarded(world.admin, tag);
     const user = await signedInUser(world, [`${tag}-user`]);
     const listed = async () => {
       const res = await user.api.get(
@@ -178,7 +156,7 @@ describe('refusal references', () => {
 
   it('a device refused from its first report has an access.refused event to quote; a sign-in awaiting its first report has none', async () => {
     const tag = unique('fromstart');
-    const { checkId, serviceId } = await domainGuarded(tag);
+    const { checkId, serviceId } = await domainGuarded(world.admin, tag);
     const user = await signedInUser(world, [`${tag}-user`]);
     const listed = async () =>
       (await user.api.get(`${CLIENT}/services/${serviceId}`)).body.data as { refusalReference?: string };
