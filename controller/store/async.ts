@@ -4,6 +4,8 @@
  * promise. The controller only ever uses the asynchronous face, so a networked backend (PostgreSQL) fits the
  * same contract.
  */
+import { methodNames } from './method-names.js';
+
 export type Async<T> = {
   readonly [K in keyof T]: T[K] extends (...args: infer A) => infer R
     ? (...args: A) => Promise<Awaited<R>>
@@ -32,16 +34,4 @@ export function asyncFacade<T extends object>(
   }
   for (const name of nested) facade[name] = asyncFacade(target[name] as object, gate);
   return facade as Async<T>;
-}
-
-/** The methods an object answers to, its class's and their ancestors', without Object's own. */
-function methodNames(target: object): string[] {
-  const names = new Set<string>();
-  for (let proto = Object.getPrototypeOf(target); proto && proto !== Object.prototype;) {
-    for (const name of Object.getOwnPropertyNames(proto))
-      if (name !== 'constructor' && typeof (target as Record<string, unknown>)[name] === 'function')
-        names.add(name);
-    proto = Object.getPrototypeOf(proto);
-  }
-  return [...names];
 }

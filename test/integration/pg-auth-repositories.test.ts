@@ -21,7 +21,9 @@ import {
 import { migratePostgres } from '../../controller/store/postgres/migrate.js';
 import { PgDatabase } from '../../controller/store/postgres/pg-database.js';
 import { PgAuthenticatorRepository } from '../../controller/store/postgres/authenticator-repository.js';
-import { PgEnrollmentRepository } from '../../controller/store/postgres/enrollment-repository.js';
+import { EnrollmentQueries } from '../../controller/store/repositories/enrollment-queries.js';
+import { POSTGRES } from '../../controller/store/sql/dialect.js';
+import { postgresFace } from '../../controller/store/sql/faces.js';
 import { PgApiSessionRepository } from '../../controller/store/postgres/api-session-repository.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { endPool, lockWaiter } from '../helpers/pg-test-tools.js';
@@ -83,7 +85,7 @@ async function openPostgres(): Promise<Backend> {
   const [db, rivalDb] = pools.map((pool) => new PgDatabase(pool)) as [PgDatabase, PgDatabase];
   const repositories = (d: PgDatabase): Repositories => ({
     authenticators: new PgAuthenticatorRepository(d),
-    enrollments: new PgEnrollmentRepository(d),
+    enrollments: postgresFace(new EnrollmentQueries(POSTGRES), d),
     apiSessions: new PgApiSessionRepository(d),
   });
   return {

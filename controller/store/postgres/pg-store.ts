@@ -30,7 +30,9 @@ import { PgCachedDocumentRepository } from './cached-document-repository.js';
 import { CrossInstanceCaches } from './cross-instance-caches.js';
 import { PgServicePolicyRepository } from './service-policy-repository.js';
 import { PgAuthenticatorRepository } from './authenticator-repository.js';
-import { PgEnrollmentRepository } from './enrollment-repository.js';
+import { EnrollmentQueries } from '../repositories/enrollment-queries.js';
+import { POSTGRES } from '../sql/dialect.js';
+import { postgresFace } from '../sql/faces.js';
 import { PgApiSessionRepository } from './api-session-repository.js';
 import { PgMfaRepository } from './mfa-repository.js';
 import { PgPostureRepository } from './posture-repository.js';
@@ -124,7 +126,7 @@ export class PgStore implements Store {
       ENTITY_KINDS.externalJwtSigners,
     ].map((kind) => kind.table);
     this.authenticators = new PgAuthenticatorRepository(db);
-    this.enrollments = new PgEnrollmentRepository(db);
+    this.enrollments = postgresFace(new EnrollmentQueries(POSTGRES), db);
     this.apiSessions = new PgApiSessionRepository(db, caches);
     this.posture = new PgPostureRepository(db, caches);
     this.mfa = new PgMfaRepository(db);

@@ -17,7 +17,9 @@ import type {
 import { DocumentRepository } from './document-repository.js';
 import { SqliteServicePolicyRepository } from './service-policy-repository.js';
 import { SqliteAuthenticatorRepository } from './authenticator-repository.js';
-import { SqliteEnrollmentRepository } from './enrollment-repository.js';
+import { EnrollmentQueries } from '../repositories/enrollment-queries.js';
+import { SQLITE } from '../sql/dialect.js';
+import { sqliteFace } from '../sql/faces.js';
 import { SqliteApiSessionRepository } from './api-session-repository.js';
 import { SqlitePostureRepository } from './posture-repository.js';
 import { SqliteMfaRepository } from './mfa-repository.js';
@@ -92,7 +94,7 @@ export class SqliteRepositories implements SyncRepositories {
     this.webhooks = documents<Webhook>(ENTITY_KINDS.webhooks, false);
     this.deliveries = new SqliteDeliveryRepository(db);
     this.authenticators = new SqliteAuthenticatorRepository(db);
-    this.enrollments = new SqliteEnrollmentRepository(db);
+    this.enrollments = sqliteFace(new EnrollmentQueries(SQLITE), db);
     this.apiSessions = new SqliteApiSessionRepository(db);
     this.posture = new SqlitePostureRepository(db);
     this.forgetRowsOfEndedApiSessions();
