@@ -17,6 +17,8 @@ const CONTROLLER_MODULES = [
   ['catalogue', 'enrollment', 'mfa'],
   ['identities', 'edge-routers'],
   ['access'],
+  // backend: the store with what depends on whether instances share its database (limits, outbox, deadlines)
+  ['backend'],
   ['composition', 'demo'],
 ];
 

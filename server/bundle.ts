@@ -66,7 +66,7 @@ async function startEmbeddedRouter(
   const dataDir = join(config.dataDir, 'router');
   const known = readRouterFiles(dataDir)?.enrollment.edgeRouterId;
   // A token only when this folder holds no enrollment the controller still honours.
-  const name = embeddedRouterName(config.database !== undefined, config.dataDir);
+  const name = embeddedRouterName(controller.sharedStore, config.dataDir);
   const enrollToken = await embeddedRouterToken(controller.ctx, known, name);
   const portFile = join(dataDir, 'port');
   const lastPort = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) || 0 : 0;

@@ -3,24 +3,16 @@ import type { FastifyInstance } from 'fastify';
 import type { ControllerConfig } from '../config.js';
 import { createContext, systemClock, type ControllerContext } from '../platform/context.js';
 import { createLogger } from '../logger.js';
-import { SqliteStore } from '../store/sqlite-store.js';
-import { lockDataFolder } from '../store/data-folder.js';
+import { openBackend } from '../backend/open-backend.js';
 import { buildServer, type ServerParts } from './http-server.js';
 import { resolveTlsIdentity, type TlsIdentity } from './tls-identity.js';
 import { bootstrapAdmin, type BootstrapResult } from '../auth/bootstrap-admin.js';
 import { sweepIdleSessions } from '../auth/api-sessions.js';
 import { installMfa } from '../mfa/install.js';
 import { installPosture } from '../access/install.js';
-import { startDeadlineTakeover } from '../access/engine/deadline-takeover.js';
 import type { PostureEngine } from '../access/engine/posture-engine.js';
-import { AccessOutbox } from '../events/access-outbox.js';
-import { PgAccessOutbox } from '../events/pg-access-outbox.js';
 import { installEventDelivery } from '../webhooks/install-event-delivery.js';
 import { startAuditRetention } from '../audit/audit-retention.js';
-import { SharedRouterPresence } from '../edge-routers/link/shared-presence.js';
-import { PgStore } from '../store/postgres/pg-store.js';
-import { PgLimiterStore } from '../platform/limits/pg-limiter-store.js';
-import { memoryLimiters } from '../platform/limits/memory-failure-counters.js';
 import { startRouterFeed } from '../edge-routers/link/router-feed.js';
 import { createRouterDirectory } from '../edge-routers/link/router-directory.js';
 import { EdgeRouterService } from '../edge-routers/edge-router-service.js';
@@ -44,6 +36,8 @@ export interface RunningController {
   /** undefined: plain HTTP (loopback only) */
   tls: TlsIdentity | undefined;
   ctx: ControllerContext;
+  /** other instances may share this controller's database (backend/store-backend.ts) */
+  sharedStore: boolean;
   parts: ControllerParts;
   app: FastifyInstance;
   bootstrap: BootstrapResult;
@@ -63,27 +57,18 @@ export async function startController(
   config: ControllerConfig,
   options: { adminPassword?: string; logDestination?: NodeJS.WritableStream } = {},
 ): Promise<RunningController> {
-  // The lock needs the folder; opening the store makes it and its files private.
+  // The folder holds the keys on every backend (and SQLite's file, which opening makes private with it).
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  // One controller per SQLite file: two would each trust their own caches and grant what policy forbids. On
-  // PostgreSQL several controllers share the database (and may share the folder's keys).
-  const unlock = config.database ? () => undefined : lockDataFolder(config.dataDir);
-  let store: SqliteStore | PgStore;
-  try {
-    store = config.database ? await PgStore.open(config.database) : SqliteStore.open(config.dataDir);
-  } catch (err) {
-    unlock();
-    throw err;
-  }
-  // On PostgreSQL the attempt limits are counted in the database: guesses spread over instances count once.
-  const limiters = store instanceof PgStore ? PgLimiterStore.beside(store.pool) : memoryLimiters;
+  // The store, and what depends on whether other instances share its database (backend/store-backend.ts).
+  const backend = await openBackend(config);
   const log = createLogger(config.logLevel, options.logDestination);
-  const ctx = createContext(config, store, log, systemClock, limiters);
+  const ctx = createContext(config, backend.store, log, systemClock, backend.limiters);
   // What has started so far, stopped again if a later step fails (a listening connection would keep the
   // database pool, and the process, from ending).
-  const started: { close(): unknown }[] = [limiters];
+  const started: { close(): unknown }[] = [];
   try {
-    const outbox = await startOutbox(store, ctx);
+    // Delivered after this process's commits alone, or whichever instance sharing the database committed.
+    const outbox = await backend.startOutbox(ctx);
     started.push(outbox);
     const mfa = await installMfa(ctx);
     started.push(mfa);
@@ -93,10 +78,10 @@ export async function startController(
     const posture = installPosture(ctx);
     started.push(posture);
     await posture.started;
-    // Instances sharing a PostgreSQL database enforce the posture deadlines of one that stopped (on SQLite
-    // there is no other instance: the start-up pass above re-armed everything).
-    const takeover = store instanceof PgStore ? startDeadlineTakeover(ctx, posture.engine) : undefined;
-    if (takeover) started.push(takeover);
+    // Instances sharing a database enforce the posture deadlines of one that stopped (alone on a database,
+    // the start-up pass above re-armed everything).
+    const takeover = backend.startDeadlineTakeover(ctx, posture.engine);
+    started.push(takeover);
     const bootstrap = await bootstrapAdmin(ctx, options.adminPassword);
     const enrollment = await installEnrollment(ctx);
     const tls = await resolveTlsIdentity(config);
@@ -125,11 +110,8 @@ export async function startController(
     await app.listen({ host: config.host, port: config.port });
     const routers = startRouterFeed(app.server, ctx, createRouterDirectory(ctx, parts.edgeRouters));
     // Several instances: a router linked to another one is online too (shared-presence.ts).
-    const presence =
-      store instanceof PgStore
-        ? new SharedRouterPresence(store.pool, store.instanceId, routers.links, ctx)
-        : undefined;
-    parts.edgeRouters.followLinks(presence ?? routers.links);
+    const presence = backend.routerPresence(routers.links, ctx);
+    parts.edgeRouters.followLinks(presence);
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const scheme = tls ? 'https' : 'http';
@@ -144,54 +126,27 @@ export async function startController(
       url: `${scheme}://${host}:${port}`,
       tls,
       ctx,
+      sharedStore: backend.shared,
       parts,
       app,
       bootstrap,
       async close() {
         clearInterval(sweeper);
         retention.close();
-        await presence?.close();
+        await presence.close();
         routers.close();
         await app.close();
-        await takeover?.close();
+        await takeover.close();
         posture.close();
         mfa.close();
         await deliveries.close();
         await outbox.close();
-        await store.close();
-        await limiters.close();
-        unlock();
+        await backend.close();
       },
     };
   } catch (err) {
     for (const part of started.reverse()) await part.close();
-    await store.close();
-    unlock();
+    await backend.close();
     throw err;
   }
-}
-
-/**
- * The access outbox's delivery: on SQLite after this process's own commits; on PostgreSQL whatever instance
- * committed, heard through LISTEN/NOTIFY.
- */
-async function startOutbox(
-  store: SqliteStore | PgStore,
-  ctx: ControllerContext,
-): Promise<{ close(): unknown }> {
-  if (store instanceof SqliteStore) return new AccessOutbox(store.db, ctx);
-  const outbox = new PgAccessOutbox(store.pool, ctx, {
-    // Another instance's change re-decides the sessions this one granted and resyncs the routers linked here,
-    // as the change would have had it been made here.
-    onCatalogueChange: (announcedBy) => {
-      if (store.catalogueChanged(announcedBy)) ctx.events.emit('policy.changed', 'elsewhere');
-    },
-    // What another instance changed is dropped from this one's caches; none answers while this cannot hear.
-    onCacheNotice: (payload) => store.caches.heard(payload),
-    onListening: (up) => store.caches.setListening(up),
-  });
-  await outbox.start();
-  // This instance's own revocations go out before the request that made them is answered, as on SQLite.
-  store.db.onOutboxWrite(() => outbox.catchUp());
-  return outbox;
 }

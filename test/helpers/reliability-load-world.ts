@@ -7,8 +7,7 @@
  * (agents i >= k pass); the MAC check lists a subset of the agents' addresses; both move while agents report.
  */
 import { rmSync } from 'node:fs';
-import { SqliteStore } from '../../controller/store/sqlite-store.js';
-import { PgStore } from '../../controller/store/postgres/pg-store.js';
+import { openBackend } from '../../controller/backend/open-backend.js';
 import { databaseFor } from './test-database.js';
 import { seedApiSession, seedUsers } from '../../bench/lib/seed-store.js';
 import { Api, MGMT } from './api.js';
@@ -42,8 +41,8 @@ export class LoadWorld {
   static async start(count: number): Promise<LoadWorld> {
     const w = new LoadWorld(tempDir('postern-load-'));
     // The store the controller will open on this folder, either backend (test-database.ts).
-    const database = await databaseFor(w.dataDir);
-    const store = database ? await PgStore.open(database) : SqliteStore.open(w.dataDir);
+    const backend = await openBackend({ dataDir: w.dataDir, database: await databaseFor(w.dataDir) });
+    const store = backend.store;
     let sessions: { identityId: string; token: string }[];
     try {
       const names = Array.from({ length: count }, (_, i) => `load-agent-${i}`);
@@ -56,7 +55,7 @@ export class LoadWorld {
         return made;
       });
     } finally {
-      await store.close();
+      await backend.close();
     }
     w.controller = await spawnController(['--data-dir', w.dataDir, '--port', '0', '--log-level', 'warn'], {
       POSTERN_ADMIN_PASSWORD: ADMIN_PASSWORD,
