@@ -12,6 +12,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { runAfterCommit } from '../after-commit.js';
 import type pg from 'pg';
 import { toPostgresPlaceholders } from './sql.js';
+import { retryTransientConflicts } from './transient-conflicts.js';
 
 interface Transaction {
   open: boolean;
@@ -31,6 +32,7 @@ interface Transaction {
 export class PgDatabase {
   private readonly context = new AsyncLocalStorage<Transaction>();
   private outboxDelivery: (() => Promise<void>) | undefined;
+  private conflictListener: (() => void) | undefined;
 
   constructor(readonly pool: pg.Pool) {}
 
@@ -97,9 +99,26 @@ export class PgDatabase {
     return tx.locals.get(owner) as T;
   }
 
+  /** What to do when a transaction rolled back on a conflict and runs again (the store's catalogue moves). */
+  onConflictRetry(listener: () => void): void {
+    this.conflictListener = listener;
+  }
+
+  /**
+   * Runs `fn` in a transaction (a savepoint inside an open one). The outermost runs again after a deadlock or
+   * serialization failure (transient-conflicts.ts): `fn` must be safe to run twice, which holds as long as what
+   * it does outside the database waits for the commit (`afterCommit`).
+   */
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     const outer = this.context.getStore();
     if (outer?.open) return this.savepoint(outer, fn);
+    return retryTransientConflicts(
+      () => this.outermost(fn),
+      () => this.conflictListener?.(),
+    );
+  }
+
+  private async outermost<T>(fn: () => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     const tx: Transaction = {
       open: true,
@@ -140,7 +159,8 @@ export class PgDatabase {
   private query(sql: string, params: readonly unknown[]): Promise<pg.QueryResult> {
     const text = toPostgresPlaceholders(sql);
     const tx = this.context.getStore();
-    if (!tx?.open) return this.pool.query(text, params as unknown[]);
+    // A lone statement is its own transaction: run again after a deadlock, like a whole one (pg-store.ts).
+    if (!tx?.open) return retryTransientConflicts(() => this.pool.query(text, params as unknown[]));
     // Queries a transaction starts together (Promise.all) go one after another on its connection.
     const run = tx.last.then(() => tx.client.query(text, params as unknown[]));
     tx.last = run.catch(() => undefined);

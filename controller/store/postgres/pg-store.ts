@@ -84,6 +84,8 @@ export class PgStore implements Store {
   private readonly catalogueKinds: string[];
 
   constructor(readonly db: PgDatabase) {
+    // A transaction rolled back on a conflict may have undone catalogue writes the catalogue already saw.
+    db.onConflictRetry(() => this.catalogue.bump());
     const caches = (this.caches = new CrossInstanceCaches(db, this.instanceId));
     const documents = <T extends Entity & { roleAttributes?: string[] }>(
       kind: EntityKind<T>,
