@@ -221,7 +221,8 @@ export async function soakFigures(options: BenchOptions): Promise<Figure[]> {
     const capacityErrors = tally.A.errors + tally.B.errors;
     if (capacityErrors > 0)
       throw new Error(
-        `errors while measuring capacity: ${JSON.stringify(tally.A.examples.concat(tally.B.examples))}`,
+        `errors while measuring capacity: ${JSON.stringify(tally.A.examples.concat(tally.B.examples))}` +
+          serverErrors(instances),
       );
     for (const t of Object.values(tally))
       Object.assign(t, { answered: 0, reports: 0, wronglyRefused: 0, latenciesMs: [] });
@@ -551,4 +552,16 @@ function soakResults(run: SoakRun): Figure[] {
         `${tally.B.examples.length ? `; e.g. ${tally.B.examples.join('; ')}` : ''}; ${context}`,
     }),
   ];
+}
+
+/** The controllers' own words on what failed (their error-level log lines), for a bench that stops on errors. */
+function serverErrors(instances: Record<InstanceName, Instance>): string {
+  const lines = Object.values(instances).flatMap((i) =>
+    (i.proc?.output() ?? '')
+      .split('\n')
+      .filter((line) => /"level":(50|60)/.test(line))
+      .slice(-3)
+      .map((line) => `\n  ${i.name}: ${line.slice(0, 2000)}`),
+  );
+  return lines.length > 0 ? `\ncontroller errors:${lines.join('')}` : '';
 }
