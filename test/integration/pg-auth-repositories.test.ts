@@ -20,7 +20,7 @@ import {
 } from '../../controller/store/repository.js';
 import { migratePostgres } from '../../controller/store/postgres/migrate.js';
 import { PgDatabase } from '../../controller/store/postgres/pg-database.js';
-import { PgAuthenticatorRepository } from '../../controller/store/postgres/authenticator-repository.js';
+import { AuthenticatorQueries } from '../../controller/store/repositories/authenticator-queries.js';
 import { EnrollmentQueries } from '../../controller/store/repositories/enrollment-queries.js';
 import { POSTGRES } from '../../controller/store/sql/dialect.js';
 import { postgresFace } from '../../controller/store/sql/faces.js';
@@ -84,7 +84,7 @@ async function openPostgres(): Promise<Backend> {
   await migratePostgres(pools[0]);
   const [db, rivalDb] = pools.map((pool) => new PgDatabase(pool)) as [PgDatabase, PgDatabase];
   const repositories = (d: PgDatabase): Repositories => ({
-    authenticators: new PgAuthenticatorRepository(d),
+    authenticators: postgresFace(new AuthenticatorQueries(POSTGRES), d),
     enrollments: postgresFace(new EnrollmentQueries(POSTGRES), d),
     apiSessions: new PgApiSessionRepository(d),
   });
