@@ -24,24 +24,13 @@ import type {
   MfaEnrollment,
   SealedRecoveryCode,
 } from '../mfa-repository.js';
-import {
-  AUDIT_COLUMNS,
-  auditOf,
-  enrollmentOf as enrollmentFromRow,
-  type AuditRow,
-  type EnrollmentRow as EnrollmentRowOf,
-} from '../rows/mfa-rows.js';
+import { AUDIT_COLUMNS, auditOf, enrollmentOf, type AuditRow, type EnrollmentRow } from '../rows/mfa-rows.js';
 import type { Dialect } from '../sql/dialect.js';
 import { pageWithTotal } from '../sql/paged.js';
 import { atomic, one, rows, run, type Sql } from '../sql/statement.js';
 
 /** The MFA history kept per identity: the newest this many events (older ones are dropped as new ones come). */
 export const MAX_AUDIT_PER_IDENTITY = 1000;
-
-/** is_verified: SQLite 1/0, PostgreSQL a boolean; last_step: SQLite a number, PostgreSQL's int8 a string. */
-type EnrollmentRow = EnrollmentRowOf<number | boolean, number | string>;
-
-const enrollmentOf = (r: EnrollmentRow): MfaEnrollment => enrollmentFromRow(r, Boolean, Number);
 
 type CodeRow = { id: string; code: Buffer; used_at: string | null };
 
