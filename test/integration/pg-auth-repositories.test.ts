@@ -355,6 +355,17 @@ describe.each([
       expect(await authenticators.listByIdentities(['i-m2', 'nobody'])).toEqual([]);
       expect(await authenticators.listByIdentities([])).toEqual([]);
     });
+
+    it('lists an identity’s logins by creation time, then id, whatever order they were written in', async () => {
+      const { authenticators } = backend;
+      // Written newest first, and two of one millisecond in reverse id order: the order is the data's, not
+      // the table's (SQLite once answered in insertion order here).
+      await authenticators.create(cert('o-3', { identityId: 'i-o', createdAt: at(9) }));
+      await authenticators.create(updb('o-2', { identityId: 'i-o', username: 'olga', createdAt: at(1) }));
+      await authenticators.create(updb('o-1', { identityId: 'i-o', username: 'otto', createdAt: at(1) }));
+      expect(ids(await authenticators.listByIdentity('i-o'))).toEqual(['o-1', 'o-2', 'o-3']);
+      expect(ids(await authenticators.listByIdentities(['i-o']))).toEqual(['o-1', 'o-2', 'o-3']);
+    });
   });
 
   describe('enrollments', () => {
