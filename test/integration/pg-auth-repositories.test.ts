@@ -20,7 +20,7 @@ import {
 } from '../../controller/store/repository.js';
 import { migratePostgres } from '../../controller/store/postgres/migrate.js';
 import { PgDatabase } from '../../controller/store/postgres/pg-database.js';
-import { PgAuthenticatorRepository } from '../../controller/store/postgres/authenticator-repository.js';
+import { AuthenticatorQueries } from '../../controller/store/repositories/authenticator-queries.js';
 import { EnrollmentQueries } from '../../controller/store/repositories/enrollment-queries.js';
 import { POSTGRES } from '../../controller/store/sql/dialect.js';
 import { postgresFace } from '../../controller/store/sql/faces.js';
@@ -84,7 +84,7 @@ async function openPostgres(): Promise<Backend> {
   await migratePostgres(pools[0]);
   const [db, rivalDb] = pools.map((pool) => new PgDatabase(pool)) as [PgDatabase, PgDatabase];
   const repositories = (d: PgDatabase): Repositories => ({
-    authenticators: new PgAuthenticatorRepository(d),
+    authenticators: postgresFace(new AuthenticatorQueries(POSTGRES), d),
     enrollments: postgresFace(new EnrollmentQueries(POSTGRES), d),
     apiSessions: new PgApiSessionRepository(d),
   });
@@ -354,6 +354,17 @@ describe.each([
       expect(read[0]).toEqual(updb('m-5', { identityId: 'i-m1', username: 'milo', createdAt: at(2) }));
       expect(await authenticators.listByIdentities(['i-m2', 'nobody'])).toEqual([]);
       expect(await authenticators.listByIdentities([])).toEqual([]);
+    });
+
+    it('lists an identity’s logins by creation time, then id, whatever order they were written in', async () => {
+      const { authenticators } = backend;
+      // Written newest first, and two of one millisecond in reverse id order: the order is the data's, not
+      // the table's (SQLite once answered in insertion order here).
+      await authenticators.create(cert('o-3', { identityId: 'i-o', createdAt: at(9) }));
+      await authenticators.create(updb('o-2', { identityId: 'i-o', username: 'olga', createdAt: at(1) }));
+      await authenticators.create(updb('o-1', { identityId: 'i-o', username: 'otto', createdAt: at(1) }));
+      expect(ids(await authenticators.listByIdentity('i-o'))).toEqual(['o-1', 'o-2', 'o-3']);
+      expect(ids(await authenticators.listByIdentities(['i-o']))).toEqual(['o-1', 'o-2', 'o-3']);
     });
   });
 

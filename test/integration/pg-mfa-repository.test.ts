@@ -17,10 +17,11 @@ import type {
 } from '../../controller/store/mfa-repository.js';
 import { openDatabase } from '../../controller/store/database.js';
 import { SqliteStore } from '../../controller/store/sqlite-store.js';
-import { MAX_AUDIT_PER_IDENTITY } from '../../controller/store/sqlite/mfa-repository.js';
+import { MAX_AUDIT_PER_IDENTITY, MfaQueries } from '../../controller/store/repositories/mfa-queries.js';
+import { POSTGRES } from '../../controller/store/sql/dialect.js';
+import { postgresFace } from '../../controller/store/sql/faces.js';
 import { migratePostgres } from '../../controller/store/postgres/migrate.js';
 import { PgDatabase } from '../../controller/store/postgres/pg-database.js';
-import { PgMfaRepository } from '../../controller/store/postgres/mfa-repository.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { endPool, lockWaiter } from '../helpers/pg-test-tools.js';
 import { tempDir } from '../helpers/controller.js';
@@ -66,8 +67,8 @@ async function openPostgres(): Promise<Backend> {
   await migratePostgres(pools[0]);
   const [db, rivalDb] = pools.map((pool) => new PgDatabase(pool)) as [PgDatabase, PgDatabase];
   return {
-    mfa: new PgMfaRepository(db),
-    rival: new PgMfaRepository(rivalDb),
+    mfa: postgresFace(new MfaQueries(POSTGRES), db),
+    rival: postgresFace(new MfaQueries(POSTGRES), rivalDb),
     transaction: (fn) => db.transaction(fn),
     rivalWaiting: () => lockWaiter(db),
     close: async () => {

@@ -29,12 +29,12 @@ import { PgDocumentRepository } from './document-repository.js';
 import { PgCachedDocumentRepository } from './cached-document-repository.js';
 import { CrossInstanceCaches } from './cross-instance-caches.js';
 import { PgServicePolicyRepository } from './service-policy-repository.js';
-import { PgAuthenticatorRepository } from './authenticator-repository.js';
+import { AuthenticatorQueries } from '../repositories/authenticator-queries.js';
 import { EnrollmentQueries } from '../repositories/enrollment-queries.js';
 import { POSTGRES } from '../sql/dialect.js';
 import { postgresFace } from '../sql/faces.js';
 import { PgApiSessionRepository } from './api-session-repository.js';
-import { PgMfaRepository } from './mfa-repository.js';
+import { MfaQueries } from '../repositories/mfa-queries.js';
 import { PgPostureRepository } from './posture-repository.js';
 import { PgDeadlineRepository } from './deadline-repository.js';
 import { countIdentitiesWithAuthPolicy, identityByExternalId } from './identity-queries.js';
@@ -127,11 +127,11 @@ export class PgStore implements Store {
       ENTITY_KINDS.authPolicies,
       ENTITY_KINDS.externalJwtSigners,
     ].map((kind) => kind.table);
-    this.authenticators = new PgAuthenticatorRepository(db);
+    this.authenticators = postgresFace(new AuthenticatorQueries(POSTGRES), db);
     this.enrollments = postgresFace(new EnrollmentQueries(POSTGRES), db);
     this.apiSessions = new PgApiSessionRepository(db, caches);
     this.posture = new PgPostureRepository(db, caches);
-    this.mfa = new PgMfaRepository(db);
+    this.mfa = postgresFace(new MfaQueries(POSTGRES), db);
     this.deadlines = new PgDeadlineRepository(db);
     this.postureCheckExceptions = documents(ENTITY_KINDS.postureCheckExceptions);
     this.postureCheckExceptionHistory = documents(ENTITY_KINDS.postureCheckExceptionHistory);

@@ -1,6 +1,5 @@
 /**
- * The api_sessions row as both stores read and write it: SQLite's store/sqlite/api-session-repository.ts and
- * PostgreSQL's store/postgres/api-session-repository.ts share these. The session's client-supplied parts
+ * The api_sessions row as both databases read and write it (store/repositories/api-session-queries.ts). The session's client-supplied parts
  * (envInfo, sdkInfo, …) travel as one JSON text column, `doc`.
  */
 import type { ApiSession } from '../../model.js';

@@ -1,6 +1,5 @@
 /**
- * The authenticators row as both stores read it: SQLite's store/sqlite/authenticator-repository.ts and
- * PostgreSQL's store/postgres/authenticator-repository.ts share these. One table holds both kinds; the
+ * The authenticators row as both databases answer it (store/repositories/authenticator-queries.ts). One table holds both kinds; the
  * columns of the other kind are NULL.
  */
 import type { Authenticator } from '../../model.js';

@@ -1,35 +1,28 @@
 /**
- * The MFA rows as both stores read them: SQLite's store/sqlite/mfa-repository.ts and PostgreSQL's
- * store/postgres/mfa-repository.ts share these. The enrollment row differs only in how the backend answers two
- * columns (SQLite: is_verified 1/0, last_step a number; PostgreSQL: a boolean, and int8 as a string), which each
- * store says by its conversions.
+ * The MFA rows as both databases answer them (store/repositories/mfa-queries.ts). The enrollment row differs
+ * only in how each answers two columns: SQLite is_verified 1/0 and last_step a number, PostgreSQL a boolean
+ * and its int8 as a string.
  */
 import type { MfaAuditEvent, MfaAuditFilter, MfaEnrollment } from '../mfa-repository.js';
 
-/** An mfa_enrollments row, `Flag` and `Step` being how the backend answers is_verified and last_step. */
-export interface EnrollmentRow<Flag, Step> {
+export interface EnrollmentRow {
   identity_id: string;
   id: string;
-  is_verified: Flag;
+  is_verified: number | boolean;
   secret: Buffer;
-  last_step: Step | null;
+  last_step: number | string | null;
   created_at: string;
   updated_at: string;
   verified_at: string | null;
   started_by: string | null;
 }
 
-/** An enrollment from its row, given how to read the backend's is_verified and (non-NULL) last_step. */
-export const enrollmentOf = <Flag, Step>(
-  r: EnrollmentRow<Flag, Step>,
-  isVerified: (flag: Flag) => boolean,
-  stepOf: (step: Step) => number,
-): MfaEnrollment => ({
+export const enrollmentOf = (r: EnrollmentRow): MfaEnrollment => ({
   id: r.id,
   identityId: r.identity_id,
-  isVerified: isVerified(r.is_verified),
+  isVerified: Boolean(r.is_verified),
   sealedSecret: r.secret,
-  lastStep: r.last_step === null ? null : stepOf(r.last_step),
+  lastStep: r.last_step === null ? null : Number(r.last_step),
   createdAt: new Date(r.created_at),
   updatedAt: new Date(r.updated_at),
   verifiedAt: r.verified_at === null ? null : new Date(r.verified_at),

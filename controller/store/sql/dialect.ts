@@ -35,6 +35,11 @@ export interface Dialect {
   readonly forUpdateSkipLocked: string;
   /** which of `keys` a database error says was violated, if it is a unique violation of one of them */
   violated<K extends UniqueKey>(err: unknown, keys: readonly K[]): K | undefined;
+  /**
+   * the binary value (SQLite blob, PostgreSQL bytea) of a hex text expression: `relation` carries every column
+   * as text, and a Buffer has no text form both databases read back as its bytes (MFA recovery codes)
+   */
+  blobFromHex(expression: string): string;
 }
 
 export const SQLITE: Dialect = {
@@ -60,6 +65,7 @@ export const SQLITE: Dialect = {
     const columns = /constraint failed: (.+)$/.exec(message)?.[1];
     return keys.find((k) => (named ? k.index === named : k.columns === columns));
   },
+  blobFromHex: (expression) => `unhex(${expression})`,
 };
 
 export const POSTGRES: Dialect = {
@@ -79,4 +85,5 @@ export const POSTGRES: Dialect = {
     if (code !== '23505' || typeof constraint !== 'string') return undefined;
     return keys.find((k) => k.index === constraint);
   },
+  blobFromHex: (expression) => `decode(${expression}, 'hex')`,
 };

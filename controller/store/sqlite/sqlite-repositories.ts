@@ -16,13 +16,14 @@ import type {
 } from '../../model.js';
 import { DocumentRepository } from './document-repository.js';
 import { SqliteServicePolicyRepository } from './service-policy-repository.js';
-import { SqliteAuthenticatorRepository } from './authenticator-repository.js';
+import { AuthenticatorQueries } from '../repositories/authenticator-queries.js';
 import { EnrollmentQueries } from '../repositories/enrollment-queries.js';
 import { SQLITE } from '../sql/dialect.js';
 import { sqliteFace } from '../sql/faces.js';
-import { SqliteApiSessionRepository } from './api-session-repository.js';
+import { ApiSessionQueries } from '../repositories/api-session-queries.js';
+import { ApiSessionCache } from '../repositories/api-session-cache.js';
 import { SqlitePostureRepository } from './posture-repository.js';
-import { SqliteMfaRepository } from './mfa-repository.js';
+import { MfaQueries } from '../repositories/mfa-queries.js';
 import { SqliteDeadlineRepository } from './deadline-repository.js';
 import { SqliteDeliveryRepository } from './delivery-repository.js';
 import type { Webhook } from '../../event-delivery-model.js';
@@ -93,12 +94,12 @@ export class SqliteRepositories implements SyncRepositories {
     this.auditEvents = documents(ENTITY_KINDS.auditEvents, false);
     this.webhooks = documents<Webhook>(ENTITY_KINDS.webhooks, false);
     this.deliveries = new SqliteDeliveryRepository(db);
-    this.authenticators = new SqliteAuthenticatorRepository(db);
+    this.authenticators = sqliteFace(new AuthenticatorQueries(SQLITE), db);
     this.enrollments = sqliteFace(new EnrollmentQueries(SQLITE), db);
-    this.apiSessions = new SqliteApiSessionRepository(db);
+    this.apiSessions = sqliteFace(new ApiSessionQueries(SQLITE, new ApiSessionCache()), db);
     this.posture = new SqlitePostureRepository(db);
     this.forgetRowsOfEndedApiSessions();
-    this.mfa = new SqliteMfaRepository(db);
+    this.mfa = sqliteFace(new MfaQueries(SQLITE), db);
   }
 
   countIdentitiesWithAuthPolicy(authPolicyId: string): number {

@@ -2,16 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../../controller/store/database.js';
-import {
-  MAX_AUDIT_PER_IDENTITY,
-  SqliteMfaRepository,
-} from '../../../controller/store/sqlite/mfa-repository.js';
+import { MAX_AUDIT_PER_IDENTITY, MfaQueries } from '../../../controller/store/repositories/mfa-queries.js';
+import { SQLITE } from '../../../controller/store/sql/dialect.js';
+import { sqliteFace, type SyncFace } from '../../../controller/store/sql/faces.js';
 import type { MfaAuditEvent, MfaEnrollment } from '../../../controller/store/mfa-repository.js';
 import { tempDir } from '../../helpers/controller.js';
 
 let dir: string;
 let db: Db;
-let repo: SqliteMfaRepository;
+let repo: SyncFace<MfaQueries>;
 const at = new Date('2030-01-01T00:00:00.000Z');
 
 const enrollment = (identityId: string): MfaEnrollment => ({
@@ -31,14 +30,14 @@ const codes = (n: number) =>
 beforeEach(() => {
   dir = tempDir('postern-mfa-repo-');
   db = openDatabase(dir);
-  repo = new SqliteMfaRepository(db);
+  repo = sqliteFace(new MfaQueries(SQLITE), db);
 });
 afterEach(() => {
   db.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('SqliteMfaRepository', () => {
+describe('MfaQueries on SQLite', () => {
   it('keeps one enrollment per identity', () => {
     expect(repo.create(enrollment('i1'), codes(10))).toBe(true);
     expect(repo.create({ ...enrollment('i1'), id: 'another' }, codes(10))).toBe(false);
