@@ -14,7 +14,7 @@ import { AUTHENTICATOR_FILTER_FIELDS, authenticatorOrder } from '../authenticato
 import { authenticatorOf as fromRow, type AuthenticatorRow as Row } from '../rows/authenticator-rows.js';
 import type { Dialect, UniqueKey } from '../sql/dialect.js';
 import { pageWithTotal } from '../sql/paged.js';
-import { atomic, one, rows, run, type Sql } from '../sql/statement.js';
+import { guarded, one, rows, run, type Sql } from '../sql/statement.js';
 
 /** The unique keys a write may break (SQLite: a column's UNIQUE, then migration 9's index), by field. */
 const USERNAME: UniqueKey = { index: 'authenticators_username_key', columns: 'authenticators.username' };
@@ -141,7 +141,7 @@ export class AuthenticatorQueries {
   /** A write that may break a unique key: its violation is UniqueViolation (a taken id stays a database error). */
   private *keyedWrite(a: Authenticator, write: () => Sql<number>): Sql<number> {
     try {
-      return yield* atomic(write);
+      return yield* guarded(write);
     } catch (err) {
       const key = this.dialect.violated(err, [USERNAME, FINGERPRINT]);
       if (key === USERNAME && a.method === 'updb') throw new UniqueViolation('username', a.username);

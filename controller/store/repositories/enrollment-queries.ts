@@ -13,7 +13,7 @@ import { enrollmentOf, type EnrollmentRow } from '../rows/enrollment-rows.js';
 import { UniqueViolation, type ListQuery, type Page } from '../repository.js';
 import type { Dialect, UniqueKey } from '../sql/dialect.js';
 import { pageWithTotal } from '../sql/paged.js';
-import { atomic, one, rows, run, type Sql } from '../sql/statement.js';
+import { guarded, one, rows, run, type Sql } from '../sql/statement.js';
 
 const OUTSTANDING = `enrollments.used_at IS NULL`;
 
@@ -84,8 +84,8 @@ export class EnrollmentQueries {
   /** throws UniqueViolation('username') when a pending enrollment already promises the username */
   *create(e: Enrollment): Sql<void> {
     try {
-      // atomic: inside a transaction the refused insert undoes only itself, and the caller may carry on
-      yield* atomic(() =>
+      // guarded: inside a transaction the refused insert undoes only itself, and the caller may carry on
+      yield* guarded(() =>
         run(
           `INSERT INTO enrollments (id, identity_id, method, username, token_hash, nonce, issued_at, expires_at,
              used_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

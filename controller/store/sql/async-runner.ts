@@ -26,6 +26,10 @@ function perform(db: PgDatabase, effect: Effect): Promise<unknown> {
     case 'atomic':
       // its own transaction, or a savepoint inside the open one (PgDatabase.transaction nests that way)
       return db.transaction(() => runAsync(db, effect.body()));
+    case 'guarded':
+      return db.inTransaction()
+        ? db.transaction(() => runAsync(db, effect.body()))
+        : runAsync(db, effect.body());
     case 'outboxWritten':
       return db.outboxWritten();
   }

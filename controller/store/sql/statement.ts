@@ -21,6 +21,11 @@ export type Effect =
    */
   | { readonly kind: 'atomic'; readonly body: () => Sql<unknown> }
   /**
+   * runs `body` in a savepoint when a transaction is open, and as it is otherwise: for ONE statement that may
+   * fail (a unique key), which is atomic alone, so outside a transaction it costs no BEGIN and COMMIT
+   */
+  | { readonly kind: 'guarded'; readonly body: () => Sql<unknown> }
+  /**
    * the statements before this one wrote rows of the access outbox (through the schema's triggers): SQLite's
    * triggers call back on their own; PostgreSQL's runner tells its database, which publishes them after commit
    */
@@ -51,6 +56,11 @@ export function* run(sql: string, params: readonly unknown[] = []): Sql<number> 
 
 export function* atomic<T>(body: () => Sql<T>): Sql<T> {
   return (yield { kind: 'atomic', body }) as T;
+}
+
+/** See the `guarded` effect: one statement that may fail, undone alone inside an open transaction. */
+export function* guarded<T>(body: () => Sql<T>): Sql<T> {
+  return (yield { kind: 'guarded', body }) as T;
 }
 
 export function* outboxWritten(): Sql<void> {

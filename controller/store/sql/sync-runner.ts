@@ -39,6 +39,10 @@ function perform(db: Db, effect: Effect): unknown {
     case 'atomic':
       // better-sqlite3 nests a transaction inside an open one as a savepoint
       return db.transaction(() => runSync(db, effect.body()))();
+    case 'guarded':
+      return db.inTransaction
+        ? db.transaction(() => runSync(db, effect.body()))()
+        : runSync(db, effect.body());
     case 'outboxWritten':
       // the outbox triggers call back through postern_outbox_written (database.ts)
       return undefined;
