@@ -35,6 +35,12 @@ export interface Dialect {
   readonly forUpdateSkipLocked: string;
   /** which of `keys` a database error says was violated, if it is a unique violation of one of them */
   violated<K extends UniqueKey>(err: unknown, keys: readonly K[]): K | undefined;
+  /**
+   * Writes that go together (to several tables), in as few statements as the database takes them: PostgreSQL
+   * one (each but the last in a data-modifying WITH), so they cost one round trip and are atomic on their own;
+   * SQLite's WITH holds no writes, so they stay apart (run them in `atomic`).
+   */
+  together(writes: readonly Fragment[]): Fragment[];
 }
 
 export const SQLITE: Dialect = {
@@ -60,6 +66,7 @@ export const SQLITE: Dialect = {
     const columns = /constraint failed: (.+)$/.exec(message)?.[1];
     return keys.find((k) => (named ? k.index === named : k.columns === columns));
   },
+  together: (writes) => [...writes],
 };
 
 export const POSTGRES: Dialect = {
@@ -79,4 +86,17 @@ export const POSTGRES: Dialect = {
     if (code !== '23505' || typeof constraint !== 'string') return undefined;
     return keys.find((k) => k.index === constraint);
   },
+  together: (writes) =>
+    writes.length < 2
+      ? [...writes]
+      : [
+          {
+            // the placeholders stay in the order of the writes, as their parameters
+            sql: `WITH ${writes
+              .slice(0, -1)
+              .map((w, i) => `write_${i} AS (${w.sql})`)
+              .join(', ')} ${writes.at(-1)!.sql}`,
+            params: writes.flatMap((w) => w.params),
+          },
+        ],
 };
