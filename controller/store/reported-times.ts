@@ -24,13 +24,29 @@ export function slotIn(data: PostureSnapshot, slot: FactSlotRef): { lastUpdatedA
 }
 
 /** Whether the slot is held with a time less than the resolution before `at` (so it need not move). */
-export function heldWithin(data: PostureSnapshot, slot: FactSlotRef, at: Date): boolean {
+function heldWithin(data: PostureSnapshot, slot: FactSlotRef, at: Date): boolean {
   const held = slotIn(data, slot);
   return !!held && at.getTime() - held.lastUpdatedAt.getTime() < REPEATED_FACT_RESOLUTION_MS;
 }
 
+/**
+ * The cached snapshot after a report that repeats `slots` at `at`: undefined when every slot is held within
+ * the resolution (nothing moves), else a new entry (what callers hold stays as it was) with the held slots'
+ * times moved to `at`.
+ */
+export function afterRepeat(
+  cached: IdentityPostureData,
+  slots: readonly FactSlotRef[],
+  at: Date,
+): IdentityPostureData | undefined {
+  if (slots.every((slot) => heldWithin(cached, slot, at))) return undefined;
+  const next = { ...cached, processes: [...cached.processes] };
+  for (const slot of slots) moveTime(next, slot, new Date(at.getTime()));
+  return next;
+}
+
 /** Moves the slot's time in `data`, a new entry not yet shared with anyone, replacing the slot's object. */
-export function moveTime(data: IdentityPostureData, slot: FactSlotRef, at: Date): void {
+function moveTime(data: IdentityPostureData, slot: FactSlotRef, at: Date): void {
   if (slot.kind === 'os' && data.os) data.os = { ...data.os, lastUpdatedAt: at };
   else if (slot.kind === 'mac' && data.mac) data.mac = { ...data.mac, lastUpdatedAt: at };
   else if (slot.kind === 'domain' && data.domain) data.domain = { ...data.domain, lastUpdatedAt: at };

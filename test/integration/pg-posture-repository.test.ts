@@ -175,6 +175,35 @@ describe.each([
       });
     });
 
+    it('never moves a stored time back for a late repeated report, and loads many identities as one each', async () => {
+      const { data } = backend().posture;
+      const os = { postureCheckId: 'c', type: 'Linux', version: '6.1.0', build: null };
+      const process = { postureCheckId: 'p', isRunning: false, hash: 'h', signerFingerprints: [] };
+      // Written, never loaded: no cached snapshot speaks for the rows.
+      await data.setOs('t1', { ...os, lastUpdatedAt: at(10) });
+      await data.setProcess('t1', { ...process, path: '/a', lastUpdatedAt: at(10) });
+      await data.refreshReported('t1', [{ kind: 'os' }, { kind: 'process', path: '/a' }], at(5));
+      await backend().settle();
+      const loaded = await data.load('t1');
+      expect([loaded.os?.lastUpdatedAt, loaded.processes[0]?.lastUpdatedAt]).toEqual([at(10), at(10)]);
+
+      await data.setDomain('t2', { postureCheckId: 'd', lastUpdatedAt: at(1), domain: 'corp' });
+      const many = await data.loadMany(['t1', 't2', 'nobody', 't1']);
+      expect([...many.keys()]).toEqual(['t1', 't2', 'nobody']);
+      expect(many.get('t1')).toEqual(loaded);
+      expect(many.get('t2')).toEqual(await data.load('t2'));
+      expect(many.get('nobody')).toEqual(await data.load('nobody'));
+      // Only the parts asked for, of identities not cached (t3 is never loaded).
+      await data.setOs('t3', { ...os, lastUpdatedAt: at(1) });
+      await data.setProcess('t3', { ...process, path: '/b', lastUpdatedAt: at(1) });
+      const some = await data.loadMany(['t3'], { kinds: ['os'] });
+      expect(some.get('t3')).toMatchObject({ os: { version: '6.1.0' }, processes: [], apiSessions: {} });
+      expect((await data.loadMany(['t3'], { kinds: [], processes: true })).get('t3')).toMatchObject({
+        os: null,
+        processes: [{ path: '/b', isRunning: false }],
+      });
+    });
+
     it('keeps the latest report per slot and per process path, and API-session data apart', async () => {
       const { data } = backend().posture;
       await data.setOs('i1', {

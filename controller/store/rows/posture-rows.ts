@@ -1,10 +1,18 @@
 /**
- * The posture data rows as both stores read them: SQLite's store/sqlite/posture-repository.ts and PostgreSQL's
- * store/postgres/posture-repository.ts share these. A process row differs only in is_running (SQLite 1/0,
- * PostgreSQL a boolean), which each store says by its conversion.
+ * The posture data rows as store/repositories/posture-data-queries.ts reads them, on either database: an
+ * identity's facts, processes and API sessions come as the rows of one statement (`PostureRow`), each of
+ * them one table's row with the other tables' columns empty.
  */
 import type { ApiSessionPatch } from '../posture-repository.js';
-import type { ApiSessionPostureData, IdentityPostureData, OsData, ProcessData } from '../../posture-model.js';
+import type {
+  ApiSessionPostureData,
+  DomainData,
+  IdentityPostureData,
+  MacData,
+  OsData,
+  ProcessData,
+  ReportedFactData,
+} from '../../posture-model.js';
 
 /** OpenZiti's facts; any other kind is a described type's fact, the kind being its type id (`FIREWALL`). */
 export type FactKind = 'os' | 'mac' | 'domain';
@@ -16,11 +24,11 @@ export interface FactRow {
   updated_at: string;
 }
 
-/** A posture_processes row, `Flag` being how the backend answers is_running. */
-export interface ProcessRow<Flag> {
+/** A posture_processes row, is_running read as 1 or 0 (SQLite's integer, PostgreSQL's boolean alike). */
+export interface ProcessRow {
   path: string;
   posture_check_id: string;
-  is_running: Flag;
+  is_running: number;
   hash: string;
   signer_fingerprints: string;
   updated_at: string;
@@ -72,14 +80,41 @@ const isFactKind = (kind: string): kind is FactKind => kind === 'os' || kind ===
 export const kindOfSlot = (slot: { kind: FactKind } | { kind: 'fact'; typeId: string }): string =>
   slot.kind === 'fact' ? slot.typeId : slot.kind;
 
-/** A process from its row, given how to read the backend's is_running. */
-export const processOf = <Flag>(r: ProcessRow<Flag>, isRunning: (flag: Flag) => boolean): ProcessData => ({
+export const processOf = (r: ProcessRow): ProcessData => ({
   postureCheckId: r.posture_check_id,
   lastUpdatedAt: new Date(r.updated_at),
   path: r.path,
-  isRunning: isRunning(r.is_running),
+  isRunning: r.is_running === 1,
   hash: r.hash,
   signerFingerprints: JSON.parse(r.signer_fingerprints) as string[],
+});
+
+/** A fact's row; JSON.stringify escapes lone surrogates and NUL, so the value always comes back as written. */
+const factRow = (
+  kind: string,
+  slot: { postureCheckId: string; lastUpdatedAt: Date },
+  value: object,
+): FactRow => ({
+  kind,
+  posture_check_id: slot.postureCheckId,
+  value: JSON.stringify(value),
+  updated_at: slot.lastUpdatedAt.toISOString(),
+});
+
+export const osRow = (os: OsData) =>
+  factRow('os', os, { type: os.type, version: os.version, build: os.build });
+export const macRow = (mac: MacData) => factRow('mac', mac, { addresses: mac.addresses });
+export const domainRow = (domain: DomainData) => factRow('domain', domain, { domain: domain.domain });
+/** a described type's fact, stored under its type id */
+export const reportedFactRow = (typeId: string, fact: ReportedFactData) => factRow(typeId, fact, fact.value);
+
+export const processRowOf = (p: ProcessData): ProcessRow => ({
+  path: p.path,
+  posture_check_id: p.postureCheckId,
+  is_running: p.isRunning ? 1 : 0,
+  hash: p.hash,
+  signer_fingerprints: JSON.stringify(p.signerFingerprints),
+  updated_at: p.lastUpdatedAt.toISOString(),
 });
 
 export const apiSessionOf = (r: ApiSessionRow): ApiSessionPostureData => ({
@@ -89,3 +124,16 @@ export const apiSessionOf = (r: ApiSessionRow): ApiSessionPostureData => ({
   unlockedAt: date(r.unlocked_at),
   sdkInfo: r.sdk_info === null ? null : (JSON.parse(r.sdk_info) as Record<string, string>),
 });
+
+/** Which table a `PostureRow` comes from. */
+export type PosturePart = 'fact' | 'process' | 'session';
+
+/** One row of an identity's posture data: `part` says which of the three it is, the others' columns are null. */
+export type PostureRow = { identity_id: string; part: PosturePart } & FactRow & ProcessRow & ApiSessionRow;
+
+/** A row of any part into its place in `data`. */
+export function putRow(data: IdentityPostureData, row: PostureRow): void {
+  if (row.part === 'fact') putFact(data, row);
+  else if (row.part === 'process') data.processes.push(processOf(row));
+  else data.apiSessions[row.api_session_id] = apiSessionOf(row);
+}

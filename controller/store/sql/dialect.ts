@@ -40,6 +40,12 @@ export interface Dialect {
    * as text, and a Buffer has no text form both databases read back as its bytes (MFA recovery codes)
    */
   blobFromHex(expression: string): string;
+  /**
+   * Writes that go together (to several tables), in as few statements as the database takes them: PostgreSQL
+   * one (each but the last in a data-modifying WITH), so they cost one round trip and are atomic on their own;
+   * SQLite's WITH holds no writes, so they stay apart (run them in `atomic`).
+   */
+  together(writes: readonly Fragment[]): Fragment[];
 }
 
 export const SQLITE: Dialect = {
@@ -66,6 +72,7 @@ export const SQLITE: Dialect = {
     return keys.find((k) => (named ? k.index === named : k.columns === columns));
   },
   blobFromHex: (expression) => `unhex(${expression})`,
+  together: (writes) => [...writes],
 };
 
 export const POSTGRES: Dialect = {
@@ -86,4 +93,17 @@ export const POSTGRES: Dialect = {
     return keys.find((k) => k.index === constraint);
   },
   blobFromHex: (expression) => `decode(${expression}, 'hex')`,
+  together: (writes) =>
+    writes.length < 2
+      ? [...writes]
+      : [
+          {
+            // the placeholders stay in the order of the writes, as their parameters
+            sql: `WITH ${writes
+              .slice(0, -1)
+              .map((w, i) => `write_${i} AS (${w.sql})`)
+              .join(', ')} ${writes.at(-1)!.sql}`,
+            params: writes.flatMap((w) => w.params),
+          },
+        ],
 };
