@@ -143,32 +143,30 @@ export class DocumentQueries<T extends Entity & { roleAttributes?: string[] }> {
   }
 
   /**
-   * The entities with these ids, in the order asked (an id asked twice answered once, a missing one skipped);
-   * those not in memory in one read.
+   * The entities with these ids, in the order asked (an id asked twice answered once, a missing one skipped):
+   * from memory when all are there, else those that are not in one read.
    */
   *getMany(ids: readonly string[]): Sql<T[]> {
     if (ids.length === 0) return [];
     const generation = this.cache?.gate.readable();
-    const found = new Map<string, T>();
-    let missing: readonly string[] = ids;
     if (generation !== undefined) {
-      const notCached: string[] = [];
-      for (const id of ids) {
-        const cached = this.cache!.get(id);
-        if (cached) found.set(id, cached);
-        else notCached.push(id);
-      }
-      missing = notCached;
+      const cached = this.allCached(ids);
+      if (cached) return cached;
     }
-    if (missing.length > 0) {
-      const asked = this.dialect.oneOf(`${this.table}.id`, missing);
-      const read = yield* rows<DocumentRow>(
-        `SELECT ${this.columns} FROM ${this.table} WHERE ${asked.sql}`,
-        asked.params,
-      );
-      const keep = this.keeps(generation);
-      for (const row of read) found.set(row.id, this.decode(row, keep));
+    const found = new Map<string, T>();
+    const missing: string[] = [];
+    for (const id of ids) {
+      const cached = generation !== undefined ? this.cache!.get(id) : undefined;
+      if (cached) found.set(id, cached);
+      else missing.push(id);
     }
+    const asked = this.dialect.oneOf(`${this.table}.id`, missing);
+    const read = yield* rows<DocumentRow>(
+      `SELECT ${this.columns} FROM ${this.table} WHERE ${asked.sql}`,
+      asked.params,
+    );
+    const keep = this.keeps(generation);
+    for (const row of read) found.set(row.id, this.decode(row, keep));
     const out: T[] = [];
     for (const id of ids) {
       const entity = found.get(id);
@@ -178,6 +176,17 @@ export class DocumentQueries<T extends Entity & { roleAttributes?: string[] }> {
       }
     }
     return out;
+  }
+
+  /** `getMany`'s answer when every id is in memory (the hot path: no map, one pass), else undefined */
+  private allCached(ids: readonly string[]): T[] | undefined {
+    const out: T[] = [];
+    for (const id of ids) {
+      const cached = this.cache!.get(id);
+      if (!cached) return undefined;
+      out.push(cached);
+    }
+    return hasDuplicates(ids) ? [...new Set(out)] : out;
   }
 
   *count(): Sql<number> {
@@ -323,4 +332,11 @@ export class DocumentQueries<T extends Entity & { roleAttributes?: string[] }> {
     if (keep) this.cache!.keep(entity);
     return entity;
   }
+}
+
+/** Whether a list names an id twice: by comparison for the short lists of the hot paths, else by a set. */
+function hasDuplicates(ids: readonly string[]): boolean {
+  if (ids.length > 16) return new Set(ids).size !== ids.length;
+  for (let i = 1; i < ids.length; i++) for (let j = 0; j < i; j++) if (ids[i] === ids[j]) return true;
+  return false;
 }

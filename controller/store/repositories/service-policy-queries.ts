@@ -32,9 +32,9 @@ export class ServicePolicyQueries extends DocumentQueries<ServicePolicy> {
   /** policies whose `side` roles include any of `roles`, in id order */
   *selecting(side: PolicySide, roles: readonly string[]): Sql<ServicePolicy[]> {
     if (roles.length === 0) return [];
-    const asked = this.dialect.oneOf('role', roles);
     const generation = this.cache?.gate.readable();
     if (generation === undefined) {
+      const asked = this.dialect.oneOf('role', roles);
       // Nothing from memory: the policies in one read.
       const found = yield* rows<DocumentRow>(
         `SELECT ${this.columns} FROM ${this.table}
@@ -47,6 +47,7 @@ export class ServicePolicyQueries extends DocumentQueries<ServicePolicy> {
     const key = JSON.stringify([side, roles]);
     let ids = this.selected.get(key);
     if (!ids) {
+      const asked = this.dialect.oneOf('role', roles);
       const found = yield* rows<{ policy_id: string }>(
         `SELECT DISTINCT policy_id FROM policy_roles WHERE side = ? AND ${asked.sql} ORDER BY policy_id`,
         [side, ...asked.params],
