@@ -156,7 +156,7 @@ export class DocumentQueries<T extends Entity & { roleAttributes?: string[] }> {
     const found = new Map<string, T>();
     const missing: string[] = [];
     for (const id of ids) {
-      const cached = generation !== undefined ? this.cache!.get(id) : undefined;
+      const cached = generation !== undefined ? this.cache!.peek(id) : undefined;
       if (cached) found.set(id, cached);
       else missing.push(id);
     }
@@ -182,7 +182,7 @@ export class DocumentQueries<T extends Entity & { roleAttributes?: string[] }> {
   private allCached(ids: readonly string[]): T[] | undefined {
     const out: T[] = [];
     for (const id of ids) {
-      const cached = this.cache!.get(id);
+      const cached = this.cache!.peek(id);
       if (!cached) return undefined;
       out.push(cached);
     }
@@ -336,7 +336,7 @@ export class DocumentQueries<T extends Entity & { roleAttributes?: string[] }> {
 
 /** Whether a list names an id twice: by comparison for the short lists of the hot paths, else by a set. */
 function hasDuplicates(ids: readonly string[]): boolean {
-  if (ids.length > 16) return new Set(ids).size !== ids.length;
+  if (ids.length > 32) return new Set(ids).size !== ids.length;
   for (let i = 1; i < ids.length; i++) for (let j = 0; j < i; j++) if (ids[i] === ids[j]) return true;
   return false;
 }
