@@ -18,13 +18,12 @@ import {
   type FilterDialect,
   type FilterField,
 } from '../../controller/store/filter/index.js';
-import { documentFilterFields as postgresFields } from '../../controller/store/postgres/document-filter.js';
 import { migratePostgres } from '../../controller/store/postgres/migrate.js';
 import { toPostgresPlaceholders } from '../../controller/store/postgres/sql.js';
 import {
-  documentFilterFields as sqliteFields,
+  documentFilterFields,
   type ExtraField,
-} from '../../controller/store/sqlite/document-filter.js';
+} from '../../controller/store/repositories/document-filter.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 import { endPool } from '../helpers/pg-test-tools.js';
 
@@ -159,8 +158,8 @@ const EXTRAS: readonly ExtraField[] = [
 ];
 
 const FIELDS: Record<FilterDialect, Record<string, FilterField>> = {
-  sqlite: sqliteFields('identities', true, EXTRAS),
-  postgres: postgresFields('identities', true, EXTRAS),
+  sqlite: documentFilterFields('sqlite', 'identities', true, EXTRAS),
+  postgres: documentFilterFields('postgres', 'identities', true, EXTRAS),
 };
 
 const FILTERS = [

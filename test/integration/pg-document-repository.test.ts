@@ -1,7 +1,8 @@
 /**
- * The document repositories on PostgreSQL (store/postgres/document-repository.ts, service-policy-repository.ts)
- * give SQLite's answers: the same scenarios run against SQLite's store and against PostgreSQL, with the same
- * expected results. Then what only PostgreSQL has: controllers racing on one database, and the identity sort
+ * The document repositories, written once (store/repositories/document-queries.ts, service-policy-queries.ts,
+ * identity-queries.ts), give the same answers on both databases: the same scenarios run against SQLite's store,
+ * against PostgreSQL without memory and against PostgreSQL with the store's caches (cross-instance rules), with
+ * the same expected results. Then what only PostgreSQL has: controllers racing on one database, and the identity sort
  * indexes serving the very page query the repository runs.
  */
 import { rmSync } from 'node:fs';
@@ -12,11 +13,14 @@ import type { Entity, Identity, Service, ServicePolicy } from '../../controller/
 import { asyncFacade } from '../../controller/store/async.js';
 import { openDatabase } from '../../controller/store/database.js';
 import { ENTITY_KINDS, type EntityKind } from '../../controller/store/entity-kinds.js';
-import { PgDocumentRepository } from '../../controller/store/postgres/document-repository.js';
-import { countIdentitiesWithAuthPolicy } from '../../controller/store/postgres/identity-queries.js';
+import { DocumentQueries } from '../../controller/store/repositories/document-queries.js';
+import { IdentityQueries } from '../../controller/store/repositories/identity-queries.js';
+import { ServicePolicyQueries } from '../../controller/store/repositories/service-policy-queries.js';
+import { POSTGRES, SQLITE } from '../../controller/store/sql/dialect.js';
+import { postgresFace, sqliteFace } from '../../controller/store/sql/faces.js';
+import { PgStore } from '../../controller/store/postgres/pg-store.js';
 import { migratePostgres } from '../../controller/store/postgres/migrate.js';
 import { PgDatabase } from '../../controller/store/postgres/pg-database.js';
-import { PgServicePolicyRepository } from '../../controller/store/postgres/service-policy-repository.js';
 import { toPostgresPlaceholders } from '../../controller/store/postgres/sql.js';
 import {
   UniqueViolation,
@@ -26,7 +30,6 @@ import {
   type ServicePolicyRepository,
 } from '../../controller/store/repository.js';
 import { SqliteStore } from '../../controller/store/sqlite-store.js';
-import { DocumentRepository } from '../../controller/store/sqlite/document-repository.js';
 import { tempDir } from '../helpers/controller.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
 
@@ -60,7 +63,7 @@ afterAll(() => server?.stop());
 function openSqlite(): Promise<Backend> {
   const dir = tempDir();
   const store = new SqliteStore(openDatabase(dir));
-  const stamped = new DocumentRepository<Stamped>(store.db, STAMPED.table, STAMPED.roleKind, STAMPED.revive);
+  const stamped = sqliteFace(new DocumentQueries<Stamped>(SQLITE, STAMPED), store.db);
   return Promise.resolve({
     identities: store.identities,
     services: store.services,
@@ -85,9 +88,7 @@ async function openPool(url: string): Promise<pg.Pool> {
 }
 
 function pgDocuments<T extends Entity & { roleAttributes?: string[] }>(db: PgDatabase, kind: EntityKind<T>) {
-  return new PgDocumentRepository<T>(db, kind.table, kind.roleKind, kind.revive, {
-    filterExtras: kind.filterExtras,
-  });
+  return postgresFace(new DocumentQueries<T>(POSTGRES, kind), db);
 }
 
 async function openPostgres(): Promise<Backend> {
@@ -95,11 +96,30 @@ async function openPostgres(): Promise<Backend> {
   return {
     identities: pgDocuments<Identity>(db, ENTITY_KINDS.identities),
     services: pgDocuments<Service>(db, ENTITY_KINDS.services),
-    servicePolicies: new PgServicePolicyRepository(db),
+    servicePolicies: postgresFace(new ServicePolicyQueries(POSTGRES), db),
     stamped: pgDocuments(db, STAMPED),
     transaction: (fn) => db.transaction(fn),
-    countIdentitiesWithAuthPolicy: (id) => countIdentitiesWithAuthPolicy(db, id),
+    countIdentitiesWithAuthPolicy: (id) =>
+      postgresFace(new IdentityQueries(POSTGRES), db).countWithAuthPolicy(id),
     close: () => db.close(),
+  };
+}
+
+/**
+ * The PostgreSQL store's own repositories, identities and the catalogue's kinds kept in memory. Its caches
+ * answer only while announcements can be heard: here as if the access outbox's listener had just connected.
+ */
+async function openPostgresStore(): Promise<Backend> {
+  const store = new PgStore(new PgDatabase(await openPool(await server.createDatabase())));
+  store.caches.setListening(true);
+  return {
+    identities: store.identities,
+    services: store.services,
+    servicePolicies: store.servicePolicies,
+    stamped: pgDocuments(store.db, STAMPED),
+    transaction: (fn) => store.transaction(fn),
+    countIdentitiesWithAuthPolicy: (id) => store.countIdentitiesWithAuthPolicy(id),
+    close: () => store.db.close(),
   };
 }
 
@@ -200,6 +220,7 @@ const ALL = { limit: 10, offset: 0 };
 describe.each([
   ['sqlite', openSqlite],
   ['postgres', openPostgres],
+  ['postgres, kept in memory', openPostgresStore],
 ])('document repositories on %s', (_backend, open) => {
   let b: Backend;
   beforeAll(async () => {
@@ -417,13 +438,14 @@ describe.each([
     expect(await b.identities.getByIdOrName('missing')).toBeUndefined();
     expect(await b.identities.delete('x1')).toBe(true);
 
-    // SQLite answers from its cache, in the order asked, once it has read the entities (as it does any it reads)
+    // in the order asked, an id asked twice answered once: whether none, some or all are in memory
+    const asked = ['i4', 'i1', 'missing', 'i2', 'i4'];
+    const expected = [IDENTITIES[3], IDENTITIES[0], IDENTITIES[1]];
+    expect(await b.identities.getMany(asked)).toStrictEqual(expected);
+    await b.identities.get('i2');
+    expect(await b.identities.getMany(asked)).toStrictEqual(expected);
     for (const i of IDENTITIES) await b.identities.get(i.id);
-    expect(await b.identities.getMany(['i4', 'i1', 'missing', 'i2'])).toStrictEqual([
-      IDENTITIES[3],
-      IDENTITIES[0],
-      IDENTITIES[1],
-    ]);
+    expect(await b.identities.getMany(asked)).toStrictEqual(expected);
     expect(await b.identities.getMany([])).toEqual([]);
   });
 
@@ -486,9 +508,12 @@ describe.each([
   });
 
   it('finds the policies that select roles, per side, as their roles change', async () => {
-    /** SQLite's order depends on its cache (callers sort): compared as sets */
-    const ids = async (side: 'identity' | 'service' | 'postureCheck', roles: string[]) =>
-      (await b.servicePolicies.selecting(side, roles)).map((p) => p.id).sort();
+    /** in id order, whether read or kept in memory (asked twice, the second answer may come from memory) */
+    const ids = async (side: 'identity' | 'service' | 'postureCheck', roles: string[]) => {
+      const found = (await b.servicePolicies.selecting(side, roles)).map((p) => p.id);
+      expect((await b.servicePolicies.selecting(side, roles)).map((p) => p.id)).toEqual(found);
+      return found;
+    };
     expect(await ids('identity', ['#sales', '#all'])).toEqual(['p1', 'p2']);
     expect(await ids('identity', ['@i2'])).toEqual(['p3']);
     expect(await ids('service', ['@s1', '#public'])).toEqual(['p1', 'p2']);

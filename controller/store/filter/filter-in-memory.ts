@@ -7,7 +7,7 @@
  */
 import Database from 'better-sqlite3';
 import { MAX_LIMIT } from '../page.js';
-import { documentFilterFields, type ExtraField } from '../sqlite/document-filter.js';
+import { documentFilterFields, type ExtraField } from '../repositories/document-filter.js';
 import { compileFilter } from './index.js';
 
 export interface FilterableEntity {
@@ -49,7 +49,10 @@ export function filterInMemory(
   page: { limit: number; offset: number },
   kind: { hasRoleAttributes: boolean; extras?: readonly ExtraField[] },
 ): InMemoryPage {
-  const compiled = compileFilter(filter, documentFilterFields(TABLE, kind.hasRoleAttributes, kind.extras));
+  const compiled = compileFilter(
+    filter,
+    documentFilterFields('sqlite', TABLE, kind.hasRoleAttributes, kind.extras),
+  );
   const limit = Math.min(compiled.limit ?? page.limit, MAX_LIMIT);
   const offset = compiled.offset ?? page.offset;
   const where = compiled.where ? `WHERE ${compiled.where}` : '';

@@ -25,11 +25,12 @@ import { ENTITY_KINDS, type EntityKind } from '../entity-kinds.js';
 import { CatalogueVersion } from '../catalogue-version.js';
 import { PgDatabase } from './pg-database.js';
 import { migratePostgres } from './migrate.js';
-import { PgDocumentRepository } from './document-repository.js';
-import { PgCachedDocumentRepository } from './cached-document-repository.js';
+import { DocumentQueries } from '../repositories/document-queries.js';
+import { pgCachedDocuments } from './cached-document-repository.js';
 import { CrossInstanceCaches } from './cross-instance-caches.js';
-import { PgServicePolicyRepository } from './service-policy-repository.js';
 import { AuthenticatorQueries } from '../repositories/authenticator-queries.js';
+import { ServicePolicyQueries } from '../repositories/service-policy-queries.js';
+import { IdentityQueries } from '../repositories/identity-queries.js';
 import { EnrollmentQueries } from '../repositories/enrollment-queries.js';
 import { POSTGRES } from '../sql/dialect.js';
 import { postgresFace } from '../sql/faces.js';
@@ -37,7 +38,6 @@ import { PgApiSessionRepository } from './api-session-repository.js';
 import { MfaQueries } from '../repositories/mfa-queries.js';
 import { PgPostureRepository } from './posture-repository.js';
 import { PgDeadlineRepository } from './deadline-repository.js';
-import { countIdentitiesWithAuthPolicy, identityByExternalId } from './identity-queries.js';
 import { PgDeliveryRepository } from './delivery-repository.js';
 import type { Webhook } from '../../event-delivery-model.js';
 
@@ -92,17 +92,23 @@ export class PgStore implements Store {
       cached?: number,
     ) =>
       cached === undefined
-        ? new PgDocumentRepository<T>(db, kind.table, kind.roleKind, kind.revive, {
-            filterExtras: kind.filterExtras,
-          })
-        : new PgCachedDocumentRepository<T>(db, kind.table, kind.roleKind, kind.revive, {
+        ? postgresFace(new DocumentQueries<T>(POSTGRES, kind), db)
+        : pgCachedDocuments<T, DocumentQueries<T>>(
+            db,
             caches,
-            limit: cached,
-            filterExtras: kind.filterExtras,
-          });
+            kind.table,
+            cached,
+            (cache) => new DocumentQueries<T>(POSTGRES, kind, cache),
+          );
     // As on SQLite (sqlite-repositories.ts): identities read most recently, a bounded number; the catalogue's
     // kinds, configs, routers and their policies whole (small next to identities, read on every decision).
-    this.identities = documents<Identity>(ENTITY_KINDS.identities, CACHED_IDENTITIES);
+    this.identities = pgCachedDocuments<Identity, IdentityQueries>(
+      db,
+      caches,
+      ENTITY_KINDS.identities.table,
+      CACHED_IDENTITIES,
+      (cache) => new IdentityQueries(POSTGRES, cache),
+    );
     this.services = documents<Service>(ENTITY_KINDS.services, Infinity);
     this.configTypes = documents<ConfigType>(ENTITY_KINDS.configTypes, Infinity);
     this.configs = documents<Config>(ENTITY_KINDS.configs, Infinity);
@@ -113,7 +119,7 @@ export class PgStore implements Store {
       Infinity,
     );
     this.postureChecks = documents<PostureCheck>(ENTITY_KINDS.postureChecks, Infinity);
-    this.servicePolicies = new PgServicePolicyRepository(db);
+    this.servicePolicies = postgresFace(new ServicePolicyQueries(POSTGRES), db);
     this.authPolicies = documents<AuthPolicy>(ENTITY_KINDS.authPolicies, Infinity);
     this.externalJwtSigners = documents<ExternalJwtSigner>(ENTITY_KINDS.externalJwtSigners, Infinity);
     this.catalogueKinds = [
@@ -196,11 +202,11 @@ export class PgStore implements Store {
   }
 
   countIdentitiesWithAuthPolicy(authPolicyId: string): Promise<number> {
-    return countIdentitiesWithAuthPolicy(this.db, authPolicyId);
+    return this.identities.countWithAuthPolicy(authPolicyId);
   }
 
   identityByExternalId(externalId: string): Promise<Identity | undefined> {
-    return identityByExternalId(this.db, this.identities, externalId);
+    return this.identities.byExternalId(externalId);
   }
 
   catalogueVersion(): number {

@@ -13,10 +13,13 @@ import type {
   PostureCheck,
   Service,
   ServiceEdgeRouterPolicy,
+  ServicePolicy,
 } from '../../model.js';
-import { DocumentRepository } from './document-repository.js';
-import { SqliteServicePolicyRepository } from './service-policy-repository.js';
 import { AuthenticatorQueries } from '../repositories/authenticator-queries.js';
+import { DocumentQueries } from '../repositories/document-queries.js';
+import { DocumentCache } from '../repositories/document-cache.js';
+import { ServicePolicyQueries } from '../repositories/service-policy-queries.js';
+import { IdentityQueries } from '../repositories/identity-queries.js';
 import { EnrollmentQueries } from '../repositories/enrollment-queries.js';
 import { SQLITE } from '../sql/dialect.js';
 import { sqliteFace } from '../sql/faces.js';
@@ -29,6 +32,10 @@ import { SqliteDeliveryRepository } from './delivery-repository.js';
 import type { Webhook } from '../../event-delivery-model.js';
 
 const CACHED_IDENTITIES = 5_000;
+
+/** true: keep every entity read; a number: at most that many, the least recently read go first */
+const cacheOf = <T extends Entity>(cache: boolean | number) =>
+  cache === false ? undefined : new DocumentCache<T>(cache === true ? Infinity : cache);
 
 /**
  * SQLite's repositories, synchronous as better-sqlite3 is; `SqliteStore` (sqlite-store.ts) gives them their
@@ -63,14 +70,10 @@ export class SqliteRepositories implements SyncRepositories {
     const documents = <T extends Entity & { roleAttributes?: string[] }>(
       kind: EntityKind<T>,
       cache: boolean | number,
-    ) =>
-      new DocumentRepository<T>(db, kind.table, kind.roleKind, kind.revive, {
-        cache,
-        filterExtras: kind.filterExtras,
-      });
+    ) => sqliteFace(new DocumentQueries<T>(SQLITE, kind, cacheOf<T>(cache)), db);
     // Every authenticated request reads its identity (the guard, then posture evaluation): the most recently
     // read are kept, a bounded number so a large directory does not all end up in memory.
-    this.identities = documents<Identity>(ENTITY_KINDS.identities, CACHED_IDENTITIES);
+    this.identities = sqliteFace(new IdentityQueries(SQLITE, cacheOf<Identity>(CACHED_IDENTITIES)), db);
     // The catalogue (services, checks, policies, auth policies), configs and routers are read on every access
     // decision, service listing, session and router link, and are small next to identities: kept in memory.
     this.services = documents<Service>(ENTITY_KINDS.services, true);
@@ -83,7 +86,7 @@ export class SqliteRepositories implements SyncRepositories {
       true,
     );
     this.postureChecks = documents<PostureCheck>(ENTITY_KINDS.postureChecks, true);
-    this.servicePolicies = new SqliteServicePolicyRepository(db);
+    this.servicePolicies = sqliteFace(new ServicePolicyQueries(SQLITE, cacheOf<ServicePolicy>(true)), db);
     this.authPolicies = documents<AuthPolicy>(ENTITY_KINDS.authPolicies, true);
     // Exceptions are read with the catalogue; history and states only by the management lists.
     this.postureCheckExceptions = documents(ENTITY_KINDS.postureCheckExceptions, true);
@@ -103,17 +106,11 @@ export class SqliteRepositories implements SyncRepositories {
   }
 
   countIdentitiesWithAuthPolicy(authPolicyId: string): number {
-    const row = this.db
-      .prepare(`SELECT COUNT(*) AS n FROM identities WHERE json_extract(doc, '$.authPolicyId') = ?`)
-      .get(authPolicyId) as { n: number };
-    return row.n;
+    return this.identities.countWithAuthPolicy(authPolicyId);
   }
 
   identityByExternalId(externalId: string): Identity | undefined {
-    const row = this.db
-      .prepare(`SELECT id FROM identities WHERE json_extract(doc, '$.externalId') = ?`)
-      .get(externalId) as { id: string } | undefined;
-    return row && this.identities.get(row.id);
+    return this.identities.byExternalId(externalId);
   }
 
   /**
