@@ -87,7 +87,7 @@ describe.skipIf(!onPostgres)('round trips per hot request (PostgreSQL only: SQLi
     [`${REPEATS} posture reports that repeat the stored facts, their times written behind`]: 1,
     'posture report that changes a fact': 10,
     'session request, new': 14,
-    'session request, existing': 1,
+    'session request, existing': 0,
     'GET /services': 0,
   };
 

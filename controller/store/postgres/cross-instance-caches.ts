@@ -33,6 +33,12 @@ export const CACHE_CHANNEL = 'postern_cache';
 export const CACHE_KINDS = {
   apiSessions: 'api_sessions',
   postureData: 'posture_data',
+  /**
+   * Edge sessions by API session (an existing session is handed out again without a read). Ending an API
+   * session cascades to its edge sessions unannounced: harmless, as authentication refuses that API session
+   * before its edge sessions are looked up, and the entries age out of the bounded cache.
+   */
+  edgeSessions: 'edge_sessions',
 } as const;
 
 /** NOTIFY payloads must stay under 8000 bytes: announcements are sent in slices of this many characters. */

@@ -1,8 +1,10 @@
 /**
  * The PostgreSQL side of posture evaluation's records: edge sessions, failed requests, service-change marks.
- * Same rows and answers as store/sqlite/posture-records.ts; each method is one statement.
+ * Same rows and answers as store/sqlite/posture-records.ts; each method is one statement (a delete of edge
+ * sessions also announces itself to the other instances, cross-instance-caches.ts).
  */
 import type { PgDatabase } from './pg-database.js';
+import { CACHE_KINDS, CrossInstanceCaches } from './cross-instance-caches.js';
 import type { PolicyType } from '../../model.js';
 import type { Async } from '../async.js';
 import type { ListQuery, Page } from '../repository.js';
@@ -33,10 +35,37 @@ import type {
 const deleteSessionsWhere = (condition: string) => `
   DELETE FROM edge_sessions WHERE id IN (
     SELECT id FROM edge_sessions WHERE ${condition} ORDER BY id FOR UPDATE)
-  RETURNING id`;
+  RETURNING id, api_session_id`;
 
+/** The cache's kind, as the instances announce it: entries are forgotten by API session id. */
+const KIND = CACHE_KINDS.edgeSessions;
+/** API sessions whose found edge sessions are kept in memory, at most (the least recently asked go first). */
+const CACHED_API_SESSIONS = 10_000;
+
+const findKey = (serviceId: string, type: PolicyType) => `${serviceId}\u0000${type}`;
+
+/**
+ * Edge sessions. An agent asks for its session to a service again and again (each new connection does), and
+ * the existing session is handed out after a posture check made from memory: what `find` answered outside a
+ * transaction is kept, by API session, under the rules of cross-instance-caches.ts, so that request reads
+ * nothing. Every delete and re-key announces the API sessions it touched; a create announces nothing, as only
+ * sessions found are kept and a second session made by a race is never the one `find` answers (the oldest).
+ * An API session's end cascades to its edge sessions unannounced: authentication refuses that API session
+ * before its edge sessions are looked up. Callers get copies.
+ */
 export class PgEdgeSessionRepository implements EdgeSessionRepository {
-  constructor(private readonly db: PgDatabase) {}
+  private readonly found = new Map<string, Map<string, EdgeSession>>();
+
+  /** Without `caches` (which nothing feeds) every read goes to the database. */
+  constructor(
+    private readonly db: PgDatabase,
+    private readonly caches: CrossInstanceCaches = new CrossInstanceCaches(db, ''),
+  ) {
+    caches.register(KIND, (apiSessionId) => {
+      if (apiSessionId === undefined) this.found.clear();
+      else this.found.delete(apiSessionId);
+    });
+  }
 
   async create(s: EdgeSession): Promise<void> {
     await this.db.run(
@@ -44,6 +73,16 @@ export class PgEdgeSessionRepository implements EdgeSessionRepository {
       sessionValues(s),
     );
     await this.db.outboxWritten();
+  }
+
+  /** Forgets every session found. */
+  clearCache(): void {
+    this.found.clear();
+  }
+
+  /** The API sessions whose edge sessions a write removed or changed: forgotten here and by the others. */
+  private async touched(apiSessionIds: readonly string[]): Promise<void> {
+    if (apiSessionIds.length > 0) await this.caches.changed(KIND, [...new Set(apiSessionIds)]);
   }
 
   async get(id: string): Promise<EdgeSession | undefined> {
@@ -59,7 +98,12 @@ export class PgEdgeSessionRepository implements EdgeSessionRepository {
   }
 
   async setTokenHash(id: string, tokenHash: string): Promise<boolean> {
-    return (await this.db.run(`UPDATE edge_sessions SET token_hash = ? WHERE id = ?`, [tokenHash, id])) > 0;
+    const rows = await this.db.rows<{ api_session_id: string }>(
+      `UPDATE edge_sessions SET token_hash = ? WHERE id = ? RETURNING api_session_id`,
+      [tokenHash, id],
+    );
+    await this.touched(rows.map((r) => r.api_session_id));
+    return rows.length > 0;
   }
 
   /** The page and the total from one snapshot (one statement); a page without rows is counted on its own. */
@@ -87,13 +131,37 @@ export class PgEdgeSessionRepository implements EdgeSessionRepository {
   }
 
   async find(apiSessionId: string, serviceId: string, type: PolicyType): Promise<EdgeSession | undefined> {
+    const generation = this.caches.readable(KIND);
+    const key = findKey(serviceId, type);
+    if (generation !== undefined) {
+      const mine = this.found.get(apiSessionId);
+      const cached = mine?.get(key);
+      if (cached) {
+        // Most recently asked last: the first in the map is the one to go.
+        this.found.delete(apiSessionId);
+        this.found.set(apiSessionId, mine!);
+        return { ...cached };
+      }
+    }
     // The oldest when a race left two (two controllers creating at once), so every caller settles on one.
     const row = await this.db.one<SessionRow>(
       `SELECT * FROM edge_sessions WHERE api_session_id = ? AND service_id = ? AND type = ?
        ORDER BY created_at, id LIMIT 1`,
       [apiSessionId, serviceId, type],
     );
-    return row && sessionOf(row);
+    if (!row) return undefined;
+    const session = sessionOf(row);
+    if (this.caches.mayKeep(KIND, generation)) this.remember(key, session);
+    return { ...session };
+  }
+
+  private remember(key: string, s: EdgeSession): void {
+    let mine = this.found.get(s.apiSessionId);
+    if (!mine) {
+      if (this.found.size >= CACHED_API_SESSIONS) this.found.delete(this.found.keys().next().value!);
+      this.found.set(s.apiSessionId, (mine = new Map()));
+    }
+    mine.set(key, s);
   }
 
   async listByIdentity(identityId: string): Promise<EdgeSession[]> {
@@ -106,27 +174,39 @@ export class PgEdgeSessionRepository implements EdgeSessionRepository {
 
   /** Of two callers racing to delete one session, exactly one is answered true: the one whose DELETE took the row. */
   async delete(id: string): Promise<boolean> {
-    const deleted = (await this.db.run(`DELETE FROM edge_sessions WHERE id = ?`, [id])) > 0;
-    if (deleted) await this.db.outboxWritten();
-    return deleted;
+    const rows = await this.db.rows<{ api_session_id: string }>(
+      `DELETE FROM edge_sessions WHERE id = ? RETURNING api_session_id`,
+      [id],
+    );
+    if (rows.length > 0) await this.db.outboxWritten();
+    await this.touched(rows.map((r) => r.api_session_id));
+    return rows.length > 0;
+  }
+
+  /** Rows deleted by `deleteSessionsWhere`: the outbox is told, the API sessions touched announced. */
+  private async deletedWhere(condition: string, params: unknown[]): Promise<{ id: string }[]> {
+    const rows = await this.db.rows<{ id: string; api_session_id: string }>(
+      deleteSessionsWhere(condition),
+      params,
+    );
+    if (rows.length > 0) await this.db.outboxWritten();
+    await this.touched(rows.map((r) => r.api_session_id));
+    return rows;
   }
 
   async deleteMany(ids: readonly string[]): Promise<string[]> {
-    const rows = await this.db.rows<{ id: string }>(deleteSessionsWhere('id = ANY(?::text[])'), [ids]);
-    if (rows.length > 0) await this.db.outboxWritten();
+    const rows = await this.deletedWhere('id = ANY(?::text[])', [ids]);
     // In the order asked, each id once, as SQLite's one-by-one deletes answer.
     const deleted = new Set(rows.map((r) => r.id));
     return ids.filter((id) => deleted.delete(id));
   }
 
   async deleteByApiSession(apiSessionId: string): Promise<void> {
-    if ((await this.db.run(deleteSessionsWhere('api_session_id = ?'), [apiSessionId])) > 0)
-      await this.db.outboxWritten();
+    await this.deletedWhere('api_session_id = ?', [apiSessionId]);
   }
 
   async deleteByIdentity(identityId: string): Promise<void> {
-    if ((await this.db.run(deleteSessionsWhere('identity_id = ?'), [identityId])) > 0)
-      await this.db.outboxWritten();
+    await this.deletedWhere('identity_id = ?', [identityId]);
   }
 
   async identitiesWithSessions(): Promise<string[]> {
@@ -138,13 +218,11 @@ export class PgEdgeSessionRepository implements EdgeSessionRepository {
   }
 
   async deleteOrphans(): Promise<number> {
-    const deleted = await this.db.run(
-      deleteSessionsWhere(
-        'NOT EXISTS (SELECT 1 FROM api_sessions a WHERE a.id = edge_sessions.api_session_id)',
-      ),
+    const rows = await this.deletedWhere(
+      'NOT EXISTS (SELECT 1 FROM api_sessions a WHERE a.id = edge_sessions.api_session_id)',
+      [],
     );
-    if (deleted > 0) await this.db.outboxWritten();
-    return deleted;
+    return rows.length;
   }
 }
 

@@ -417,7 +417,7 @@ export class PgPostureRepository implements PostureRepository {
     caches: CrossInstanceCaches = new CrossInstanceCaches(db, ''),
   ) {
     this.data = new PgPostureDataRepository(db, caches);
-    this.sessions = new PgEdgeSessionRepository(db);
+    this.sessions = new PgEdgeSessionRepository(db, caches);
     this.failures = new PgFailedRequestRepository(db);
     this.changes = new PgServiceChangeRepository(db);
   }
