@@ -35,10 +35,13 @@ import type {
   SnapshotParts,
 } from '../../posture-model.js';
 import {
-  PgEdgeSessionRepository,
-  PgFailedRequestRepository,
-  PgServiceChangeRepository,
-} from './posture-records.js';
+  EdgeSessionQueries,
+  FailedRequestQueries,
+  ServiceChangeQueries,
+} from '../repositories/posture-record-queries.js';
+import { POSTGRES } from '../sql/dialect.js';
+import { postgresFace, type AsyncFace } from '../sql/faces.js';
+import { FoundEdgeSessions } from './found-edge-sessions.js';
 import {
   API_SESSION_COLUMNS as COLUMNS,
   apiSessionOf,
@@ -407,9 +410,9 @@ class PgPostureDataRepository implements PostureDataRepository {
 
 export class PgPostureRepository implements PostureRepository {
   readonly data: PgPostureDataRepository;
-  readonly sessions: PgEdgeSessionRepository;
-  readonly failures: PgFailedRequestRepository;
-  readonly changes: PgServiceChangeRepository;
+  readonly sessions: AsyncFace<EdgeSessionQueries>;
+  readonly failures: AsyncFace<FailedRequestQueries>;
+  readonly changes: AsyncFace<ServiceChangeQueries>;
 
   /** Without `caches` (which nothing feeds) every read goes to the database. */
   constructor(
@@ -417,8 +420,8 @@ export class PgPostureRepository implements PostureRepository {
     caches: CrossInstanceCaches = new CrossInstanceCaches(db, ''),
   ) {
     this.data = new PgPostureDataRepository(db, caches);
-    this.sessions = new PgEdgeSessionRepository(db, caches);
-    this.failures = new PgFailedRequestRepository(db);
-    this.changes = new PgServiceChangeRepository(db);
+    this.sessions = postgresFace(new EdgeSessionQueries(POSTGRES, new FoundEdgeSessions(caches)), db);
+    this.failures = postgresFace(new FailedRequestQueries(POSTGRES), db);
+    this.changes = postgresFace(new ServiceChangeQueries(), db);
   }
 }
