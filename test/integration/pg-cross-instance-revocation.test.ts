@@ -200,6 +200,30 @@ describe('two instances, a router linked to each: access ends everywhere within 
     expect(listed.status).toBeLessThan(500);
   });
 
+  it('a session ended at A is not handed out again by B, which keeps the sessions it found in memory', async () => {
+    const { tag, checkId, serviceId } = await guardedService();
+    const user = await userAt(bAdmin, b.url, tag, checkId);
+    const ask = async () => {
+      const res = await user.api.post(`${CLIENT}/sessions`, { serviceId });
+      expect(res.status).toBe(201);
+      return res.body.data.id as string;
+    };
+    // Created, then found outside a transaction (kept in B's memory), then answered from there.
+    const first = await ask();
+    expect(await ask()).toBe(first);
+    expect(await ask()).toBe(first);
+    expect((await a.admin.delete(`${MGMT}/sessions/${first}`)).status).toBe(200);
+    // B hears the end (a notification's delivery delay at most) and makes a new session instead.
+    let next = first;
+    await waitFor(
+      async () => (next = await ask()) !== first,
+      CUT_WITHIN_MS * 10,
+      'a new session once the old one ended',
+    );
+    expect((await user.api.get(`${CLIENT}/sessions/${first}`)).status).toBe(404);
+    expect(await ask()).toBe(next);
+  });
+
   it("disabling the identity at A cuts the stream B granted at B's router", async () => {
     const { tag, checkId, serviceId } = await guardedService();
     const user = await userAt(bAdmin, b.url, tag, checkId);

@@ -22,6 +22,7 @@
  * as a read that started just before the commit would without caches.
  */
 import type { PgDatabase } from './pg-database.js';
+import { run, type Sql } from '../sql/statement.js';
 
 /** The NOTIFY channel cache announcements go on: lines of `instance|kind|id` (`*` for the whole kind). */
 export const CACHE_CHANNEL = 'postern_cache';
@@ -33,6 +34,12 @@ export const CACHE_CHANNEL = 'postern_cache';
 export const CACHE_KINDS = {
   apiSessions: 'api_sessions',
   postureData: 'posture_data',
+  /**
+   * Edge sessions by API session (an existing session is handed out again without a read). Ending an API
+   * session cascades to its edge sessions unannounced: harmless, as authentication refuses that API session
+   * before its edge sessions are looked up, and the entries age out of the bounded cache.
+   */
+  edgeSessions: 'edge_sessions',
 } as const;
 
 /** NOTIFY payloads must stay under 8000 bytes: announcements are sent in slices of this many characters. */
@@ -78,19 +85,30 @@ export class CrossInstanceCaches {
    * inside a transaction, at once outside one, where the write has committed already).
    */
   async changed(kind: string, ids: readonly string[] | '*'): Promise<void> {
+    await this.publish(this.queued(kind, ids));
+  }
+
+  /** `changed` as a repository step (store/sql/statement.ts), for repositories written once for both stores. */
+  *announced(kind: string, ids: readonly string[] | '*'): Sql<void> {
+    const now = this.queued(kind, ids);
+    if (now.length > 0) yield* run(PUBLISH, [slicesOf(now)]);
+  }
+
+  /** Forgets now, queues the announcement inside a transaction (answers nothing) or answers it to send now. */
+  private queued(kind: string, ids: readonly string[] | '*'): string[] {
     const forget = () => this.forget(kind, ids);
     forget();
     const lines = (ids === '*' ? ['*'] : ids).map((id) => `${this.instanceId}|${kind}|${id}`);
-    if (lines.length === 0) return;
+    if (lines.length === 0) return [];
     const pending = this.db.transactionLocal(this, (beforeCommit) => {
       const queued: string[] = [];
       beforeCommit(() => this.publish(queued));
       return queued;
     });
-    if (pending) {
-      pending.push(...lines);
-      this.db.afterCommit(forget);
-    } else await this.publish(lines);
+    if (!pending) return lines;
+    pending.push(...lines);
+    this.db.afterCommit(forget);
+    return [];
   }
 
   /** A notification on CACHE_CHANNEL. */
@@ -127,19 +145,24 @@ export class CrossInstanceCaches {
 
   /** One statement, however many slices the lines make. */
   private async publish(lines: readonly string[]): Promise<void> {
-    if (lines.length === 0) return;
-    const slices: string[] = [];
-    let slice = '';
-    for (const line of lines) {
-      if (slice && slice.length + line.length + 1 > PAYLOAD_CHARS) {
-        slices.push(slice);
-        slice = '';
-      }
-      slice = slice ? `${slice}\n${line}` : line;
-    }
-    slices.push(slice);
-    await this.db.run(`SELECT pg_notify('${CACHE_CHANNEL}', payload) FROM unnest(?::text[]) AS payload`, [
-      slices,
-    ]);
+    if (lines.length > 0) await this.db.run(PUBLISH, [slicesOf(lines)]);
   }
+}
+
+/** Sends each slice of announcement lines on CACHE_CHANNEL. */
+const PUBLISH = `SELECT pg_notify('${CACHE_CHANNEL}', payload) FROM unnest(?::text[]) AS payload`;
+
+/** Lines joined into payloads under NOTIFY's size limit. */
+function slicesOf(lines: readonly string[]): string[] {
+  const slices: string[] = [];
+  let slice = '';
+  for (const line of lines) {
+    if (slice && slice.length + line.length + 1 > PAYLOAD_CHARS) {
+      slices.push(slice);
+      slice = '';
+    }
+    slice = slice ? `${slice}\n${line}` : line;
+  }
+  slices.push(slice);
+  return slices;
 }

@@ -31,10 +31,11 @@ import type {
   ReportedFactData,
 } from '../../posture-model.js';
 import {
-  PgEdgeSessionRepository,
-  PgFailedRequestRepository,
-  PgServiceChangeRepository,
-} from './posture-records.js';
+  EdgeSessionQueries,
+  FailedRequestQueries,
+  ServiceChangeQueries,
+} from '../repositories/posture-record-queries.js';
+import { FoundEdgeSessions } from './found-edge-sessions.js';
 import {
   domainRow,
   macRow,
@@ -191,9 +192,9 @@ class PgPostureDataRepository implements PostureDataRepository {
 
 export class PgPostureRepository implements PostureRepository {
   readonly data: PgPostureDataRepository;
-  readonly sessions: PgEdgeSessionRepository;
-  readonly failures: PgFailedRequestRepository;
-  readonly changes: PgServiceChangeRepository;
+  readonly sessions: AsyncFace<EdgeSessionQueries>;
+  readonly failures: AsyncFace<FailedRequestQueries>;
+  readonly changes: AsyncFace<ServiceChangeQueries>;
 
   /** Without `caches` (which nothing feeds) every read goes to the database. */
   constructor(
@@ -201,8 +202,8 @@ export class PgPostureRepository implements PostureRepository {
     caches: CrossInstanceCaches = new CrossInstanceCaches(db, ''),
   ) {
     this.data = new PgPostureDataRepository(db, caches);
-    this.sessions = new PgEdgeSessionRepository(db);
-    this.failures = new PgFailedRequestRepository(db);
-    this.changes = new PgServiceChangeRepository(db);
+    this.sessions = postgresFace(new EdgeSessionQueries(POSTGRES, new FoundEdgeSessions(caches)), db);
+    this.failures = postgresFace(new FailedRequestQueries(POSTGRES), db);
+    this.changes = postgresFace(new ServiceChangeQueries(), db);
   }
 }

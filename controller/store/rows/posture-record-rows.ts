@@ -1,6 +1,6 @@
 /**
- * The rows of posture evaluation's records (edge sessions, failed requests) as both stores read and write them:
- * SQLite's store/sqlite/posture-records.ts and PostgreSQL's store/postgres/posture-records.ts share these.
+ * The rows of posture evaluation's records (edge sessions, failed requests) as both stores read and write them
+ * (store/repositories/posture-record-queries.ts).
  */
 import type { PolicyType } from '../../model.js';
 import type { ListQuery } from '../repository.js';

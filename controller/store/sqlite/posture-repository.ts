@@ -16,10 +16,11 @@ import type {
   SnapshotParts,
 } from '../../posture-model.js';
 import {
-  SqliteEdgeSessionRepository,
-  SqliteFailedRequestRepository,
-  SqliteServiceChangeRepository,
-} from './posture-records.js';
+  EdgeSessionQueries,
+  FailedRequestQueries,
+  LocalFoundSessions,
+  ServiceChangeQueries,
+} from '../repositories/posture-record-queries.js';
 import {
   domainRow,
   macRow,
@@ -246,8 +247,8 @@ export class SqlitePostureRepository implements SyncPostureRepository {
 
   constructor(readonly db: Db) {
     this.data = new SqlitePostureDataRepository(db);
-    this.sessions = new SqliteEdgeSessionRepository(db);
-    this.failures = new SqliteFailedRequestRepository(db);
-    this.changes = new SqliteServiceChangeRepository(db);
+    this.sessions = sqliteFace(new EdgeSessionQueries(SQLITE, new LocalFoundSessions()), db);
+    this.failures = sqliteFace(new FailedRequestQueries(SQLITE), db);
+    this.changes = sqliteFace(new ServiceChangeQueries(), db);
   }
 }
