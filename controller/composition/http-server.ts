@@ -196,7 +196,7 @@ export async function buildServer(
       registerManagementRoutes(api, ctx, parts);
       registerPostureManagementRoutes(api, ctx, parts.catalogue);
       registerMfaManagementRoutes(api, ctx, parts.mfa);
-      registerEnrollmentRoutes(api, ctx, parts.enrollment);
+      registerEnrollmentRoutes(api, ctx, parts.enrollment, parts.authenticators);
       registerIdentityImport(api, ctx, parts.enrollment);
       registerSummary(api, ctx);
       // Last, so a list another part serves (single sign-on's signers) is left to it.
