@@ -3,9 +3,6 @@
  * `GET/DELETE /enrollments/<id>`, `POST /enrollments/<id>/refresh` (a new token and expiry; the old token
  * stops working at once) and `GET /identities/<id>/enrollments`. Only outstanding (unused) enrollments are
  * listed; a used one is gone from here, as in OpenZiti. A refused write stores nothing.
- *
- * Also `POST /authenticators/<id>/re-enroll` (ZAC's "Reset enrollment"): the authenticator is replaced by an
- * enrollment of its kind in one transaction, so the identity is never left with both or neither.
  */
 import { recordAudit } from '../audit/audit-trail.js';
 import { requestActor } from '../audit/admin-changes.js';
@@ -14,7 +11,6 @@ import {
   EnrollmentCreateSchema,
   EnrollmentDetailSchema,
   EnrollmentRefreshSchema,
-  ReEnrollSchema,
 } from '../../src/api/schemas-enrollment.js';
 import type { ControllerContext } from '../platform/context.js';
 import type { Enrollment } from '../model.js';
@@ -33,33 +29,18 @@ import {
 import type { EnrollmentAuthority } from './enrollment-authority.js';
 import { enrollmentToWire, identityNamesOf } from './enrollment-views.js';
 import { addEnrollment } from './identity-enrollment.js';
-import type { AuthenticatorService } from '../identities/authenticator-service.js';
-import { authOf } from '../auth/guard.js';
-import { recordAdminChange } from '../audit/admin-changes.js';
-
-/** Far enough for a token posted to someone on leave; a longer-lived secret is better issued again. */
-const MAX_LIFETIME_MS = 365 * 24 * 3600 * 1000;
+import { enrollmentExpiry } from './enrollment-expiry.js';
 
 export function registerEnrollmentRoutes(
   app: Api,
   ctx: ControllerContext,
   authority: EnrollmentAuthority,
-  authenticators: AuthenticatorService,
 ): void {
   const { store } = ctx;
   const tags = ['Enrollment'];
   const load = async (id: string) => (await store.enrollments.get(id)) ?? throwNotFound(`enrollments/${id}`);
 
-  const expiry = (value: string | undefined): Date | undefined => {
-    if (value === undefined) return undefined;
-    const at = new Date(value);
-    const now = ctx.clock.now().getTime();
-    if (at.getTime() <= now)
-      throw validationError([{ field: 'expiresAt', reason: 'must be in the future', value }]);
-    if (at.getTime() > now + MAX_LIFETIME_MS)
-      throw validationError([{ field: 'expiresAt', reason: 'must be at most a year ahead', value }]);
-    return at;
-  };
+  const expiry = (value: string | undefined) => enrollmentExpiry(ctx, value);
 
   const page = async (query: Record<string, unknown>, identityId?: string) => {
     const q = parseListQuery(query);
@@ -217,39 +198,6 @@ export function registerEnrollmentRoutes(
         if (!(await store.enrollments.update(refreshed))) throwNotFound(`enrollments/${id}`);
       });
       return created('enrollments', id);
-    },
-  );
-
-  app.post(
-    '/authenticators/:id/re-enroll',
-    {
-      schema: {
-        tags: ['Authenticator'],
-        description:
-          'Replaces the authenticator with an enrollment of its kind (updb: a updb enrollment for the same ' +
-          'username; cert: an ott enrollment) and ends the identity\'s API sessions; answers the enrollment',
-        params: IdParams,
-        body: ReEnrollSchema,
-        response: { 201: CreateEnvelope, ...errorResponses(400, 401, 404, 409) },
-      },
-    },
-    async (request, reply) => {
-      const expiresAt = expiry(request.body.expiresAt);
-      const enrollment = await store.transaction(async () => {
-        const existing = await authenticators.load(request.params.id);
-        await authenticators.delete(existing.id, authOf(request).session.id, (b, a) =>
-          recordAdminChange(ctx, request, 'authenticators', 'delete', b, a),
-        );
-        const updb = existing.method === 'updb';
-        return addEnrollment(
-          ctx,
-          authority,
-          existing.identityId,
-          { method: updb ? 'updb' : 'ott', username: updb ? existing.username : null },
-          { expiresAt, usernameField: 'username' },
-        );
-      });
-      return reply.status(201).send(created('enrollments', enrollment.id));
     },
   );
 

@@ -8,6 +8,8 @@ import type { Browser, Locator, Page } from 'playwright';
 import { ADMIN_PASSWORD } from './controller.js';
 
 export interface ZacRequest {
+  /** what ZAC was doing (its route, or the form), for the page-by-page record */
+  step: string;
   status: number;
   method: string;
   /** path and query as sent */
@@ -18,6 +20,8 @@ export interface ZacRequest {
 
 export interface ZacSession {
   page: Page;
+  /** the step requests are recorded under: set by `visit` and by the caller for a form */
+  step: string;
   /** every Edge and fabric API request ZAC sent, with its answer's status */
   requests: ZacRequest[];
   /** controller requests the browser failed (no answer handed to ZAC: CORS, reset) */
@@ -39,7 +43,14 @@ export async function openZac(browser: Browser, zacUrl: string, controllerUrl: s
   const page = await browser.newPage();
   page.setDefaultTimeout(60_000);
   const controllerOrigin = new URL(controllerUrl).origin;
-  const session: ZacSession = { page, requests: [], failed: [], corsErrors: [], created: new Map() };
+  const session: ZacSession = {
+    page,
+    step: 'sign-in',
+    requests: [],
+    failed: [],
+    corsErrors: [],
+    created: new Map(),
+  };
   page.on('response', async (response) => {
     const url = new URL(response.url());
     if (url.origin !== controllerOrigin || !API_PATH.test(url.pathname)) return;
@@ -48,6 +59,7 @@ export async function openZac(browser: Browser, zacUrl: string, controllerUrl: s
     if (method === 'OPTIONS') return;
     const status = response.status();
     session.requests.push({
+      step: session.step,
       status,
       method,
       url: url.pathname + url.search,
@@ -87,6 +99,7 @@ export async function openZac(browser: Browser, zacUrl: string, controllerUrl: s
 
 /** Opens one of ZAC's routes and waits until its calls are answered. */
 export async function visit(session: ZacSession, zacUrl: string, route: string): Promise<void> {
+  session.step = route.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '{id}');
   await session.page.goto(`${zacUrl}/${route}`);
   await session.page.waitForLoadState('networkidle');
 }
@@ -120,13 +133,14 @@ export function refused(session: ZacSession): string[] {
     .map((r) => `${r.status} ${r.method} ${r.url}`);
 }
 
-/** ZAC's requests as `<status> <method> <path>` lines (ids shown as `{id}`), counted, for the report. */
+/** ZAC's requests step by step: `<step>: <n> requests, <status> ×<count>…`, for the report. */
 export function requestSummary(session: ZacSession): string[] {
-  const counts = new Map<string, number>();
-  for (const r of session.requests) {
-    const path = r.url.split('?')[0]!.replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '{id}');
-    const line = `${r.status} ${r.method} ${path}`;
-    counts.set(line, (counts.get(line) ?? 0) + 1);
-  }
-  return [...counts].map(([line, n]) => `${line} ×${n}`).sort();
+  const steps = new Map<string, ZacRequest[]>();
+  for (const r of session.requests) steps.set(r.step, [...(steps.get(r.step) ?? []), r]);
+  return [...steps].map(([step, requests]) => {
+    const statuses = new Map<number, number>();
+    for (const r of requests) statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+    const counted = [...statuses].map(([status, n]) => `${status} ×${n}`).join(', ');
+    return `${step}: ${requests.length} requests, ${counted}`;
+  });
 }

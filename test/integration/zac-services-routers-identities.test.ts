@@ -393,7 +393,9 @@ describe("ZAC's identity page", () => {
       path: `${M}/identities/${user.id}/enable`,
       status: 200,
     });
-    expect((await world.admin.get(`${M}/identities/${user.id}`)).body.data.updatedAt).toBe(unchanged.updatedAt);
+    expect((await world.admin.get(`${M}/identities/${user.id}`)).body.data.updatedAt).toBe(
+      unchanged.updatedAt,
+    );
     const me = await world.admin.get(`${CLIENT}/current-identity`);
     const refused = await zac({
       does: 'disables the default admin',
