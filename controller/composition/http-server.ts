@@ -40,6 +40,7 @@ import { registerAgentEvents } from '../access/agent-events/agent-events-route.j
 import { registerRouterClientRoutes } from '../edge-routers/router-client-routes.js';
 import { registerEnrollRoutes } from '../enrollment/enroll-routes.js';
 import { registerEnrollmentRoutes } from '../enrollment/enrollment-routes.js';
+import { registerReEnroll } from '../identities/re-enroll-route.js';
 import { registerIdentityImport } from '../enrollment/identity-import.js';
 import { registerConsole } from '../console/console-routes.js';
 import { registerEstCaCerts } from '../enrollment/est-cacerts-route.js';
@@ -197,6 +198,7 @@ export async function buildServer(
       registerPostureManagementRoutes(api, ctx, parts.catalogue);
       registerMfaManagementRoutes(api, ctx, parts.mfa);
       registerEnrollmentRoutes(api, ctx, parts.enrollment);
+      registerReEnroll(api, ctx, parts.enrollment, parts.authenticators);
       registerIdentityImport(api, ctx, parts.enrollment);
       registerSummary(api, ctx);
       // Last, so a list another part serves (single sign-on's signers) is left to it.

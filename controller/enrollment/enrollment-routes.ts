@@ -29,9 +29,7 @@ import {
 import type { EnrollmentAuthority } from './enrollment-authority.js';
 import { enrollmentToWire, identityNamesOf } from './enrollment-views.js';
 import { addEnrollment } from './identity-enrollment.js';
-
-/** Far enough for a token posted to someone on leave; a longer-lived secret is better issued again. */
-const MAX_LIFETIME_MS = 365 * 24 * 3600 * 1000;
+import { enrollmentExpiry } from './enrollment-expiry.js';
 
 export function registerEnrollmentRoutes(
   app: Api,
@@ -42,16 +40,7 @@ export function registerEnrollmentRoutes(
   const tags = ['Enrollment'];
   const load = async (id: string) => (await store.enrollments.get(id)) ?? throwNotFound(`enrollments/${id}`);
 
-  const expiry = (value: string | undefined): Date | undefined => {
-    if (value === undefined) return undefined;
-    const at = new Date(value);
-    const now = ctx.clock.now().getTime();
-    if (at.getTime() <= now)
-      throw validationError([{ field: 'expiresAt', reason: 'must be in the future', value }]);
-    if (at.getTime() > now + MAX_LIFETIME_MS)
-      throw validationError([{ field: 'expiresAt', reason: 'must be at most a year ahead', value }]);
-    return at;
-  };
+  const expiry = (value: string | undefined) => enrollmentExpiry(ctx, value);
 
   const page = async (query: Record<string, unknown>, identityId?: string) => {
     const q = parseListQuery(query);

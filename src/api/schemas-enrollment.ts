@@ -136,3 +136,15 @@ export const EnrollmentRefreshSchema = Type.Object(
       'A new token and expiry (default: the enrollment lifetime from now); the old token stops working',
   },
 );
+
+/** Body of `POST /edge/management/v1/authenticators/<id>/re-enroll` (OpenZiti's `reEnroll`). */
+export const ReEnrollSchema = Type.Object(
+  { expiresAt: DateTime },
+  {
+    additionalProperties: false,
+    description:
+      'When the enrollment that replaces the authenticator expires (at most a year ahead). The authenticator ' +
+      'is deleted and an enrollment of the same kind made: `updb` gives a `updb` enrollment for the same ' +
+      'username, `cert` an `ott` one; the identity signs in again only by enrolling.',
+  },
+);

@@ -5,8 +5,9 @@
  * simple-service/simple-service.component.ts: checkNameConflicts, saveInterceptConfig, saveHostConfig,
  * saveService, savePolicy) then traffic through what it made; the service's and config's related lists and
  * configs by type; a router's detail and related lists (ZL/pages/edge-routers, edge-router-form); an identity's
- * disable and enable (ZL/features/projectable-forms/identity/identity-form.component.ts), its routers and its
- * policy advice (identity-form.service.ts testService). The standalone router's enrollment from the detail's
+ * disable and enable (ZL/features/projectable-forms/identity/identity-form.component.ts), its "Reset
+ * enrollment" (ZL/features/reset-enrollment), its routers and its policy advice (identity-form.service.ts
+ * testService). The standalone router's enrollment from the detail's
  * JWT is in router-standalone.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -392,7 +393,9 @@ describe("ZAC's identity page", () => {
       path: `${M}/identities/${user.id}/enable`,
       status: 200,
     });
-    expect((await world.admin.get(`${M}/identities/${user.id}`)).body.data.updatedAt).toBe(unchanged.updatedAt);
+    expect((await world.admin.get(`${M}/identities/${user.id}`)).body.data.updatedAt).toBe(
+      unchanged.updatedAt,
+    );
     const me = await world.admin.get(`${CLIENT}/current-identity`);
     const refused = await zac({
       does: 'disables the default admin',
@@ -412,6 +415,60 @@ describe("ZAC's identity page", () => {
       body: { durationMinutes: 0 },
       status: 404,
     });
+  });
+
+  it('resets a password login to a updb enrollment (Reset enrollment), refusing bad input unchanged', async () => {
+    // ZL/features/reset-enrollment/reset-enrollment.service.ts resetEnrollment: the detail's authenticator id,
+    // then ZL/services/ziti-controller-data.service.ts resetEnrollment: POST …/authenticators/<id>/re-enroll
+    const user = await signedInUser(world);
+    const shown = await zac({
+      does: 'opens the identity',
+      method: 'GET',
+      path: `${M}/identities/${user.id}`,
+      status: 200,
+      reads: { 'data.authenticators.updb.id': 'string' },
+    });
+    const authenticatorId = shown.body.data.authenticators.updb.id as string;
+    const expiresAt = new Date(Date.now() + 2 * 24 * 3600 * 1000).toISOString();
+    for (const [body, status] of [
+      [{}, 400],
+      [{ expiresAt: 'tomorrow' }, 400],
+      [{ expiresAt: new Date(Date.now() - 60_000).toISOString() }, 400],
+    ] as const) {
+      const answer = await zac({
+        does: `resets the enrollment with ${JSON.stringify(body)}`,
+        method: 'POST',
+        path: `${M}/authenticators/${authenticatorId}/re-enroll`,
+        body,
+        status,
+      });
+      expect(JSON.stringify(answer.body.error)).toContain('expiresAt');
+    }
+    expect((await world.admin.get(`${M}/authenticators/${authenticatorId}`)).status).toBe(200);
+    expect((await user.api.get(`${CLIENT}/current-identity`)).status).toBe(200);
+    await zac({
+      does: 'resets the enrollment of an unknown authenticator',
+      method: 'POST',
+      path: `${M}/authenticators/no-such-authenticator/re-enroll`,
+      body: { expiresAt },
+      status: 404,
+    });
+
+    const reset = await zac({
+      does: 'resets the enrollment',
+      method: 'POST',
+      path: `${M}/authenticators/${authenticatorId}/re-enroll`,
+      body: { expiresAt },
+      status: 201,
+      reads: { 'data.id': 'string' },
+    });
+    const enrollments = (await world.admin.get(`${M}/identities/${user.id}/enrollments`)).body.data;
+    expect(enrollments).toMatchObject([{ id: reset.body.data.id, method: 'updb', username: user.name }]);
+    expect(enrollments[0].expiresAt).toBe(expiresAt);
+    // The login is gone, and with it the identity's sessions: it signs in again only by enrolling.
+    expect((await world.admin.get(`${M}/authenticators/${authenticatorId}`)).status).toBe(404);
+    expect((await user.api.get(`${CLIENT}/current-identity`)).status).toBe(401);
+    expect((await world.admin.as(undefined).login(user.name, 'user-password', CLIENT)).status).toBe(401);
   });
 
   it("answers the identity's routers and its policy advice from the access explanation", async () => {
