@@ -344,6 +344,22 @@ export const MATRIX: Record<string, MatrixRow> = {
       path: `${MGMT}/edge-routers/${await w.create('edge-routers', { name: unique('matrix-er') })}/re-enroll`,
     }),
   },
+  // ZAC's "Reset enrollment": a fresh authenticator each time, since the reset deletes the one it names.
+  [`POST ${MGMT}/authenticators/{id}/re-enroll`]: {
+    expect: ADMIN_ONLY(201),
+    request: async (w) => {
+      const id = await w.create('authenticators', {
+        method: 'updb',
+        identityId: await mgmtUser(w),
+        username: unique('matrix-reenroll'),
+        password: 'matrix-password',
+      });
+      return {
+        path: `${MGMT}/authenticators/${id}/re-enroll`,
+        body: { expiresAt: new Date(Date.now() + 3_600_000).toISOString() },
+      };
+    },
+  },
   // A router redeems its token here with no session: everyone gets the same answer (here, a bad certificate).
   [`POST ${CLIENT}/enroll/erott`]: {
     expect: everyone(400),
