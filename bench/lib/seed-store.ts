@@ -63,40 +63,69 @@ function inOneTransaction<T>(store: SqliteStore, fn: () => T): T {
   return store.db.transaction(fn)();
 }
 
-export function seedCatalog(store: SqliteStore, size: CatalogSize = FULL_CATALOG): void {
-  const { sync } = store;
-  inOneTransaction(store, () => {
-    for (let i = 0; i < size.checks; i++) {
-      const body = checkBody(i);
-      const parsed = getCheckModule(body.typeId as string)!.parse(body, 'create');
-      if (!parsed.ok) throw new Error(`check ${i}: ${JSON.stringify(parsed.problems)}`);
-      sync.postureChecks.create({
+/** The catalogue's entities in creation order (checks, services, policies), each with its repository. */
+function* catalogEntities(
+  size: CatalogSize,
+): Generator<
+  | { kind: 'postureChecks'; entity: PostureCheck }
+  | { kind: 'services'; entity: Service }
+  | { kind: 'servicePolicies'; entity: ServicePolicy }
+> {
+  for (let i = 0; i < size.checks; i++) {
+    const body = checkBody(i);
+    const parsed = getCheckModule(body.typeId as string)!.parse(body, 'create');
+    if (!parsed.ok) throw new Error(`check ${i}: ${JSON.stringify(parsed.problems)}`);
+    yield {
+      kind: 'postureChecks',
+      entity: {
         ...parsed.spec,
         ...base(`check-${i}`),
         roleAttributes: [`cg-${i % CHECK_GROUPS}`],
         version: 1,
-      } as PostureCheck);
-    }
-    for (let i = 0; i < size.services; i++) {
-      sync.services.create({
+      } as PostureCheck,
+    };
+  }
+  for (let i = 0; i < size.services; i++) {
+    yield {
+      kind: 'services',
+      entity: {
         ...base(`service-${i}`),
         roleAttributes: [`sg-${i % SERVICE_GROUPS}`],
         configs: [],
         encryptionRequired: true,
         terminatorStrategy: 'smartrouting',
         maxIdleTimeMillis: 0,
-      } satisfies Service);
-    }
-    for (let j = 0; j < size.policies; j++) {
-      sync.servicePolicies.create({
+      } satisfies Service,
+    };
+  }
+  for (let j = 0; j < size.policies; j++) {
+    yield {
+      kind: 'servicePolicies',
+      entity: {
         ...base(`policy-${j}`),
         type: 'Dial',
         semantic: 'AnyOf',
         identityRoles: [`#team-${j % TEAMS}`],
         serviceRoles: [`#sg-${j % SERVICE_GROUPS}`],
         postureCheckRoles: [`#cg-${j % CHECK_GROUPS}`],
-      } satisfies ServicePolicy);
-    }
+      } satisfies ServicePolicy,
+    };
+  }
+}
+
+export function seedCatalog(store: SqliteStore, size: CatalogSize = FULL_CATALOG): void {
+  const { sync } = store;
+  inOneTransaction(store, () => {
+    for (const { kind, entity } of catalogEntities(size))
+      (sync[kind] as { create(e: typeof entity): void }).create(entity);
+  });
+}
+
+/** seedCatalog through any store's asynchronous face (PostgreSQL), in one transaction. */
+export async function seedCatalogAsync(store: Store, size: CatalogSize = FULL_CATALOG): Promise<void> {
+  await store.transaction(async () => {
+    for (const { kind, entity } of catalogEntities(size))
+      await (store[kind] as { create(e: typeof entity): Promise<void> }).create(entity);
   });
 }
 
@@ -114,37 +143,35 @@ function identity(name: string, roleAttributes: string[]): Identity {
 }
 
 /** What every seeded device reports: facts that pass the seeded OS, MAC and DOMAIN checks. */
-export function seedPostureData(store: SqliteStore, identityId: string, checkId = 'seeded'): void {
-  const { data } = store.sync.posture;
+function postureFacts(checkId: string) {
   const lastUpdatedAt = new Date();
-  data.setOs(identityId, {
-    type: 'Linux',
-    version: '6.8.0',
-    build: null,
-    postureCheckId: checkId,
-    lastUpdatedAt,
-  });
-  data.setMac(identityId, {
-    addresses: ['aabbcc000001'],
-    postureCheckId: checkId,
-    lastUpdatedAt,
-  });
-  data.setDomain(identityId, {
-    domain: 'bench.example',
-    postureCheckId: checkId,
-    lastUpdatedAt,
-  });
-  for (let p = 0; p < 2; p++) {
-    data.setProcess(identityId, {
+  return {
+    os: { type: 'Linux', version: '6.8.0', build: null, postureCheckId: checkId, lastUpdatedAt },
+    mac: { addresses: ['aabbcc000001'], postureCheckId: checkId, lastUpdatedAt },
+    domain: { domain: 'bench.example', postureCheckId: checkId, lastUpdatedAt },
+    processes: [0, 1].map((p) => ({
       path: `/opt/bench/p${p}`,
       isRunning: true,
       hash: 'c'.repeat(64),
       signerFingerprints: [],
       postureCheckId: checkId,
       lastUpdatedAt,
-    });
-  }
+    })),
+  };
 }
+
+export function seedPostureData(store: SqliteStore, identityId: string, checkId = 'seeded'): void {
+  const { data } = store.sync.posture;
+  const facts = postureFacts(checkId);
+  data.setOs(identityId, facts.os);
+  data.setMac(identityId, facts.mac);
+  data.setDomain(identityId, facts.domain);
+  for (const p of facts.processes) data.setProcess(identityId, p);
+}
+
+/** The seeded identity `bulk-<i>`: two teams. */
+const bulkIdentity = (i: number) =>
+  identity(`bulk-${i}`, [`team-${i % TEAMS}`, `team-${(i * 7 + 3) % TEAMS}`]);
 
 /** Identities `bulk-<from>` .. `bulk-<to - 1>`, two teams each, optionally with posture data. */
 export function seedIdentities(store: SqliteStore, from: number, to: number, withPostureData = true): void {
@@ -152,9 +179,28 @@ export function seedIdentities(store: SqliteStore, from: number, to: number, wit
   for (let start = from; start < to; start += chunk) {
     inOneTransaction(store, () => {
       for (let i = start; i < Math.min(to, start + chunk); i++) {
-        const entity = identity(`bulk-${i}`, [`team-${i % TEAMS}`, `team-${(i * 7 + 3) % TEAMS}`]);
+        const entity = bulkIdentity(i);
         store.sync.identities.create(entity);
         if (withPostureData) seedPostureData(store, entity.id);
+      }
+    });
+  }
+}
+
+/** seedIdentities (with posture data) through any store's asynchronous face (PostgreSQL). */
+export async function seedIdentitiesAsync(store: Store, from: number, to: number): Promise<void> {
+  const chunk = 1_000;
+  for (let start = from; start < to; start += chunk) {
+    await store.transaction(async () => {
+      for (let i = start; i < Math.min(to, start + chunk); i++) {
+        const entity = bulkIdentity(i);
+        await store.identities.create(entity);
+        const { data } = store.posture;
+        const facts = postureFacts('seeded');
+        await data.setOs(entity.id, facts.os);
+        await data.setMac(entity.id, facts.mac);
+        await data.setDomain(entity.id, facts.domain);
+        for (const p of facts.processes) await data.setProcess(entity.id, p);
       }
     });
   }

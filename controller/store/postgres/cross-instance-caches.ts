@@ -130,6 +130,11 @@ export class CrossInstanceCaches {
     this.listening = up;
   }
 
+  /** Whether every announcement is heard now (false while the listening connection is lost). */
+  isListening(): boolean {
+    return this.listening;
+  }
+
   /** Forgets every entry of `kind` (a change announced on another channel, such as the catalogue's). */
   forgetKind(kind: string): void {
     this.forget(kind, '*');

@@ -210,6 +210,10 @@ export class PgStore implements Store {
   }
 
   catalogueVersion(): number {
+    // While no connection listens, another instance's change to the catalogue may go unheard: every decision
+    // then reads the catalogue again, as the caches read the database, until LISTEN is back (which moves the
+    // version once more).
+    if (!this.caches.isListening()) this.catalogue.bump();
     return this.catalogue.current;
   }
 
