@@ -35,6 +35,14 @@ export interface Dialect {
   readonly forUpdateSkipLocked: string;
   /** which of `keys` a database error says was violated, if it is a unique violation of one of them */
   violated<K extends UniqueKey>(err: unknown, keys: readonly K[]): K | undefined;
+  /**
+   * A moment `?` milliseconds from now (negative: before now) on the DATABASE's clock, as the event delivery
+   * queue's time columns hold it: milliseconds since the epoch on SQLite (migration 17), timestamptz on
+   * PostgreSQL (migration 10). The database's clock, not the caller's, because instances sharing a PostgreSQL
+   * database may disagree on the time; on SQLite the database's clock is this host's. Compare it with the
+   * same columns only (on SQLite it is a number, not the ISO text of the entity tables).
+   */
+  readonly msFromNow: string;
 }
 
 export const SQLITE: Dialect = {
@@ -60,6 +68,8 @@ export const SQLITE: Dialect = {
     const columns = /constraint failed: (.+)$/.exec(message)?.[1];
     return keys.find((k) => (named ? k.index === named : k.columns === columns));
   },
+  // 'subsec': milliseconds, as Date.now(); 'now' is one moment for the whole statement
+  msFromNow: `(CAST(unixepoch('subsec') * 1000 AS INTEGER) + ?)`,
 };
 
 export const POSTGRES: Dialect = {
@@ -79,4 +89,6 @@ export const POSTGRES: Dialect = {
     if (code !== '23505' || typeof constraint !== 'string') return undefined;
     return keys.find((k) => k.index === constraint);
   },
+  // clock_timestamp(), not now(): now() is when the enclosing transaction began, which may be a while ago
+  msFromNow: `(clock_timestamp() + ?::double precision * interval '1 millisecond')`,
 };
