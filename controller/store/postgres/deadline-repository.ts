@@ -4,7 +4,8 @@ import type { PgDatabase } from './pg-database.js';
 /**
  * Deadlines in PostgreSQL's `deadlines` table (migration 1), due_at on the database's clock. A claim is one
  * statement: the overdue rows are locked with SKIP LOCKED, so two instances claiming at once each get
- * different rows instead of waiting for (and then double-claiming) the other's.
+ * different rows instead of waiting for (and then double-claiming) the other's. PostgreSQL-only by design, so
+ * not on the shared SQL layer: SQLite keeps no deadlines (sqlite/deadline-repository.ts says why).
  */
 export class PgDeadlineRepository implements DeadlineRepository {
   constructor(private readonly db: PgDatabase) {}

@@ -38,7 +38,7 @@ import { PgApiSessionRepository } from './api-session-repository.js';
 import { MfaQueries } from '../repositories/mfa-queries.js';
 import { PgPostureRepository } from './posture-repository.js';
 import { PgDeadlineRepository } from './deadline-repository.js';
-import { PgDeliveryRepository } from './delivery-repository.js';
+import { DeliveryQueries } from '../repositories/delivery-queries.js';
 import type { Webhook } from '../../event-delivery-model.js';
 
 /** The NOTIFY channel a catalogue change is announced on; the payload is the announcing instance's id. */
@@ -144,7 +144,7 @@ export class PgStore implements Store {
     this.postureCheckStates = documents(ENTITY_KINDS.postureCheckStates);
     this.auditEvents = documents(ENTITY_KINDS.auditEvents);
     this.webhooks = documents<Webhook>(ENTITY_KINDS.webhooks);
-    this.deliveries = new PgDeliveryRepository(db);
+    this.deliveries = postgresFace(new DeliveryQueries(POSTGRES), db);
     for (const repo of [
       this.services,
       this.postureChecks,

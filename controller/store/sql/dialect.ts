@@ -46,6 +46,14 @@ export interface Dialect {
    * SQLite's WITH holds no writes, so they stay apart (run them in `atomic`).
    */
   together(writes: readonly Fragment[]): Fragment[];
+  /**
+   * A moment `?` milliseconds from now (negative: before now) on the DATABASE's clock, as the event delivery
+   * queue's time columns hold it: milliseconds since the epoch on SQLite (migration 17), timestamptz on
+   * PostgreSQL (migration 10). The database's clock, not the caller's, because instances sharing a PostgreSQL
+   * database may disagree on the time; on SQLite the database's clock is this host's. Compare it with the
+   * same columns only (on SQLite it is a number, not the ISO text of the entity tables).
+   */
+  readonly msFromNow: string;
 }
 
 export const SQLITE: Dialect = {
@@ -73,6 +81,8 @@ export const SQLITE: Dialect = {
   },
   blobFromHex: (expression) => `unhex(${expression})`,
   together: (writes) => [...writes],
+  // 'subsec': milliseconds, as Date.now(); 'now' is one moment for the whole statement
+  msFromNow: `(CAST(unixepoch('subsec') * 1000 AS INTEGER) + ?)`,
 };
 
 export const POSTGRES: Dialect = {
@@ -106,4 +116,6 @@ export const POSTGRES: Dialect = {
             params: writes.flatMap((w) => w.params),
           },
         ],
+  // clock_timestamp(), not now(): now() is when the enclosing transaction began, which may be a while ago
+  msFromNow: `(clock_timestamp() + ?::double precision * interval '1 millisecond')`,
 };

@@ -28,7 +28,7 @@ import { ApiSessionCache } from '../repositories/api-session-cache.js';
 import { SqlitePostureRepository } from './posture-repository.js';
 import { MfaQueries } from '../repositories/mfa-queries.js';
 import { SqliteDeadlineRepository } from './deadline-repository.js';
-import { SqliteDeliveryRepository } from './delivery-repository.js';
+import { DeliveryQueries } from '../repositories/delivery-queries.js';
 import type { Webhook } from '../../event-delivery-model.js';
 
 const CACHED_IDENTITIES = 5_000;
@@ -96,7 +96,7 @@ export class SqliteRepositories implements SyncRepositories {
     this.externalJwtSigners = documents<ExternalJwtSigner>(ENTITY_KINDS.externalJwtSigners, true);
     this.auditEvents = documents(ENTITY_KINDS.auditEvents, false);
     this.webhooks = documents<Webhook>(ENTITY_KINDS.webhooks, false);
-    this.deliveries = new SqliteDeliveryRepository(db);
+    this.deliveries = sqliteFace(new DeliveryQueries(SQLITE), db);
     this.authenticators = sqliteFace(new AuthenticatorQueries(SQLITE), db);
     this.enrollments = sqliteFace(new EnrollmentQueries(SQLITE), db);
     this.apiSessions = sqliteFace(new ApiSessionQueries(SQLITE, new ApiSessionCache()), db);
