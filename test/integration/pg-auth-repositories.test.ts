@@ -6,19 +6,14 @@
  * write stays uncommitted until the rival's is seen waiting for it (on PostgreSQL, for its row lock), so the
  * rival's re-check of a row changed under it is what is tested, not a lucky ordering.
  */
-import { rmSync } from 'node:fs';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiSession, CertAuthenticator, Enrollment, UpdbAuthenticator } from '../../controller/model.js';
-import { openDatabase } from '../../controller/store/database.js';
-import { SqliteStore } from '../../controller/store/sqlite-store.js';
 import {
   UniqueViolation,
   type ApiSessionRepository,
   type AuthenticatorRepository,
   type EnrollmentRepository,
 } from '../../controller/store/repository.js';
-import { migratePostgres } from '../../controller/store/postgres/migrate.js';
 import { PgDatabase } from '../../controller/store/postgres/pg-database.js';
 import { AuthenticatorQueries } from '../../controller/store/repositories/authenticator-queries.js';
 import { EnrollmentQueries } from '../../controller/store/repositories/enrollment-queries.js';
@@ -26,8 +21,8 @@ import { POSTGRES } from '../../controller/store/sql/dialect.js';
 import { postgresFace } from '../../controller/store/sql/faces.js';
 import { PgApiSessionRepository } from '../../controller/store/postgres/api-session-repository.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
-import { endPool, lockWaiter } from '../helpers/pg-test-tools.js';
-import { tempDir } from '../helpers/controller.js';
+import { lockWaiter } from '../helpers/pg-test-tools.js';
+import { sqliteContractStore, twoPostgresViews } from '../helpers/contract-stores.js';
 
 const at = (s: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, s));
 
@@ -58,8 +53,7 @@ interface Backend extends Repositories {
 const INSERT_IDENTITY = `INSERT INTO identities (id, name, doc, created_at, updated_at) VALUES (?, ?, '{}', ?, ?)`;
 
 async function openSqlite(): Promise<Backend> {
-  const dir = tempDir('postern-auth-contract-');
-  const store = new SqliteStore(openDatabase(dir));
+  const { store, close } = sqliteContractStore('postern-auth-contract-');
   return {
     authenticators: store.authenticators,
     enrollments: store.enrollments,
@@ -71,18 +65,12 @@ async function openSqlite(): Promise<Backend> {
     addIdentity: async (id) => {
       store.db.prepare(INSERT_IDENTITY).run(id, id, at(0).toISOString(), at(0).toISOString());
     },
-    async close() {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close,
   };
 }
 
 async function openPostgres(): Promise<Backend> {
-  const url = await server.createDatabase();
-  const pools = [new pg.Pool({ connectionString: url }), new pg.Pool({ connectionString: url })] as const;
-  await migratePostgres(pools[0]);
-  const [db, rivalDb] = pools.map((pool) => new PgDatabase(pool)) as [PgDatabase, PgDatabase];
+  const { db, rivalDb, close } = await twoPostgresViews(server);
   const repositories = (d: PgDatabase): Repositories => ({
     authenticators: postgresFace(new AuthenticatorQueries(POSTGRES), d),
     enrollments: postgresFace(new EnrollmentQueries(POSTGRES), d),
@@ -96,9 +84,7 @@ async function openPostgres(): Promise<Backend> {
     addIdentity: async (id) => {
       await db.run(INSERT_IDENTITY, [id, id, at(0).toISOString(), at(0).toISOString()]);
     },
-    close: async () => {
-      await Promise.all(pools.map(endPool));
-    },
+    close,
   };
 }
 

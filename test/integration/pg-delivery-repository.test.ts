@@ -4,21 +4,15 @@
  * the same expected answers. Claims are raced the way two controllers sharing one database race them:
  * PostgreSQL's from two connection pools, SQLite's through its one store.
  */
-import { rmSync } from 'node:fs';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryRepository } from '../../controller/store/delivery-repository.js';
 import type { Delivery, NewDelivery } from '../../controller/event-delivery-model.js';
-import { openDatabase } from '../../controller/store/database.js';
-import { SqliteStore } from '../../controller/store/sqlite-store.js';
-import { migratePostgres } from '../../controller/store/postgres/migrate.js';
-import { PgDatabase } from '../../controller/store/postgres/pg-database.js';
 import { DeliveryQueries } from '../../controller/store/repositories/delivery-queries.js';
 import { POSTGRES } from '../../controller/store/sql/dialect.js';
 import { postgresFace } from '../../controller/store/sql/faces.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
-import { endPool, lockWaiter } from '../helpers/pg-test-tools.js';
-import { tempDir } from '../helpers/controller.js';
+import { lockWaiter } from '../helpers/pg-test-tools.js';
+import { sqliteContractStore, twoPostgresViews } from '../helpers/contract-stores.js';
 
 const MINUTE = 60_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -45,26 +39,19 @@ interface Backend {
 }
 
 async function openSqlite(): Promise<Backend> {
-  const dir = tempDir('postern-delivery-contract-');
-  const store = new SqliteStore(openDatabase(dir));
+  const { store, close } = sqliteContractStore('postern-delivery-contract-');
   return {
     deliveries: store.deliveries,
     rival: store.deliveries,
     transaction: (fn) => store.transaction(fn),
     // A call from outside the transaction queues on the store's write lock as soon as it is made.
     rivalDoneOrQueued: () => Promise.resolve(),
-    async close() {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close,
   };
 }
 
 async function openPostgres(): Promise<Backend> {
-  const url = await server.createDatabase();
-  const pools = [new pg.Pool({ connectionString: url }), new pg.Pool({ connectionString: url })] as const;
-  await migratePostgres(pools[0]);
-  const [db, rivalDb] = pools.map((pool) => new PgDatabase(pool)) as [PgDatabase, PgDatabase];
+  const { db, rivalDb, close } = await twoPostgresViews(server);
   return {
     deliveries: postgresFace(new DeliveryQueries(POSTGRES), db),
     rival: postgresFace(new DeliveryQueries(POSTGRES), rivalDb),
@@ -78,9 +65,7 @@ async function openPostgres(): Promise<Backend> {
       if (first === 'waited')
         throw new Error('the rival claim waited for the held row instead of passing it over');
     },
-    close: async () => {
-      await Promise.all(pools.map(endPool));
-    },
+    close,
   };
 }
 

@@ -6,8 +6,6 @@
  * further: the first write stays uncommitted until the rival's is seen waiting for it (on PostgreSQL, for its
  * row lock), so the rival's re-check of a row changed under it is what is tested, not a lucky ordering.
  */
-import { rmSync } from 'node:fs';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type {
   MfaAuditEvent,
@@ -15,16 +13,12 @@ import type {
   MfaRepository,
   SealedRecoveryCode,
 } from '../../controller/store/mfa-repository.js';
-import { openDatabase } from '../../controller/store/database.js';
-import { SqliteStore } from '../../controller/store/sqlite-store.js';
 import { MAX_AUDIT_PER_IDENTITY, MfaQueries } from '../../controller/store/repositories/mfa-queries.js';
 import { POSTGRES } from '../../controller/store/sql/dialect.js';
 import { postgresFace } from '../../controller/store/sql/faces.js';
-import { migratePostgres } from '../../controller/store/postgres/migrate.js';
-import { PgDatabase } from '../../controller/store/postgres/pg-database.js';
 import { startPostgres, type PostgresServer } from '../helpers/postgres-server.js';
-import { endPool, lockWaiter } from '../helpers/pg-test-tools.js';
-import { tempDir } from '../helpers/controller.js';
+import { lockWaiter } from '../helpers/pg-test-tools.js';
+import { sqliteContractStore, twoPostgresViews } from '../helpers/contract-stores.js';
 
 const at = (s: number) => new Date(Date.UTC(2025, 0, 1, 0, 0, s));
 
@@ -46,34 +40,25 @@ interface Backend {
 }
 
 async function openSqlite(): Promise<Backend> {
-  const dir = tempDir('postern-mfa-contract-');
-  const store = new SqliteStore(openDatabase(dir));
+  const { store, close } = sqliteContractStore('postern-mfa-contract-');
   return {
     mfa: store.mfa,
     rival: store.mfa,
     transaction: (fn) => store.transaction(fn),
     // A call from outside the transaction queues on the store's write lock as soon as it is made.
     rivalWaiting: () => Promise.resolve(),
-    async close() {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close,
   };
 }
 
 async function openPostgres(): Promise<Backend> {
-  const url = await server.createDatabase();
-  const pools = [new pg.Pool({ connectionString: url }), new pg.Pool({ connectionString: url })] as const;
-  await migratePostgres(pools[0]);
-  const [db, rivalDb] = pools.map((pool) => new PgDatabase(pool)) as [PgDatabase, PgDatabase];
+  const { db, rivalDb, close } = await twoPostgresViews(server);
   return {
     mfa: postgresFace(new MfaQueries(POSTGRES), db),
     rival: postgresFace(new MfaQueries(POSTGRES), rivalDb),
     transaction: (fn) => db.transaction(fn),
     rivalWaiting: () => lockWaiter(db),
-    close: async () => {
-      await Promise.all(pools.map(endPool));
-    },
+    close,
   };
 }
 

@@ -12,9 +12,9 @@ const RETRYABLE = new Set([
 ]);
 
 /** Attempts in all; a conflict that survives this many is reported as the error it is. */
-export const CONFLICT_ATTEMPTS = 4;
+const CONFLICT_ATTEMPTS = 4;
 
-export function isTransientConflict(err: unknown): boolean {
+function isTransientConflict(err: unknown): boolean {
   return RETRYABLE.has((err as { code?: unknown })?.code as string);
 }
 

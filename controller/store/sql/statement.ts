@@ -67,12 +67,6 @@ export function* outboxWritten(): Sql<void> {
   yield { kind: 'outboxWritten' };
 }
 
-/** A step that answers at once, without a statement (for interfaces whose methods all answer through a runner). */
-// eslint-disable-next-line require-yield
-export function* answer<T>(value: T): Sql<T> {
-  return value;
-}
-
 /** Whether a method's answer is a step to run (a generator) rather than a plain value. */
 export function isStep(value: unknown): value is Sql<unknown> {
   return (
