@@ -29,7 +29,12 @@ export function withKeywords(ajv: Ajv): Ajv {
 
 // Bodies are JSON: a string is not a number, so no coercion there. Query strings and path parameters
 // are text by nature and are coerced to the declared types.
-const bodyAjv = withKeywords(new Ajv({ ...common, coerceTypes: false, removeAdditional: false }));
+// A body's `1e309` parses to Infinity, which no column holds: strictNumbers refuses it as the wrong type. Not
+// for text: there ajv's coercion turns `1e309` into Infinity and strictNumbers would then skip the range
+// checks, so every number a query string carries has a `maximum` instead (a `limit` above it is clamped).
+const bodyAjv = withKeywords(
+  new Ajv({ ...common, strictNumbers: true, coerceTypes: false, removeAdditional: false }),
+);
 const textAjv = withKeywords(new Ajv({ ...common, coerceTypes: true, removeAdditional: false }));
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {

@@ -68,7 +68,7 @@ export const DeliveryListQuerystring = Type.Object({
   state: Type.Optional(DeliveryState),
   webhookId: Type.Optional(Type.String({ maxLength: 255 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 })),
 });
 
 export const SyslogStatus = Type.Object(
