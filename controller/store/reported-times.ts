@@ -6,6 +6,7 @@
 import type { IdentityPostureData, PostureSnapshot } from '../posture-model.js';
 import type { FactSlotRef } from './posture-repository.js';
 import { kindOfSlot } from './rows/posture-rows.js';
+import { withFields } from '../../src/common/with-fields.js';
 
 /**
  * A repeated report moves a fact's time in memory only once this much has passed since the time held: an agent
@@ -40,20 +41,23 @@ export function afterRepeat(
   at: Date,
 ): IdentityPostureData | undefined {
   if (slots.every((slot) => heldWithin(cached, slot, at))) return undefined;
-  const next = { ...cached, processes: [...cached.processes] };
+  const next = withFields(cached, { processes: [...cached.processes] });
   for (const slot of slots) moveTime(next, slot, new Date(at.getTime()));
   return next;
 }
 
 /** Moves the slot's time in `data`, a new entry not yet shared with anyone, replacing the slot's object. */
 function moveTime(data: IdentityPostureData, slot: FactSlotRef, at: Date): void {
-  if (slot.kind === 'os' && data.os) data.os = { ...data.os, lastUpdatedAt: at };
-  else if (slot.kind === 'mac' && data.mac) data.mac = { ...data.mac, lastUpdatedAt: at };
-  else if (slot.kind === 'domain' && data.domain) data.domain = { ...data.domain, lastUpdatedAt: at };
+  if (slot.kind === 'os' && data.os) data.os = withFields(data.os, { lastUpdatedAt: at });
+  else if (slot.kind === 'mac' && data.mac) data.mac = withFields(data.mac, { lastUpdatedAt: at });
+  else if (slot.kind === 'domain' && data.domain)
+    data.domain = withFields(data.domain, { lastUpdatedAt: at });
   else if (slot.kind === 'fact' && data.facts?.[slot.typeId])
-    data.facts = { ...data.facts, [slot.typeId]: { ...data.facts[slot.typeId]!, lastUpdatedAt: at } };
+    data.facts = withFields(data.facts, {
+      [slot.typeId]: withFields(data.facts[slot.typeId]!, { lastUpdatedAt: at }),
+    });
   else if (slot.kind === 'process') {
     const i = data.processes.findIndex((p) => p.path === slot.path);
-    if (i >= 0) data.processes[i] = { ...data.processes[i]!, lastUpdatedAt: at };
+    if (i >= 0) data.processes[i] = withFields(data.processes[i]!, { lastUpdatedAt: at });
   }
 }

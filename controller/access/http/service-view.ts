@@ -93,11 +93,10 @@ export function clientServiceToWire(
   config: Record<string, unknown> = {},
   refusalReference?: string,
 ) {
-  return {
-    ...serviceToWire(grant.service),
-    config,
-    permissions: permissionsOf(grant),
-    postureQueries: postureQuerySets(grant, evaluation),
-    ...(refusalReference ? { refusalReference } : {}),
-  };
+  // Onto the wire form just built, not a spread into a new literal (src/common/with-fields.ts says why).
+  return Object.assign(
+    serviceToWire(grant.service),
+    { config, permissions: permissionsOf(grant), postureQueries: postureQuerySets(grant, evaluation) },
+    refusalReference ? { refusalReference } : {},
+  );
 }

@@ -12,6 +12,7 @@ import {
   type MfaCheck,
 } from '../../posture-model.js';
 import type { ResponseItem } from '../../posture/response-items.js';
+import { withFields } from '../../../src/common/with-fields.js';
 
 /** `postureResponseService`: a service whose MFA timer the response changed. */
 export interface GraceService {
@@ -36,22 +37,27 @@ export async function applyResponses(
     const slot = { postureCheckId: item.id, lastUpdatedAt: now };
     switch (item.typeId) {
       case 'OS':
-        await data.setOs(identityId, { ...slot, type: item.type, version: item.version, build: item.build });
+        await data.setOs(
+          identityId,
+          withFields(slot, { type: item.type, version: item.version, build: item.build }),
+        );
         break;
       case 'MAC':
-        await data.setMac(identityId, { ...slot, addresses: item.macAddresses });
+        await data.setMac(identityId, withFields(slot, { addresses: item.macAddresses }));
         break;
       case 'DOMAIN':
-        await data.setDomain(identityId, { ...slot, domain: item.domain });
+        await data.setDomain(identityId, withFields(slot, { domain: item.domain }));
         break;
       case 'PROCESS':
-        await data.setProcess(identityId, {
-          ...slot,
-          path: item.path,
-          isRunning: item.isRunning,
-          hash: item.hash,
-          signerFingerprints: item.signerFingerprints,
-        });
+        await data.setProcess(
+          identityId,
+          withFields(slot, {
+            path: item.path,
+            isRunning: item.isRunning,
+            hash: item.hash,
+            signerFingerprints: item.signerFingerprints,
+          }),
+        );
         break;
       case 'ENDPOINT_STATE':
         // A false flag does not clear an earlier wake or unlock (OpenZiti's rule).
@@ -60,7 +66,7 @@ export async function applyResponses(
         break;
       default:
         // A described type's fact (DISK_ENCRYPTION, FIREWALL, ...): stored generically under its type id.
-        await data.setReportedFact(identityId, item.typeId, { ...slot, value: item.fact });
+        await data.setReportedFact(identityId, item.typeId, withFields(slot, { value: item.fact }));
         break;
     }
   }

@@ -7,6 +7,7 @@
  */
 import type { EdgeRouter, Service } from '../../model.js';
 import type { EdgeSession } from '../../store/posture-repository.js';
+import { withFields } from '../../../src/common/with-fields.js';
 
 /** Answers kept, at most (then they are rendered afresh). */
 const KEPT_ANSWERS = 10_000;
@@ -40,7 +41,7 @@ export class SessionAnswers {
       return known.text;
     const text = render();
     if (this.kept.size >= KEPT_ANSWERS) this.kept.clear();
-    this.kept.set(session.id, { ...inputs, tokenHash: session.tokenHash, text });
+    this.kept.set(session.id, withFields(inputs, { tokenHash: session.tokenHash, text }));
     return text;
   }
 }

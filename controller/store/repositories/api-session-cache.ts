@@ -5,6 +5,7 @@
  * in postgres/api-session-repository.ts).
  */
 import type { ApiSession } from '../../model.js';
+import { withFields } from '../../../src/common/with-fields.js';
 
 /** Live API sessions kept in memory, at most this many. */
 export const CACHED_SESSIONS = 10_000;
@@ -52,7 +53,7 @@ export class ApiSessionCache {
   moveActivity(id: string, at: Date): void {
     const tokenHash = this.tokenHashById.get(id);
     const cached = tokenHash === undefined ? undefined : this.byTokenHash.get(tokenHash);
-    if (cached) this.byTokenHash.set(tokenHash!, { ...cached, lastActivityAt: at });
+    if (cached) this.byTokenHash.set(tokenHash!, withFields(cached, { lastActivityAt: at }));
   }
 
   forget(id: string): void {

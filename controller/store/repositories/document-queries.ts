@@ -321,14 +321,13 @@ export class DocumentQueries<T extends Entity & { roleAttributes?: string[] }> {
 
   protected decode(row: DocumentRow, keep: boolean): T {
     const doc = this.dialect.document(row.doc);
-    const entity = {
-      ...doc,
-      ...this.kind.revive?.(doc),
+    // Onto the document just parsed, not a spread into a new literal (src/common/with-fields.ts says why).
+    const entity = Object.assign(doc, this.kind.revive?.(doc), {
       id: row.id,
       name: row.name,
       createdAt: new Date(row.created_at),
       updatedAt: new Date(row.updated_at),
-    } as unknown as T;
+    }) as unknown as T;
     if (keep) this.cache!.keep(entity);
     return entity;
   }

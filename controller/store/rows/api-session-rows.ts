@@ -21,15 +21,15 @@ type SessionDoc = Omit<
 
 export function apiSessionOf(r: ApiSessionRow): ApiSession {
   const doc = JSON.parse(r.doc) as SessionDoc;
-  return {
-    ...doc,
+  // Onto the document just parsed, not a spread into a new literal (src/common/with-fields.ts says why).
+  return Object.assign(doc, {
     id: r.id,
     identityId: r.identity_id,
     authenticatorId: r.authenticator_id,
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
     lastActivityAt: new Date(r.last_activity_at),
-  };
+  });
 }
 
 /** The `doc` column of a session: everything but the parts with columns of their own. */

@@ -13,6 +13,7 @@ import type {
   ProcessData,
   ReportedFactData,
 } from '../../posture-model.js';
+import { withFields } from '../../../src/common/with-fields.js';
 
 /** OpenZiti's facts; any other kind is a described type's fact, the kind being its type id (`FIREWALL`). */
 export type FactKind = 'os' | 'mac' | 'domain';
@@ -67,11 +68,12 @@ export const emptyPostureData = (identityId: string): IdentityPostureData => ({
 export function putFact(data: IdentityPostureData, row: FactRow): void {
   const slot = { postureCheckId: row.posture_check_id, lastUpdatedAt: new Date(row.updated_at) };
   const value = JSON.parse(row.value) as Record<string, unknown>;
-  if (row.kind === 'os') data.os = { ...slot, ...(value as Pick<OsData, 'type' | 'version' | 'build'>) };
-  if (row.kind === 'mac') data.mac = { ...slot, addresses: value.addresses as string[] };
-  if (row.kind === 'domain') data.domain = { ...slot, domain: value.domain as string };
+  if (row.kind === 'os') data.os = withFields(slot, value as Pick<OsData, 'type' | 'version' | 'build'>);
+  if (row.kind === 'mac') data.mac = withFields(slot, { addresses: value.addresses as string[] });
+  if (row.kind === 'domain') data.domain = withFields(slot, { domain: value.domain as string });
   // A new map: the one `data` held may be shared with callers of a cached snapshot.
-  if (!isFactKind(row.kind)) data.facts = { ...data.facts, [row.kind]: { ...slot, value } };
+  if (!isFactKind(row.kind))
+    data.facts = withFields(data.facts ?? {}, { [row.kind]: withFields(slot, { value }) });
 }
 
 const isFactKind = (kind: string): kind is FactKind => kind === 'os' || kind === 'mac' || kind === 'domain';
