@@ -61,7 +61,9 @@ export const emptyPostureData = (identityId: string): IdentityPostureData => ({
   mac: null,
   domain: null,
   processes: [],
-  apiSessions: {},
+  // Keyed by API session id: without a prototype, such an object is a dictionary from the start and shares
+  // one hidden class, where `{}` would take a new one for every id it is given (src/common/with-fields.ts).
+  apiSessions: Object.create(null) as IdentityPostureData['apiSessions'],
 });
 
 /** A fact row into its slot of `data`. */
