@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseBundleArgs, USAGE, UsageError } from './cli-args.js';
 import { startBundle, type RunningBundle } from './bundle.js';
+import { boundHeapGrowth } from './heap-growth.js';
 import {
   defaultConsoleDir,
   prepareConsole,
@@ -38,6 +39,7 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
+  boundHeapGrowth();
   // Signals are handled from the start: one that arrives while the store opens still closes it cleanly.
   const { config } = parsed;
   const running: { controller?: RunningBundle } = {};

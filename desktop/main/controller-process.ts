@@ -5,6 +5,7 @@
  */
 import { defaultConfig } from '../../controller/config.js';
 import { startBundle, type RunningBundle } from '../../server/bundle.js';
+import { boundHeapGrowth } from '../../server/heap-growth.js';
 
 export interface StartRequest {
   dataDir: string;
@@ -22,6 +23,7 @@ interface ParentPort {
 
 /** The controller and its embedded edge router, as `npm run controller` runs them. */
 async function start(request: StartRequest): Promise<RunningBundle> {
+  boundHeapGrowth();
   const config = { ...defaultConfig(request.dataDir), host: '127.0.0.1', logLevel: 'warn' };
   // As with `npm run controller`: the first start takes the admin password from the environment, or makes one.
   const options = { adminPassword: process.env.POSTERN_ADMIN_PASSWORD || undefined };
