@@ -4,6 +4,8 @@
  * - a path parameter longer than the router's 100-character limit, and a malformed percent-escape: fastify
  *   answers these itself, before the controller's error handler (its `frameworkErrors` hook is not set);
  * - a paging offset beyond SQLite's integer range: it reaches SQLite as a float (datatype mismatch, 500);
+ * - a number that parses to Infinity (`1e309`): in the delivery list's offset, the one without a maximum, it
+ *   reached PostgreSQL's OFFSET (500); in a JSON body it is no number a column holds either;
  * - a GET recovery-codes body over the 4 KiB limit: the 413 leaves the rest of the body unread on a
  *   keep-alive connection, and the next request on that connection never gets an answer.
  */
@@ -78,6 +80,26 @@ describe('inputs the fuzzer found', () => {
       }
     },
   );
+
+  it.each(['webhook-deliveries', 'identities', 'services', 'api-sessions'])(
+    'refuses offset=1e309 on /%s with a 400 naming offset',
+    async (list) => {
+      const res = await admin.get(`${MGMT}/${list}?offset=1e309`);
+      expect(res.status, JSON.stringify(res.body)).toBe(400);
+      expect(JSON.stringify(res.body.error)).toContain('offset');
+    },
+  );
+
+  it('refuses a JSON body number that parses to Infinity, naming the field, and stores nothing', async () => {
+    const before = (await admin.get(`${MGMT}/services`)).body.meta.pagination.totalCount as number;
+    const res = await admin.post(
+      `${MGMT}/services`,
+      '{"name":"infinite-idle","encryptionRequired":true,"maxIdleTimeMillis":1e309}',
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(JSON.stringify(res.body.error)).toContain('maxIdleTimeMillis');
+    expect((await admin.get(`${MGMT}/services`)).body.meta.pagination.totalCount).toBe(before);
+  });
 
   it('keeps the connection usable after refusing an oversized GET recovery-codes body', async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });

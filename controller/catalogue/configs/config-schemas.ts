@@ -10,7 +10,13 @@ import { validationError } from '../../api-error.js';
 import { pointerToField } from '../../field-path.js';
 import { schemaIssueInWords } from '../../http/validation-words.js';
 
-const ajv = new Ajv({ allErrors: false, strict: false, strictNumbers: true, coerceTypes: false, useDefaults: false });
+const ajv = new Ajv({
+  allErrors: false,
+  strict: false,
+  strictNumbers: true,
+  coerceTypes: false,
+  useDefaults: false,
+});
 /*
  * Formats as OpenZiti's validator (gojsonschema) checks them, so a config is accepted or refused as there:
  * `ipv4`/`ipv6` are any IP Go parses holding a `.`/`:` (Go refuses zones), and a format it does not know, such
